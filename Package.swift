@@ -1,0 +1,116 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Clearance",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17)],
+    products: [
+        .library(name: "Clearance", targets: ["Clearance"]),
+        .library(name: "ClearanceHTTP", targets: ["ClearanceHTTP"]),
+        .library(name: "ClearanceSigning", targets: ["ClearanceSigning"]),
+        .library(name: "ClearanceSecretBox", targets: ["ClearanceSecretBox"]),
+        .library(name: "ClearanceServer", targets: ["ClearanceServer"]),
+        .executable(name: "clearance", targets: ["clearance"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+    ],
+    targets: [
+        // The core model: credentials, sources, policies, errors, events. No HTTP client, no server.
+        .target(
+            name: "Clearance",
+            dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Transports, the authorized client and the OpenAPI middleware.
+        .target(
+            name: "ClearanceHTTP",
+            dependencies: [
+                "Clearance",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Pusher channel-auth, REST and webhook signing: no server dependency.
+        .target(
+            name: "ClearanceSigning",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        // NaCl secretbox (XSalsa20-Poly1305) in Swift, written from the published specification.
+        .target(
+            name: "ClearanceSecretBox",
+            swiftSettings: strict
+        ),
+        // Servers: the demo API, the Pusher-compatible hub, auth endpoints.
+        .target(
+            name: "ClearanceServer",
+            dependencies: [
+                "Clearance",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "clearance",
+            dependencies: [
+                "Clearance",
+                "ClearanceHTTP",
+                "ClearanceSigning",
+                "ClearanceServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceSecretBoxTests",
+            dependencies: ["ClearanceSecretBox"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceTests",
+            dependencies: ["Clearance"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceHTTPTests",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            swiftSettings: strict
+        ),
+    ]
+)

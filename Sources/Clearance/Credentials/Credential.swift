@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+
+/// What goes on a request to authorize it: an API key, a bearer token, HTTP Basic, an access
+/// token under any scheme, custom headers or a query parameter.
+///
+/// A credential renders its header value once, when it is made, so applying it to a request is
+/// a single header write. Its ``description``, ``debugDescription`` and reflection never show the
+/// secret.
+public struct Credential: Sendable, Hashable {
+    /// What kind of credential this is. Carries no secret.
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
+        /// `Authorization: Token <key>` (Bloomreach's API key form).
+        case apiKey
+        /// `Authorization: Bearer <token>` (RFC 6750).
+        case bearer
+        /// `Authorization: Basic base64(user:password)` (RFC 7617, UTF-8).
+        case basic
+        /// `Authorization: <scheme> <token>` with any scheme (PodioKit sends `OAuth2 <token>`).
+        case accessToken(scheme: String)
+        /// One or more custom headers (e.g. `X-API-Key`).
+        case headers(names: [String])
+        /// A query parameter (e.g. `?api_key=…`).
+        case queryParameter(name: String)
+
+        public var description: String {
+            switch self {
+            case .apiKey: "apiKey"
+            case .bearer: "bearer"
+            case .basic: "basic"
+            case .accessToken(let scheme): "accessToken(\(scheme))"
+            case .headers(let names): "headers(\(names.joined(separator: ", ")))"
+            case .queryParameter(let name): "queryParameter(\(name))"
+            }
+        }
+    }
+
+    enum Placement: Sendable, Hashable {
+        case authorization(String)
+        case headers([HTTPField])
+        case query(name: String, value: String)
+    }
+
+    /// The kind of credential, safe to log.
+    public let kind: Kind
+    /// When the credential stops being valid, if known. ``CachingCredentialSource`` uses it.
+    public let expiresAt: Date?
+    let placement: Placement
+    /// The bare secret (token, key or password); used to decide emptiness and for redaction.
+    let secret: String
+
+    init(kind: Kind, placement: Placement, secret: String, expiresAt: Date?) {
+        self.kind = kind
+        self.placement = placement
+        self.secret = secret
+        self.expiresAt = expiresAt
+    }
+
+    /// `Authorization: Token <key>`.
+    public static func apiKey(_ key: String, expiresAt: Date? = nil) -> Credential {
+        Credential(kind: .apiKey, placement: .authorization("Token \(key)"), secret: key, expiresAt: expiresAt)
+    }
+
+    /// `Authorization: Bearer <token>`.
+    public static func bearer(_ token: String, expiresAt: Date? = nil) -> Credential {
+        Credential(kind: .bearer, placement: .authorization("Bearer \(token)"), secret: token, expiresAt: expiresAt)
+    }
+
+    /// `Authorization: <scheme> <token>`; `scheme` defaults to `Bearer`, PodioKit-style APIs use `OAuth2`.
+    public static func accessToken(_ token: String, scheme: String = "Bearer", expiresAt: Date? = nil) -> Credential {
+        Credential(
+            kind: scheme == "Bearer" ? .bearer : .accessToken(scheme: scheme),
+            placement: .authorization("\(scheme) \(token)"), secret: token, expiresAt: expiresAt)
+    }
+
+    /// HTTP Basic (RFC 7617) with UTF-8: `Authorization: Basic base64(user ":" password)`.
+    /// - Throws: ``AuthorizationError/misconfigured(reason:)`` when `user` contains a colon, which RFC 7617 forbids.
+    public static func basic(user: String, password: String, expiresAt: Date? = nil) throws(AuthorizationError) -> Credential {
+        guard !user.contains(":") else {
+            throw .misconfigured(reason: "an HTTP Basic user-id cannot contain ':' (RFC 7617)")
+        }
+        let encoded = Data("\(user):\(password)".utf8).base64EncodedString()
+        return Credential(kind: .basic, placement: .authorization("Basic \(encoded)"), secret: password.isEmpty ? user : password, expiresAt: expiresAt)
+    }
+
+    /// Custom header fields, e.g. `[HTTPField(name: .init("X-API-Key")!, value: key)]`.
+    public static func headers(_ fields: [HTTPField], expiresAt: Date? = nil) -> Credential {
+        Credential(
+            kind: .headers(names: fields.map(\.name.canonicalName)), placement: .headers(fields),
+            secret: fields.map(\.value).joined(), expiresAt: expiresAt)
+    }
+
+    /// A query parameter `name=value`, appended to (or replacing the same name in) the request's query.
+    public static func queryParameter(name: String, value: String, expiresAt: Date? = nil) -> Credential {
+        Credential(kind: .queryParameter(name: name), placement: .query(name: name, value: value), secret: value, expiresAt: expiresAt)
+    }
+
+    /// True when the secret is empty or only whitespace: such a credential is never sent.
+    public var isEmpty: Bool { secret.allSatisfy(\.isWhitespace) }
+
+    /// True when the secret holds a control character (CR, LF, NUL, …) that would corrupt the request.
+    var hasControlCharacters: Bool { secret.unicodeScalars.contains { $0.properties.generalCategory == .control } }
+
+    /// The header value this credential puts in `Authorization`, if it uses that header. Secret: never log it.
+    public var authorizationValue: String? {
+        if case .authorization(let value) = placement { return value }
+        return nil
+    }
+
+    /// Puts the credential on `request`, replacing any earlier value of the same header or parameter.
+    @inlinable
+    public func apply(to request: inout HTTPRequest) {
+        applyPlacement(to: &request)
+    }
+
+    @usableFromInline
+    func applyPlacement(to request: inout HTTPRequest) {
+        switch placement {
+        case .authorization(let value):
+            request.headerFields[.authorization] = value
+        case .headers(let fields):
+            for field in fields { request.headerFields[field.name] = field.value }
+        case .query(let name, let value):
+            request.path = Self.settingQuery(name: name, value: value, in: request.path ?? "/")
+        }
+    }
+
+    /// Removes what ``apply(to:)`` would have added.
+    public func remove(from request: inout HTTPRequest) {
+        switch placement {
+        case .authorization:
+            request.headerFields[.authorization] = nil
+        case .headers(let fields):
+            for field in fields { request.headerFields[field.name] = nil }
+        case .query(let name, _):
+            request.path = Self.removingQuery(name: name, from: request.path ?? "/")
+        }
+    }
+
+    static func settingQuery(name: String, value: String, in path: String) -> String {
+        var components = URLComponents(string: path) ?? URLComponents()
+        var items = (components.queryItems ?? []).filter { $0.name != name }
+        items.append(URLQueryItem(name: name, value: value))
+        components.queryItems = items
+        // URLComponents leaves '+' alone; a '+' in a query value means space to most servers.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.string ?? path
+    }
+
+    static func removingQuery(name: String, from path: String) -> String {
+        guard var components = URLComponents(string: path), let items = components.queryItems else { return path }
+        let kept = items.filter { $0.name != name }
+        components.queryItems = kept.isEmpty ? nil : kept
+        return components.string ?? path
+    }
+}
+
+extension Credential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        "Credential(\(kind), \(Redactor.mask)\(expiresAt.map { ", expiresAt: \($0)" } ?? ""))"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["kind": kind, "secret": Redactor.mask, "expiresAt": expiresAt as Any], displayStyle: .struct)
+    }
+}

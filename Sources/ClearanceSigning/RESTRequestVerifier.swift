@@ -1,0 +1,113 @@
+import Crypto
+import Foundation
+
+/// Checks signed requests to the Pusher HTTP API, for a hub that accepts them.
+///
+/// Checks, in order: every required parameter is present (`auth_key`, `auth_signature`,
+/// `auth_timestamp`, `auth_version`, and `body_md5` when there is a body); no name appears twice
+/// once lower-cased; `auth_key` is this app's key; `auth_version` is `1.0`; the signature over
+/// `METHOD\nPATH\nQUERY` (see ``RESTRequestSigner``), compared in constant time; the timestamp
+/// is within ``timestampWindow`` seconds of `now` either way; and `body_md5` matches the body.
+/// A `body_md5` sent with an empty body (the Python library always sends one) must be the MD5
+/// of the empty string.
+public struct RESTRequestVerifier: Sendable {
+    /// The app key expected in `auth_key`.
+    public let key: String
+    /// How far (in seconds) `auth_timestamp` may be from `now`, in either direction. Default 600.
+    public let timestampWindow: Int64
+
+    private let mac: KeyedHMAC
+
+    /// Creates a verifier, validating its configuration.
+    ///
+    /// - Throws: ``SigningError/invalidKey`` or ``SigningError/emptySecret``.
+    public init(key: String, secret: String, timestampWindow: Int64 = 600) throws(SigningError) {
+        guard !key.isEmpty, !key.utf8.contains(UInt8(ascii: ":")) else { throw .invalidKey }
+        guard !secret.isEmpty else { throw .emptySecret }
+        self.key = key
+        self.timestampWindow = timestampWindow
+        mac = KeyedHMAC(secret: secret)
+    }
+
+    /// Verifies a request, throwing the first failure.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method (compared upper-cased).
+    ///   - path: The request path, without the query.
+    ///   - query: The decoded (not percent-encoded) query parameters.
+    ///   - body: The request body, if any.
+    ///   - now: The current time, injectable for tests.
+    /// - Throws: ``SigningError/missingParameter(_:)``, ``SigningError/duplicateParameter(_:)``,
+    ///   ``SigningError/unknownKey``, ``SigningError/unsupportedAuthVersion``,
+    ///   ``SigningError/invalidSignature``, ``SigningError/invalidTimestamp``,
+    ///   ``SigningError/expiredTimestamp``, ``SigningError/futureTimestamp`` or
+    ///   ``SigningError/bodyMD5Mismatch``.
+    public func verify(
+        method: String,
+        path: String,
+        query: [String: String],
+        body: Data?,
+        now: Date = Date()
+    ) throws(SigningError) {
+        var parameters: [String: String] = [:]
+        for (name, value) in query {
+            let lower = name.lowercased()
+            if parameters.updateValue(value, forKey: lower) != nil { throw .duplicateParameter(lower) }
+        }
+        let hasBody = !(body?.isEmpty ?? true)
+        guard let authKey = parameters["auth_key"] else { throw .missingParameter("auth_key") }
+        guard let signature = parameters["auth_signature"] else { throw .missingParameter("auth_signature") }
+        guard let timestampText = parameters["auth_timestamp"] else { throw .missingParameter("auth_timestamp") }
+        guard let version = parameters["auth_version"] else { throw .missingParameter("auth_version") }
+        if hasBody, parameters["body_md5"] == nil { throw .missingParameter("body_md5") }
+
+        guard ConstantTimeComparison.equals(key, authKey) else { throw .unknownKey }
+        guard version == RESTRequestSigner.authVersion else { throw .unsupportedAuthVersion }
+
+        let stringToSign = RESTRequestSigner.stringToSign(method: method, path: path, parameters: parameters)
+        let code = stringToSign.withUTF8Buffer { mac.code(for: $0) }
+        guard KeyedHMAC.matches(hex: signature, code: code) else { throw .invalidSignature }
+
+        guard let timestamp = Self.parseTimestamp(timestampText) else { throw .invalidTimestamp }
+        let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        if nowSeconds.subtractingReportingOverflow(timestamp).partialValue > timestampWindow {
+            throw .expiredTimestamp
+        }
+        if timestamp.subtractingReportingOverflow(nowSeconds).partialValue > timestampWindow {
+            throw .futureTimestamp
+        }
+
+        if let givenMD5 = parameters["body_md5"] {
+            let expectedMD5 = RESTRequestSigner.md5Hex(body ?? Data())
+            guard ConstantTimeComparison.equals(expectedMD5, givenMD5.lowercased()) else { throw .bodyMD5Mismatch }
+        }
+    }
+
+    /// Whether ``verify(method:path:query:body:now:)`` succeeds.
+    public func isValid(
+        method: String,
+        path: String,
+        query: [String: String],
+        body: Data?,
+        now: Date = Date()
+    ) -> Bool {
+        do {
+            try verify(method: method, path: path, query: query, body: body, now: now)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Whole seconds: ASCII digits only, at most 18 of them (so it fits in `Int64`).
+    private static func parseTimestamp(_ text: String) -> Int64? {
+        let utf8 = text.utf8
+        guard !utf8.isEmpty, utf8.count <= 18 else { return nil }
+        var value: Int64 = 0
+        for byte in utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+}

@@ -1,0 +1,162 @@
+/// Everything that can go wrong while signing or verifying Pusher Channels payloads.
+///
+/// Each case has a stable ``code`` (for logs, metrics and HTTP error bodies) and a human
+/// ``message``. Messages never contain the app secret or the master key, and they do not echo
+/// caller-supplied values such as socket ids or channel names, so they are safe to log and to
+/// return to clients.
+public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
+    // MARK: Credentials
+
+    /// The app key is empty or contains a `:` (which would make `key:signature` ambiguous).
+    case invalidKey
+    /// The app secret is empty.
+    case emptySecret
+    /// The app id is empty or contains characters other than `[A-Za-z0-9._-]`.
+    case invalidAppID
+    /// The encryption master key is not valid base64 or does not decode to exactly 32 bytes.
+    case invalidMasterKey
+    /// A `private-encrypted-` channel was authorized by a signer that has no master key.
+    case missingMasterKey
+
+    // MARK: Channel authorization and user authentication
+
+    /// The socket id does not match `^\d+\.\d+$`.
+    case invalidSocketID
+    /// The channel name is empty.
+    case emptyChannelName
+    /// The channel name contains a character outside `[A-Za-z0-9_\-=@,.;]` (or a `#` that is not
+    /// part of a leading `#server-to-user-`).
+    case invalidChannelName
+    /// The channel name is longer than the configured ``ChannelNameLimits/maxLength``.
+    case channelNameTooLong(length: Int, limit: Int)
+    /// `#server-to-user-…` channels are joined through user sign-in, never authorized one by one.
+    case serverToUserChannel
+    /// A presence channel was authorized without `channel_data`.
+    case missingChannelData
+    /// `channel_data` for a presence channel is not a well-formed JSON object.
+    case invalidChannelData
+    /// `channel_data.user_id` is missing, not a string or number, empty, or longer than 128 characters.
+    case invalidPresenceUserID
+    /// `user_data` is not a well-formed JSON object.
+    case invalidUserData
+    /// `user_data.id` is missing, not a string, or empty.
+    case invalidUserDataID
+    /// An `auth` value is not of the form `key:signature`.
+    case malformedAuth
+
+    // MARK: HTTP API (REST) and webhooks
+
+    /// A caller-supplied query parameter uses a name reserved for the signature (`auth_*`, `body_md5`).
+    case reservedParameter(String)
+    /// Two query parameters have the same name once lower-cased.
+    case duplicateParameter(String)
+    /// A required query parameter is missing.
+    case missingParameter(String)
+    /// `auth_key` is not this app's key.
+    case unknownKey
+    /// `auth_version` is not `1.0`.
+    case unsupportedAuthVersion
+    /// `auth_timestamp` is not a whole number of seconds.
+    case invalidTimestamp
+    /// `auth_timestamp` is further in the past than the allowed window.
+    case expiredTimestamp
+    /// `auth_timestamp` is further in the future than the allowed window.
+    case futureTimestamp
+    /// `body_md5` does not match the request body (or is missing although there is a body).
+    case bodyMD5Mismatch
+    /// The signature does not match.
+    case invalidSignature
+
+    /// A stable, machine-readable identifier such as `signing.invalidSocketID`.
+    public var code: String {
+        switch self {
+        case .invalidKey: "signing.invalidKey"
+        case .emptySecret: "signing.emptySecret"
+        case .invalidAppID: "signing.invalidAppID"
+        case .invalidMasterKey: "signing.invalidMasterKey"
+        case .missingMasterKey: "signing.missingMasterKey"
+        case .invalidSocketID: "signing.invalidSocketID"
+        case .emptyChannelName: "signing.emptyChannelName"
+        case .invalidChannelName: "signing.invalidChannelName"
+        case .channelNameTooLong: "signing.channelNameTooLong"
+        case .serverToUserChannel: "signing.serverToUserChannel"
+        case .missingChannelData: "signing.missingChannelData"
+        case .invalidChannelData: "signing.invalidChannelData"
+        case .invalidPresenceUserID: "signing.invalidPresenceUserID"
+        case .invalidUserData: "signing.invalidUserData"
+        case .invalidUserDataID: "signing.invalidUserDataID"
+        case .malformedAuth: "signing.malformedAuth"
+        case .reservedParameter: "signing.reservedParameter"
+        case .duplicateParameter: "signing.duplicateParameter"
+        case .missingParameter: "signing.missingParameter"
+        case .unknownKey: "signing.unknownKey"
+        case .unsupportedAuthVersion: "signing.unsupportedAuthVersion"
+        case .invalidTimestamp: "signing.invalidTimestamp"
+        case .expiredTimestamp: "signing.expiredTimestamp"
+        case .futureTimestamp: "signing.futureTimestamp"
+        case .bodyMD5Mismatch: "signing.bodyMD5Mismatch"
+        case .invalidSignature: "signing.invalidSignature"
+        }
+    }
+
+    /// A human-readable explanation, safe to log and to show to API clients.
+    public var message: String {
+        switch self {
+        case .invalidKey:
+            "The app key must be non-empty and must not contain ':'."
+        case .emptySecret:
+            "The app secret must not be empty."
+        case .invalidAppID:
+            "The app id must be non-empty and contain only letters, digits, '.', '_' or '-'."
+        case .invalidMasterKey:
+            "The encryption master key must be base64 that decodes to exactly 32 bytes."
+        case .missingMasterKey:
+            "Encrypted channels (private-encrypted-) need an encryption master key, and none was configured."
+        case .invalidSocketID:
+            "The socket_id must look like '123.456' (digits, a dot, digits)."
+        case .emptyChannelName:
+            "The channel name must not be empty."
+        case .invalidChannelName:
+            "The channel name may only contain A-Z, a-z, 0-9 and _ - = @ , . ;"
+        case let .channelNameTooLong(length, limit):
+            "The channel name is \(length) characters long; the limit is \(limit)."
+        case .serverToUserChannel:
+            "#server-to-user- channels cannot be authorized; they are joined through user sign-in."
+        case .missingChannelData:
+            "Presence channels need channel_data (a JSON object with a user_id)."
+        case .invalidChannelData:
+            "channel_data must be a well-formed JSON object."
+        case .invalidPresenceUserID:
+            "channel_data.user_id must be a non-empty string or a number, at most 128 characters long."
+        case .invalidUserData:
+            "user_data must be a well-formed JSON object."
+        case .invalidUserDataID:
+            "user_data.id must be a non-empty string."
+        case .malformedAuth:
+            "The auth value must have the form 'key:signature'."
+        case let .reservedParameter(name):
+            "The query parameter '\(name)' is reserved for the request signature."
+        case let .duplicateParameter(name):
+            "The query parameter '\(name)' appears more than once (names are compared lower-cased)."
+        case let .missingParameter(name):
+            "The query parameter '\(name)' is required."
+        case .unknownKey:
+            "auth_key is not the key of this app."
+        case .unsupportedAuthVersion:
+            "auth_version must be 1.0."
+        case .invalidTimestamp:
+            "auth_timestamp must be a whole number of seconds since 1970."
+        case .expiredTimestamp:
+            "auth_timestamp is too old."
+        case .futureTimestamp:
+            "auth_timestamp is too far in the future."
+        case .bodyMD5Mismatch:
+            "body_md5 does not match the request body."
+        case .invalidSignature:
+            "Invalid signature."
+        }
+    }
+
+    /// `message (code)`.
+    public var description: String { "\(message) (\(code))" }
+}

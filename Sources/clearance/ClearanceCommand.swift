@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `clearance`: the command-line face of Clearance.
+@main
+struct ClearanceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clearance",
+        abstract: "Authorize what your app does against a backend: API keys and tokens per endpoint, OAuth2 sessions, channel authorization.",
+        subcommands: [DemoCommand.self, RequestCommand.self, BenchCommand.self] + ExtraCommands.all
+    )
+}

@@ -1,0 +1,6 @@
+import ArgumentParser
+
+/// Subcommands contributed by the other jobs' modules.
+enum ExtraCommands {
+    static let all: [any ParsableCommand.Type] = []
+}

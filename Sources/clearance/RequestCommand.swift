@@ -1,0 +1,86 @@
+import ArgumentParser
+import Clearance
+import ClearanceHTTP
+import Foundation
+import HTTPTypes
+
+/// `clearance request`: a small curl that follows Clearance's credential rules and redacts every secret it prints.
+struct RequestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Send one authorized HTTP request and print the status, headers and body with secrets redacted.",
+        discussion: """
+            Redirects are followed; a credential never follows one to another origin, and is never \
+            sent over plain http except to loopback (unless --allow-insecure-http).
+            """
+    )
+
+    @Argument(help: "The HTTP method (GET, POST, …).") var method: String
+    @Argument(help: "The absolute URL.") var url: String
+    @Option(help: "An API key, sent as `Authorization: Token <key>`.") var token: String?
+    @Option(help: "A bearer token, sent as `Authorization: Bearer <token>`.") var bearer: String?
+    @Option(help: "HTTP Basic credentials as user:password.") var basic: String?
+    @Option(help: "The request body.") var data: String?
+    @Option(name: .customLong("header"), help: "An extra header, 'Name: value' (repeatable).") var headers: [String] = []
+    @Option(help: "The transport: ahc (AsyncHTTPClient) or urlsession.") var transport: TransportChoice = .ahc
+    @Flag(help: "Allow the credential over plain http to any host.") var allowInsecureHTTP = false
+
+    enum TransportChoice: String, ExpressibleByArgument, CaseIterable { case ahc, urlsession }
+
+    func validate() throws {
+        if [token, bearer, basic].compactMap({ $0 }).count > 1 {
+            throw ValidationError("Give at most one of --token, --bearer and --basic.")
+        }
+        guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme.lowercased()), parsed.host != nil else {
+            throw ValidationError("'\(Redactor.scrub(url))' is not an absolute http(s) URL.")
+        }
+        guard HTTPRequest.Method(method.uppercased()) != nil else { throw ValidationError("'\(method)' is not an HTTP method.") }
+    }
+
+    func run() async throws {
+        let credential: Credential?
+        if let token { credential = .apiKey(token) }
+        else if let bearer { credential = .bearer(bearer) }
+        else if let basic {
+            let parts = basic.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { throw ValidationError("--basic takes user:password.") }
+            credential = try Credential.basic(user: String(parts[0]), password: String(parts[1]))
+        } else { credential = nil }
+
+        var fields = HTTPFields()
+        for header in headers {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let name = HTTPField.Name(String(parts[0]).trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("'\(header)' is not a 'Name: value' header.")
+            }
+            fields.append(HTTPField(name: name, value: String(parts[1]).trimmingCharacters(in: .whitespaces)))
+        }
+        if data != nil && fields[.contentType] == nil { fields[.contentType] = "application/json" }
+
+        let sources: [String: any CredentialSource] = credential.map { ["cli": StaticCredentialSource($0, name: "cli")] } ?? [:]
+        let authorizer = try RequestAuthorizer(
+            policy: credential == nil ? AuthorizationPolicy() : .always("cli"), sources: sources,
+            transportSecurity: TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP))
+        let httpTransport: any HTTPTransport = transport == .ahc ? AsyncHTTPClientTransport.shared : URLSessionTransport()
+        let client = AuthorizedClient(authorizer: authorizer, transport: httpTransport)
+        let request = HTTPRequest(method: HTTPRequest.Method(method.uppercased())!, url: URL(string: url)!, headerFields: fields)
+        do {
+            let (response, body) = try await client.send(request, body: data.map { Data($0.utf8) })
+            print("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            for field in response.headerFields { print("\(field.name): \(Self.redactedValue(field))") }
+            print("")
+            print(Redactor.scrub(String(decoding: body, as: UTF8.self)))
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(error.code == .unauthorized || error.code == .forbidden ? 2 : 1)
+        }
+    }
+
+    static func redactedValue(_ field: HTTPField) -> String {
+        let secretHeaders: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie, .setCookie]
+        if secretHeaders.contains(field.name) || Redactor.secretNames.contains(field.name.canonicalName.lowercased()) {
+            return Redactor.mask
+        }
+        return Redactor.scrub(field.value)
+    }
+}
