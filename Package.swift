@@ -5,6 +5,10 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// Work being written in parallel, kept out of the build until it lands.
+let inProgressServer = ["Hub", "AuthEndpoints", "HTTPAPI", "Config", "OAuth2Provider"]
+let inProgressCommands = ["ServeCommand.swift", "LoginCommand.swift", "SessionCommand.swift", "HubBench.swift"]
+
 let package = Package(
     name: "Clearance",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17)],
@@ -71,6 +75,7 @@ let package = Package(
             name: "ClearanceServer",
             dependencies: [
                 "Clearance",
+                "ClearanceSigning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -78,6 +83,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: inProgressServer,
             swiftSettings: strict
         ),
         .executableTarget(
@@ -91,6 +97,7 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: inProgressCommands,
             swiftSettings: strict
         ),
         .testTarget(

@@ -25,18 +25,29 @@ public enum ChannelNameKind: String, Sendable, Hashable, CaseIterable {
 
     /// Classifies `channelName` by its prefix.
     public init(channelName: String) {
-        let utf8 = channelName.utf8
-        if utf8.starts(with: Self.privateEncryptedPrefix.utf8) {
-            self = .privateEncrypted
-        } else if utf8.starts(with: Self.privatePrefix.utf8) {
-            self = .private
-        } else if utf8.starts(with: Self.presencePrefix.utf8) {
-            self = .presence
-        } else if utf8.starts(with: Self.serverToUserPrefix.utf8) {
-            self = .serverToUser
-        } else {
-            self = .public
+        self = channelName.withUTF8Buffer { Self.classify($0) }
+    }
+
+    /// Classifies UTF-8 channel name bytes by their prefix.
+    @inline(__always)
+    static func classify(_ bytes: UnsafeRawBufferPointer) -> ChannelNameKind {
+        if hasPrefix(bytes, "private-") {
+            return hasPrefix(bytes, "private-encrypted-") ? .privateEncrypted : .private
         }
+        if hasPrefix(bytes, "presence-") { return .presence }
+        if hasPrefix(bytes, "#server-to-user-") { return .serverToUser }
+        return .public
+    }
+
+    @inline(__always)
+    static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        let start = prefix.utf8Start
+        for index in 0..<count where bytes[index] != start[index] {
+            return false
+        }
+        return true
     }
 
     /// Whether subscribing needs an `auth` signature (private, presence and encrypted channels).

@@ -27,20 +27,23 @@ public struct ChannelNameLimits: Sendable, Hashable {
     ///   ``SigningError/channelNameTooLong(length:limit:)``.
     @discardableResult
     public func validate(_ channelName: String) throws(SigningError) -> ChannelNameKind {
-        let utf8 = channelName.utf8
-        if utf8.isEmpty { throw .emptyChannelName }
-        let kind = ChannelNameKind(channelName: channelName)
-        var body = Substring(channelName).utf8
-        if kind == .serverToUser {
-            body = body.dropFirst(ChannelNameKind.serverToUserPrefix.utf8.count)
-            if body.isEmpty { throw .invalidChannelName }
+        let maxLength = maxLength
+        let (kind, problem) = channelName.withUTF8Buffer { bytes -> (ChannelNameKind, SigningError?) in
+            if bytes.isEmpty { return (.public, .emptyChannelName) }
+            let kind = ChannelNameKind.classify(bytes)
+            var start = 0
+            if kind == .serverToUser {
+                start = ChannelNameKind.serverToUserPrefix.utf8.count
+                if bytes.count == start { return (kind, .invalidChannelName) }
+            }
+            for index in start..<bytes.count where !Self.isAllowed(bytes[index]) {
+                return (kind, .invalidChannelName)
+            }
+            // Every accepted byte is ASCII, so the UTF-8 count is the character count.
+            if bytes.count > maxLength { return (kind, .channelNameTooLong(length: bytes.count, limit: maxLength)) }
+            return (kind, nil)
         }
-        for byte in body where !Self.isAllowed(byte) {
-            throw .invalidChannelName
-        }
-        // Every accepted byte is ASCII, so the UTF-8 count is the character count.
-        let length = utf8.count
-        if length > maxLength { throw .channelNameTooLong(length: length, limit: maxLength) }
+        if let problem { throw problem }
         return kind
     }
 
@@ -54,17 +57,16 @@ public struct ChannelNameLimits: Sendable, Hashable {
         }
     }
 
+    /// Bit `b` is set for each allowed ASCII byte `b` below 64: `0-9 , - . ; =`.
+    private static let allowedBelow64: UInt64 = 0x2BFF_7000_0000_0000
+    /// Bit `b - 64` is set for each allowed ASCII byte `b` in 64..<128: `@ A-Z _ a-z`.
+    private static let allowedFrom64: UInt64 = 0x07FF_FFFE_87FF_FFFF
+
+    /// Whether `byte` is one of `[A-Za-z0-9_\-=@,.;]`, by bitmask lookup.
     @inline(__always)
     static func isAllowed(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "="), UInt8(ascii: "@"),
-             UInt8(ascii: ","), UInt8(ascii: "."), UInt8(ascii: ";"):
-            true
-        default:
-            false
-        }
+        if byte < 64 { return (allowedBelow64 >> byte) & 1 == 1 }
+        if byte < 128 { return (allowedFrom64 >> (byte &- 64)) & 1 == 1 }
+        return false
     }
 }

@@ -5,17 +5,19 @@ public enum SocketIDFormat: Sendable {
         var digitsBeforeDot = 0
         var digitsAfterDot = 0
         var sawDot = false
-        for byte in socketID.utf8 {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                if sawDot { digitsAfterDot += 1 } else { digitsBeforeDot += 1 }
-            case UInt8(ascii: ".") where !sawDot:
-                sawDot = true
-            default:
-                return false
+        return socketID.withUTF8Buffer { bytes in
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    if sawDot { digitsAfterDot += 1 } else { digitsBeforeDot += 1 }
+                case UInt8(ascii: ".") where !sawDot:
+                    sawDot = true
+                default:
+                    return false
+                }
             }
+            return sawDot && digitsBeforeDot > 0 && digitsAfterDot > 0
         }
-        return sawDot && digitsBeforeDot > 0 && digitsAfterDot > 0
     }
 
     /// Throws ``SigningError/invalidSocketID`` unless `socketID` matches `^\d+\.\d+$`.

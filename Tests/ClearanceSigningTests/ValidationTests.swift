@@ -60,6 +60,15 @@ struct ValidationTests {
         #expect(throws: SigningError.emptyChannelName) { try signer.authorizeChannel(socketID: "1.1", channelName: "") }
     }
 
+    @Test func everyASCIICharacterIsClassifiedAsSpecified() {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-=@,.;".unicodeScalars)
+        for value in UInt32(0)...0x2FF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let name = "private-a" + String(Character(scalar)) + "b"
+            #expect(ChannelNameLimits.default.isValid(name) == allowed.contains(scalar), "U+\(String(value, radix: 16))")
+        }
+    }
+
     @Test func channelNameLength() throws {
         let at200 = "private-" + String(repeating: "x", count: 192)
         let at201 = at200 + "x"

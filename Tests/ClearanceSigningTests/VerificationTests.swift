@@ -7,7 +7,8 @@ struct VerificationTests {
     let presenceData = #"{"user_id":"7","user_info":{"name":"Ann"}}"#
 
     init() throws {
-        signer = try ChannelAuthSigner(key: "key1", secret: "secret1")
+        signer = try ChannelAuthSigner(
+            key: "key1", secret: "secret1", masterKeyBase64: "zyrm8pvV2C9fJcBfhyXzvxbJVN/H7QLmbe0xJi1GhPU=")
     }
 
     @Test func acceptsItsOwnSignatures() throws {

@@ -45,7 +45,7 @@ public enum Redactor {
         // JSON string members: "access_token": "…"
         (#"(?i)("(?:\#(names))"\s*:\s*)"(?:[^"\\]|\\.)*""#, "$1\"\(mask)\""),
         // Query and form parameters: access_token=…
-        (#"(?i)(^|[?&\s;,])((?:\#(names))=)[^&\s;,"]*"#, "$1$2\(mask)"),
+        (#"(^|[?&\s;,={("'])((?:\#(names))=)[^&\s;,"'})]*"#, "$1$2\(mask)"),
         // JWT-shaped values anywhere.
         (#"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"#, mask),
     ].map { (try! NSRegularExpression(pattern: $0.0), $0.1) }

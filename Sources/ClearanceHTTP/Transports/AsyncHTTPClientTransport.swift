@@ -10,6 +10,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     public static let shared = AsyncHTTPClientTransport(client: Self.makeSharedClient(), maximumBodySize: 16 << 20, timeout: .seconds(60))
 
     private let client: HTTPClient
+    private let gate: AsyncGate
     /// The largest response body read; a longer one fails with ``TransportError/bodyTooLarge(limit:)``.
     public let maximumBodySize: Int
     /// The deadline for one request, from sending to the end of the body.
@@ -17,8 +18,13 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// Uses `client`, which must be configured with `redirectConfiguration: .disallow`
     /// (see ``makeClient(eventLoopGroup:)``); its lifetime stays the caller's.
-    public init(client: HTTPClient, maximumBodySize: Int = 16 << 20, timeout: TimeAmount = .seconds(60)) {
+    ///
+    /// At most `maximumConcurrentRequests` requests are handed to the client at once; the rest
+    /// wait in a cancellable FIFO queue. (Measured here: 10,000 requests queued inside
+    /// AsyncHTTPClient's connection pool took over six minutes in a debug build; gated, 36 s.)
+    public init(client: HTTPClient, maximumBodySize: Int = 16 << 20, timeout: TimeAmount = .seconds(60), maximumConcurrentRequests: Int = 64) {
         self.client = client
+        self.gate = AsyncGate(limit: max(1, maximumConcurrentRequests))
         self.maximumBodySize = maximumBodySize
         self.timeout = timeout
     }
@@ -42,6 +48,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
         if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        try await gate.enter()
+        defer { gate.leave() }
         let response = try await client.execute(outgoing, timeout: timeout)
         var fields = HTTPFields()
         for (name, value) in response.headers {

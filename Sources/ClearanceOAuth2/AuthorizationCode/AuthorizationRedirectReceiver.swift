@@ -1,0 +1,15 @@
+import Foundation
+
+/// Receives the browser's redirect back to the app at the end of an authorization request:
+/// a loopback HTTP listener for command-line and desktop apps (RFC 8252 §7.3), a custom URL
+/// scheme or universal link handler on iOS.
+///
+/// ClearanceServer's `LoopbackRedirectListener` is a ready one for 127.0.0.1; the OAuth2
+/// module itself depends on no server.
+public protocol AuthorizationRedirectReceiver: Sendable {
+    /// The redirect URI to send in the authorization request.
+    var redirectURI: URL { get }
+    /// Waits for the redirect and returns the full URL the browser requested (with its query).
+    /// Must stop waiting when the task is cancelled.
+    func receiveRedirect() async throws -> URL
+}

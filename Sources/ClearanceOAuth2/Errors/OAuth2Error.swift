@@ -1,0 +1,205 @@
+import Clearance
+import Foundation
+
+/// Everything that can go wrong in an OAuth 2.0 session.
+///
+/// Every case has a stable ``code`` (safe to log and to switch on), a human ``message`` and,
+/// where there is one, the ``underlyingError``. No message or description ever contains a
+/// token, secret, password, authorization code or PKCE verifier. ``authorizationError(source:)``
+/// converts it for code that speaks Clearance's ``AuthorizationError``.
+public enum OAuth2Error: Error, Sendable {
+    /// The authorization server answered with an `error` (RFC 6749 §5.2 and friends).
+    case server(OAuth2ServerError)
+    /// The authorization server could not be reached.
+    case networkFailure(underlying: any Error)
+    /// The authorization server answered 5xx without an OAuth error; `retryAfter` from its `Retry-After`.
+    case serverUnavailable(status: Int, retryAfter: Duration?)
+    /// The server answered something that is not a usable token response.
+    case badResponse(status: Int, reason: String)
+    /// There is no session and no automatic sign-in is configured.
+    case notSignedIn
+    /// The access token expired and there is nothing to renew it with (no refresh token, no automatic sign-in).
+    case tokenExpired
+    /// More than the allowed token requests in the refresh window: failing fast until `retryAfter` has passed.
+    case refreshLimitReached(attempts: Int, window: Duration, retryAfter: Duration)
+    /// The last token request failed with `cause`; the next is not tried before `retryAfter` has passed.
+    indirect case backingOff(retryAfter: Duration, cause: OAuth2Error)
+    /// The `state` returned to the redirect URI is not the one sent: the response is not ours.
+    case stateMismatch
+    /// The redirect to the redirect URI carried neither a code nor an error, or was malformed.
+    case invalidRedirect(reason: String)
+    /// The configuration cannot work (an insecure endpoint, a missing endpoint, a bad parameter).
+    case misconfigured(reason: String)
+    /// The session store failed.
+    case store(SessionStoreError)
+    /// The caller's task was cancelled.
+    case cancelled
+    /// An interactive step (a redirect, a device approval) did not finish in time.
+    case timedOut(reason: String)
+
+    /// Stable machine-readable codes, one per failure.
+    public enum Code: String, Sendable, CaseIterable {
+        case invalidRequest = "invalid_request"
+        case invalidClient = "invalid_client"
+        case invalidGrant = "invalid_grant"
+        case unauthorizedClient = "unauthorized_client"
+        case unsupportedGrantType = "unsupported_grant_type"
+        case invalidScope = "invalid_scope"
+        case accessDenied = "access_denied"
+        case expiredToken = "expired_token"
+        case authorizationPending = "authorization_pending"
+        case slowDown = "slow_down"
+        case serverError = "server_error"
+        case unrecognizedServerError = "unrecognized_server_error"
+        case networkFailure = "network_failure"
+        case serverUnavailable = "server_unavailable"
+        case badResponse = "bad_response"
+        case notSignedIn = "not_signed_in"
+        case tokenExpired = "token_expired"
+        case refreshLimitReached = "refresh_limit_reached"
+        case backingOff = "backing_off"
+        case stateMismatch = "state_mismatch"
+        case invalidRedirect = "invalid_redirect"
+        case misconfigured
+        case storeFailure = "store_failure"
+        case cancelled
+        case timedOut = "timed_out"
+    }
+
+    /// The stable code of this error.
+    public var code: Code {
+        switch self {
+        case .server(let error):
+            switch error.kind {
+            case .invalidRequest: .invalidRequest
+            case .invalidClient: .invalidClient
+            case .invalidGrant: .invalidGrant
+            case .unauthorizedClient: .unauthorizedClient
+            case .unsupportedGrantType: .unsupportedGrantType
+            case .invalidScope: .invalidScope
+            case .accessDenied: .accessDenied
+            case .expiredToken: .expiredToken
+            case .authorizationPending: .authorizationPending
+            case .slowDown: .slowDown
+            case .serverError, .temporarilyUnavailable: .serverError
+            case .unsupportedResponseType, .unsupportedTokenType, .other: .unrecognizedServerError
+            }
+        case .networkFailure: .networkFailure
+        case .serverUnavailable: .serverUnavailable
+        case .badResponse: .badResponse
+        case .notSignedIn: .notSignedIn
+        case .tokenExpired: .tokenExpired
+        case .refreshLimitReached: .refreshLimitReached
+        case .backingOff: .backingOff
+        case .stateMismatch: .stateMismatch
+        case .invalidRedirect: .invalidRedirect
+        case .misconfigured: .misconfigured
+        case .store: .storeFailure
+        case .cancelled: .cancelled
+        case .timedOut: .timedOut
+        }
+    }
+
+    /// The code with the `oauth2.` prefix, for logs and analytics (`oauth2.invalid_grant`).
+    public var qualifiedCode: String { "oauth2.\(code.rawValue)" }
+
+    /// The error that caused this one, if any.
+    public var underlyingError: (any Error)? {
+        switch self {
+        case .networkFailure(let error): error
+        case .backingOff(_, let cause): cause
+        case .store(let error): error
+        default: nil
+        }
+    }
+
+    /// True when the error means the grant is dead: the session ends (RFC 6749 §5.2 `invalid_grant`).
+    public var endsSession: Bool { code == .invalidGrant }
+
+    /// A human sentence saying what went wrong. Never contains a secret.
+    public var message: String {
+        switch self {
+        case .server(let error):
+            "The authorization server refused the request: \(error)."
+        case .networkFailure(let error):
+            "The authorization server could not be reached: \(Redactor.scrub(String(describing: error)))."
+        case .serverUnavailable(let status, let retryAfter):
+            "The authorization server is unavailable (HTTP \(status))\(retryAfter.map { "; it asks to retry after \(Self.seconds($0))" } ?? "")."
+        case .badResponse(let status, let reason):
+            "The authorization server sent a response that is not a usable token response (HTTP \(status)): \(Redactor.scrub(reason))."
+        case .notSignedIn:
+            "Not signed in, and no automatic sign-in is configured."
+        case .tokenExpired:
+            "The access token expired and there is no refresh token or automatic sign-in to renew it."
+        case .refreshLimitReached(let attempts, let window, let retryAfter):
+            "Too many token requests: \(attempts) in \(Self.seconds(window)); failing fast for another \(Self.seconds(retryAfter))."
+        case .backingOff(let retryAfter, let cause):
+            "The last token request failed (\(cause.qualifiedCode)); the next is not tried for another \(Self.seconds(retryAfter))."
+        case .stateMismatch:
+            "The authorization response's state does not match the request's: it was not issued for this sign-in and was discarded."
+        case .invalidRedirect(let reason):
+            "The authorization redirect cannot be used: \(Redactor.scrub(reason))."
+        case .misconfigured(let reason):
+            "The OAuth 2.0 session is misconfigured: \(Redactor.scrub(reason))."
+        case .store(let error):
+            "The session store failed: \(error.message)"
+        case .cancelled:
+            "The operation was cancelled."
+        case .timedOut(let reason):
+            "Timed out: \(Redactor.scrub(reason))."
+        }
+    }
+
+    /// Converts to Clearance's ``AuthorizationError``, keeping this error as the underlying one
+    /// wherever the target case has room for it.
+    ///
+    /// - Network failures stay ``AuthorizationError/networkFailure(underlying:)``.
+    /// - Transient trouble (5xx, `server_error`, the refresh window, backoff, the store, a
+    ///   broken response, a timeout) is ``AuthorizationError/unavailable(reason:underlying:)``.
+    /// - A session configuration that cannot work is ``AuthorizationError/misconfigured(reason:)``.
+    /// - Everything else means the session has no credential to give (not signed in, the grant
+    ///   refused or ended, the client refused): ``AuthorizationError/missingCredential(source:underlying:)``,
+    ///   so a ``FallbackCredentialSource`` may try its next source.
+    public func authorizationError(source: String) -> AuthorizationError {
+        switch code {
+        case .cancelled:
+            return .cancelled
+        case .networkFailure:
+            return .networkFailure(underlying: self)
+        case .serverUnavailable, .serverError, .refreshLimitReached, .backingOff, .storeFailure, .timedOut,
+            .authorizationPending, .slowDown, .badResponse:
+            return .unavailable(reason: message, underlying: self)
+        case .misconfigured:
+            return .misconfigured(reason: message)
+        case .notSignedIn, .invalidGrant, .tokenExpired, .accessDenied, .expiredToken, .invalidClient, .unauthorizedClient,
+            .unsupportedGrantType, .invalidScope, .invalidRequest, .unrecognizedServerError, .stateMismatch, .invalidRedirect:
+            return .missingCredential(source: source, underlying: self)
+        }
+    }
+
+    /// Wraps any error: passes an ``OAuth2Error`` through, maps cancellation to ``cancelled``,
+    /// and anything else to ``networkFailure(underlying:)`` (it came from sending a request).
+    init(wrappingTransportError error: any Error) {
+        if let error = error as? OAuth2Error {
+            self = error
+        } else if error is CancellationError || Task.isCancelled {
+            self = .cancelled
+        } else if let error = error as? AuthorizationError {
+            self = error.code == .cancelled ? .cancelled : .networkFailure(underlying: error)
+        } else {
+            self = .networkFailure(underlying: error)
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}
+
+extension OAuth2Error: CustomStringConvertible, CustomDebugStringConvertible, LocalizedError {
+    public var description: String { "\(qualifiedCode): \(message)" }
+    public var debugDescription: String { description }
+    public var errorDescription: String? { message }
+}

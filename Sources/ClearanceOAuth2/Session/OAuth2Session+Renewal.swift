@@ -1,0 +1,255 @@
+import Clearance
+import Foundation
+import Logging
+
+extension OAuth2Session {
+    /// A token good for the next request: the current one, or a renewed one through the one
+    /// shared renewal (``SingleFlight``).
+    func validToken() async throws(OAuth2Error) -> OAuth2Token {
+        await ensureRestored()
+        if Task.isCancelled { throw .cancelled }
+        let canSignIn = configuration.automaticSignIn != nil
+        let now = clock.uptime
+        let (next, generation) = core.withLock { ($0.next(now: now, leeway: configuration.leeway, canSignIn: canSignIn), $0.generation) }
+        switch next {
+        case .use(let token):
+            return token
+        case .fail(let error, let endsSession):
+            if endsSession { await endSession(because: error, expectedGeneration: generation) }
+            throw error
+        case .renew:
+            do {
+                return try await tokenFlight.run { [self] in try await renew() }
+            } catch let error as OAuth2Error {
+                throw error
+            } catch {
+                throw .cancelled
+            }
+        }
+    }
+
+    /// The one renewal in flight: decides again (a renewal may have just finished), checks the
+    /// window and the backoff, then refreshes or signs in automatically.
+    private func renew() async throws(OAuth2Error) -> OAuth2Token {
+        let canSignIn = configuration.automaticSignIn != nil
+        var allowSignInAfterEnd = true
+        while true {
+            let now = clock.uptime
+            let (next, blocked, generation, current) = core.withLock { core in
+                (core.next(now: now, leeway: configuration.leeway, canSignIn: canSignIn), core.gate(now: now), core.generation, core.active)
+            }
+            let renewal: SessionCore.Renewal
+            switch next {
+            case .use(let token):
+                return token
+            case .fail(let error, let endsSession):
+                if endsSession { await endSession(because: error, expectedGeneration: generation) }
+                throw error
+            case .renew(let how):
+                renewal = how
+            }
+            if let blocked {
+                logger.debug("token renewal held back", metadata: ["session": "\(name)", "code": "\(blocked.qualifiedCode)"])
+                throw blocked
+            }
+            update { core in
+                core.window.recordAttempt(at: now)
+                if case .refresh = renewal { core.state = .refreshing } else { core.state = .authenticating }
+            }
+            switch renewal {
+            case .refresh(let refreshToken):
+                do {
+                    // nil: the session changed meanwhile (signed out or in anew); decide again.
+                    guard let token = try await refresh(using: refreshToken, generation: generation) else { continue }
+                    return token
+                } catch {
+                    if error.endsSession {
+                        await endSession(because: error, expectedGeneration: generation)
+                        // An ended session may still sign in again by itself (once per renewal).
+                        if canSignIn && allowSignInAfterEnd {
+                            allowSignInAfterEnd = false
+                            continue
+                        }
+                        throw error
+                    }
+                    return try recover(from: error, current: current, isRefresh: true)
+                }
+            case .signIn:
+                do {
+                    guard let token = try await automaticSignIn(generation: generation) else { continue }
+                    return token
+                } catch {
+                    return try recover(from: error, current: current, isRefresh: false)
+                }
+            }
+        }
+    }
+
+    private func refresh(using refreshToken: String, generation: UInt64) async throws(OAuth2Error) -> OAuth2Token? {
+        logger.debug("refreshing the access token", metadata: ["session": "\(name)"])
+        let response = try await RefreshTokenGrant(refreshToken: refreshToken).requestToken(from: server)
+        let token = response.token(receivedAt: clock.now, previousRefreshToken: refreshToken)
+        let rotated = response.refreshToken != nil && response.refreshToken != refreshToken
+        // Saved before it is used: a rotated refresh token lost in a crash would end the session.
+        guard let published = await commit(token, receivedAt: clock.uptime, expectedGeneration: generation) else { return nil }
+        logger.debug("access token refreshed", metadata: [
+            "session": "\(name)", "rotated": "\(rotated)",
+            "expires_in": "\(response.expiresIn.map { OAuth2Error.seconds($0) } ?? "unknown")",
+        ])
+        emit(.refreshed(published.info))
+        return published
+    }
+
+    private func automaticSignIn(generation: UInt64) async throws(OAuth2Error) -> OAuth2Token? {
+        guard let grant = configuration.automaticSignIn else { throw .notSignedIn }
+        logger.debug("signing in automatically", metadata: ["session": "\(name)", "grant": "\(grant.grantName)"])
+        let response = try await grant.requestToken(from: server)
+        let token = response.token(receivedAt: clock.now)
+        guard let published = await commit(token, receivedAt: clock.uptime, expectedGeneration: generation, isSignIn: true) else { return nil }
+        logger.info("signed in automatically", metadata: ["session": "\(name)", "grant": "\(grant.grantName)"])
+        emit(.signedIn(published.info, grant: grant.grantName))
+        return published
+    }
+
+    /// A failed renewal that keeps the session: back off, report, and keep using a token that
+    /// is still valid; otherwise fail with the error (every waiter gets the same one).
+    private func recover(from error: OAuth2Error, current: SessionCore.ActiveToken?, isRefresh: Bool) throws(OAuth2Error) -> OAuth2Token {
+        let now = clock.uptime
+        let stillValid = update { core -> OAuth2Token? in
+            if error.code != .cancelled {
+                let retryAfter: Duration? = if case .serverUnavailable(_, let wait) = error { wait } else { nil }
+                core.backoff.recordFailure(at: now, serverRetryAfter: retryAfter)
+                core.lastFailure = error
+            }
+            if let active = core.active {
+                core.state = .authenticated(active.token.info)
+                return active.isUsable(at: now) ? active.token : nil
+            }
+            core.state = error.code == .cancelled ? .signedOut : .failed(error)
+            return nil
+        }
+        if error.code != .cancelled {
+            logger.warning(isRefresh ? "token refresh failed; session kept" : "automatic sign-in failed", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+            emit(isRefresh ? .refreshFailed(error) : .signInFailed(error, grant: configuration.automaticSignIn?.grantName ?? "?"))
+        }
+        if let stillValid, current?.token.accessToken == stillValid.accessToken { return stillValid }
+        throw error
+    }
+
+    /// Saves `token` to the store, then makes it current, unless the session changed generation
+    /// meanwhile (signed out, or signed in anew). Returns the token, or nil when it was superseded.
+    func commit(_ token: OAuth2Token, receivedAt: Duration, expectedGeneration: UInt64?, isSignIn: Bool = false) async -> OAuth2Token? {
+        await commits.run { [self] () async -> OAuth2Token? in
+            let stale = core.withLock { core in expectedGeneration.map { $0 != core.generation } ?? false }
+            if !stale {
+                await saveToStore(token)
+            }
+            return update { core -> OAuth2Token? in
+                if let expectedGeneration, expectedGeneration != core.generation {
+                    return nil
+                }
+                let lifetime = token.expiresAt.map { Duration.seconds($0.timeIntervalSince(token.obtainedAt)) }
+                core.active = SessionCore.ActiveToken(token: token, expiresAtUptime: lifetime.map { receivedAt + $0 })
+                core.backoff.recordSuccess()
+                core.lastFailure = nil
+                if expectedGeneration == nil || isSignIn {
+                    core.generation += 1
+                    if expectedGeneration == nil { core.window.reset() }
+                }
+                core.state = .authenticated(token.info)
+                return token
+            }
+        }
+    }
+
+    /// Ends the session on its own (`invalid_grant`, or an expired token nothing can renew):
+    /// signed out, store cleared, event. Does nothing if the generation moved on.
+    func endSession(because error: OAuth2Error, expectedGeneration: UInt64?) async {
+        let ended = update { core -> Bool in
+            if let expectedGeneration, expectedGeneration != core.generation { return false }
+            guard core.active != nil else { return false }
+            core.active = nil
+            core.generation += 1
+            core.state = .signedOut
+            return true
+        }
+        guard ended else { return }
+        logger.warning("session ended", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+        await commits.run { [self] in await clearStore() }
+        emit(.sessionEnded(error))
+    }
+
+    // MARK: - Store
+
+    /// Reads the store once, before anything else uses the session.
+    func ensureRestored() async {
+        if core.withLock({ $0.restored }) { return }
+        _ = try? await restoreFlight.run { [self] in
+            await performRestore()
+            return true
+        }
+    }
+
+    /// Restores the session from the store, if it has not been read yet, and returns the state.
+    @discardableResult
+    public func restore() async -> OAuth2SessionState {
+        await ensureRestored()
+        return state
+    }
+
+    private func performRestore() async {
+        if core.withLock({ $0.restored }) { return }
+        let loaded: StoredSession?
+        do {
+            loaded = try await configuration.store.load()
+        } catch {
+            update { core in
+                core.restored = true
+            }
+            logger.warning("the session store cannot be read; starting signed out", metadata: [
+                "session": "\(name)", "code": "\(error.qualifiedCode)",
+                "moved_aside": "\(error.movedAside?.path ?? "no")",
+            ])
+            emit(.storeUnreadable(error))
+            return
+        }
+        let now = clock.now
+        let uptime = clock.uptime
+        let restored = update { core -> TokenInfo? in
+            defer { core.restored = true }
+            guard !core.restored, core.active == nil, let token = loaded?.token else { return nil }
+            let remaining = token.expiresAt.map { Duration.seconds($0.timeIntervalSince(now)) }
+            core.active = SessionCore.ActiveToken(token: token, expiresAtUptime: remaining.map { uptime + $0 })
+            core.state = .authenticated(token.info)
+            return token.info
+        }
+        if let restored {
+            logger.debug("session restored from the store", metadata: ["session": "\(name)"])
+            emit(.restored(restored))
+        }
+    }
+
+    private func saveToStore(_ token: OAuth2Token) async {
+        var stored = StoredSession(token: token, savedAt: clock.now)
+        if configuration.storesClientConfiguration {
+            stored.endpoints = configuration.endpoints
+            stored.client = configuration.client
+            stored.headerScheme = configuration.headerScheme
+        }
+        do {
+            try await configuration.store.save(stored)
+        } catch {
+            logger.error("saving the session failed; it goes on in memory only", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+            emit(.storeWriteFailed(error))
+        }
+    }
+
+    func clearStore() async {
+        do {
+            try await configuration.store.clear()
+        } catch {
+            logger.error("clearing the session store failed", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+            emit(.storeWriteFailed(error))
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Clearance
+import Foundation
+import Logging
+import Synchronization
+
+/// An OAuth 2.0 session: signs in with a grant, keeps the token fresh, stores it, and is a
+/// Clearance credential source, so ``AuthorizedClient`` and the channel authorizers use it directly.
+///
+/// - **Sign-in**: ``signIn(with:)`` with any ``OAuth2Grant`` (password, client credentials,
+///   PodioKit's `app` grant, authorization code with PKCE, device flow), or automatically on the
+///   first request that needs a token (``OAuth2SessionConfiguration/automaticSignIn``).
+///   Concurrent requests share that one sign-in and, on failure, all get the same error.
+/// - **Refresh**: proactively within the leeway before expiry (expiry = arrival time +
+///   `expires_in`, on the monotonic clock), and reactively when ``AuthorizedClient`` reports a 401
+///   through ``refreshCredential(after:)``. One refresh at a time, shared by every waiter
+///   (``SingleFlight``). The old refresh token is kept when none is returned; a rotated one is
+///   saved to the store *before* the new access token is used. At most 5 automatic token
+///   requests in 30 s (``RefreshWindow``); failures that keep the session back off
+///   (``RefreshBackoff``). `invalid_grant` ends the session: signed out, event, store cleared.
+/// - **State**: ``state``, ``isAuthenticated``, ``states()`` and a `NotificationCenter` post named
+///   ``stateDidChangeNotification`` on every change; ``events()`` for what happened.
+/// - **Storage**: restores itself from the store on first use (or ``restore()``); a store that
+///   cannot be read starts it signed out with ``OAuth2SessionEvent/storeUnreadable(_:)``.
+/// - **Sign-out**: ``signOut()`` revokes the refresh token (RFC 7009) when there is a revocation
+///   endpoint, then clears the store; it signs out even when revocation fails.
+///
+/// Nothing it logs, throws or describes contains a token, secret, code or verifier.
+public final class OAuth2Session: RefreshableCredentialSource {
+    /// The name of the notification posted on every state change; `object` is the session and
+    /// `userInfo[OAuth2Session.stateKey]` the new ``OAuth2SessionState``.
+    public static let stateDidChangeNotification = Notification.Name("ClearanceOAuth2SessionStateDidChange")
+    /// The `userInfo` key of ``stateDidChangeNotification`` holding the state.
+    public static let stateKey = "state"
+
+    /// The configuration.
+    public let configuration: OAuth2SessionConfiguration
+    /// The authorization server the session talks to.
+    public let server: AuthorizationServer
+
+    let core: Mutex<SessionCore>
+    let tokenFlight = SingleFlight<OAuth2Token>()
+    let restoreFlight = SingleFlight<Bool>()
+    let commits = SessionCommitQueue()
+    let stateBroadcaster = EventBroadcaster<OAuth2SessionState>()
+    let eventBroadcaster = EventBroadcaster<OAuth2SessionEvent>()
+    var logger: Logger { configuration.logger }
+    var clock: any OAuth2Clock { configuration.clock }
+
+    public init(configuration: OAuth2SessionConfiguration) {
+        self.configuration = configuration
+        self.server = configuration.server
+        self.core = Mutex(SessionCore(window: configuration.refreshWindow, backoff: configuration.backoff))
+    }
+
+    /// The name used in errors, events and logs.
+    public var name: String { configuration.name }
+
+    /// The current state (``OAuth2SessionState/signedOut`` until the store has been read).
+    public var state: OAuth2SessionState { core.withLock { $0.state } }
+
+    /// True while the session holds a token.
+    public var isAuthenticated: Bool { core.withLock { $0.active != nil } }
+
+    /// What may be known about the current token: never the token.
+    public var tokenInfo: TokenInfo? { core.withLock { $0.active?.token.info } }
+
+    /// Every state change from now on.
+    public func states() -> AsyncStream<OAuth2SessionState> { stateBroadcaster.subscribe() }
+
+    /// Every event from now on.
+    public func events() -> AsyncStream<OAuth2SessionEvent> { eventBroadcaster.subscribe() }
+
+    // MARK: - CredentialSource
+
+    /// The credential for the next request: the access token under the configured scheme.
+    /// Signs in automatically or refreshes first when needed.
+    /// - Throws: ``AuthorizationError`` whose underlying error is the ``OAuth2Error``.
+    public func credential() async throws -> Credential {
+        do {
+            return try await currentCredential()
+        } catch {
+            throw error.authorizationError(source: name)
+        }
+    }
+
+    /// Replaces `rejected` if it is still the current credential (one refresh shared by every
+    /// caller) and returns the new one; returns the current one at once when it is newer.
+    public func refreshCredential(after rejected: Credential) async throws -> Credential {
+        await ensureRestored()
+        let rejectedNow = core.withLock { core -> Bool in
+            guard let active = core.active, !active.rejected, makeCredential(active.token) == rejected else { return false }
+            core.active?.rejected = true
+            return true
+        }
+        if rejectedNow {
+            logger.debug("access token refused by the server; renewing", metadata: ["session": "\(name)"])
+        }
+        return try await credential()
+    }
+
+    /// Marks the current token as unusable: the next request renews it.
+    public func invalidate() {
+        let had = core.withLock { core -> Bool in
+            guard core.active != nil else { return false }
+            core.active?.rejected = true
+            return true
+        }
+        if had { configuration.authorizationEvents?.post(.invalidated(source: name)) }
+    }
+
+    // MARK: - Typed API
+
+    /// The credential for the next request, with the typed error.
+    public func currentCredential() async throws(OAuth2Error) -> Credential {
+        makeCredential(try await validToken())
+    }
+
+    /// Renews the token now (refresh token, else automatic sign-in), even if it is still fresh.
+    @discardableResult
+    public func refresh() async throws(OAuth2Error) -> TokenInfo {
+        await ensureRestored()
+        core.withLock { $0.active?.rejected = true }
+        return try await validToken().info
+    }
+
+    /// Signs in with `grant`, replacing any current session. The new token is saved to the store
+    /// before it is used.
+    /// - Throws: The grant's ``OAuth2Error``; the previous session, if any, is kept then.
+    @discardableResult
+    public func signIn(with grant: some OAuth2Grant) async throws(OAuth2Error) -> TokenInfo {
+        await ensureRestored()
+        update { $0.state = .authenticating }
+        logger.debug("signing in", metadata: ["session": "\(name)", "grant": "\(grant.grantName)"])
+        let response: TokenResponse
+        do {
+            response = try await grant.requestToken(from: server)
+        } catch {
+            update { core in
+                core.state = core.active.map { .authenticated($0.token.info) } ?? .failed(error)
+            }
+            logger.warning("sign-in failed", metadata: ["session": "\(name)", "grant": "\(grant.grantName)", "code": "\(error.qualifiedCode)"])
+            emit(.signInFailed(error, grant: grant.grantName))
+            throw error
+        }
+        let token = response.token(receivedAt: clock.now)
+        // An explicit sign-in is never superseded (it expects no generation).
+        let published = await commit(token, receivedAt: clock.uptime, expectedGeneration: nil) ?? token
+        logger.info("signed in", metadata: ["session": "\(name)", "grant": "\(grant.grantName)", "expires_in": "\(response.expiresIn.map { OAuth2Error.seconds($0) } ?? "unknown")"])
+        emit(.signedIn(published.info, grant: grant.grantName))
+        return published.info
+    }
+
+    /// Signs out: drops the token at once, revokes the refresh token (or the access token when
+    /// there is none) if a revocation endpoint is configured, then clears the store. Signs out
+    /// even when revocation fails; the outcome says what happened at the server.
+    @discardableResult
+    public func signOut() async -> RevocationOutcome {
+        await ensureRestored()
+        let dropped = update { core -> OAuth2Token? in
+            let token = core.active?.token
+            core.active = nil
+            core.generation += 1
+            core.window.reset()
+            core.backoff.recordSuccess()
+            core.state = .signedOut
+            return token
+        }
+        let outcome = await revoke(dropped)
+        await commits.run { [self] in await clearStore() }
+        logger.info("signed out", metadata: ["session": "\(name)", "revocation": "\(outcome)"])
+        emit(.signedOut(outcome))
+        configuration.authorizationEvents?.post(.invalidated(source: name))
+        return outcome
+    }
+
+    private func revoke(_ token: OAuth2Token?) async -> RevocationOutcome {
+        guard configuration.endpoints.revocation != nil else { return .notConfigured }
+        guard let token else { return .nothingToRevoke }
+        let (value, hint) = token.refreshToken.map { ($0, "refresh_token") } ?? (token.accessToken, "access_token")
+        do {
+            try await server.revoke(value, hint: hint)
+            return .revoked(tokenTypeHint: hint)
+        } catch {
+            logger.warning("revocation failed; signing out anyway", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+            return .failed(error)
+        }
+    }
+
+    // MARK: - Shared helpers
+
+    func makeCredential(_ token: OAuth2Token) -> Credential {
+        .accessToken(token.accessToken, scheme: configuration.headerScheme, expiresAt: token.expiresAt)
+    }
+
+    /// Mutates the core under the lock, publishes the state to the stream if it changed (in
+    /// order, under the lock), then posts the notification outside it.
+    @discardableResult
+    func update<T: Sendable>(_ body: (inout SessionCore) -> T) -> T {
+        let (result, changed) = core.withLock { core -> (T, OAuth2SessionState?) in
+            let before = core.state
+            let result = body(&core)
+            guard !core.state.isSame(as: before) else { return (result, nil) }
+            stateBroadcaster.send(core.state)
+            return (result, core.state)
+        }
+        if let changed {
+            configuration.notificationCenter?.post(name: Self.stateDidChangeNotification, object: self, userInfo: [Self.stateKey: changed])
+        }
+        return result
+    }
+
+    func emit(_ event: OAuth2SessionEvent) {
+        eventBroadcaster.send(event)
+        guard let events = configuration.authorizationEvents else { return }
+        switch event {
+        case .signedIn(let info, _), .refreshed(let info), .restored(let info):
+            events.post(.refreshed(source: name, expiresAt: info.expiresAt))
+        case .sessionEnded:
+            events.post(.invalidated(source: name))
+        case .signInFailed(let error, _), .refreshFailed(let error):
+            events.post(.failed(source: name, error: error.authorizationError(source: name)))
+        case .storeUnreadable(let error), .storeWriteFailed(let error):
+            events.post(.failed(source: name, error: .unavailable(reason: error.message, underlying: error)))
+        case .signedOut:
+            break
+        }
+    }
+}

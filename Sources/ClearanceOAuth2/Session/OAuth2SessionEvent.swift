@@ -1,0 +1,51 @@
+/// Something that happened to an ``OAuth2Session``, for logs, analytics and UI. Carries names,
+/// dates and error codes, never a secret.
+public enum OAuth2SessionEvent: Sendable, CustomStringConvertible {
+    /// A session was restored from the store.
+    case restored(TokenInfo)
+    /// A sign-in succeeded (explicit, or automatic on the first request).
+    case signedIn(TokenInfo, grant: String)
+    /// A sign-in failed.
+    case signInFailed(OAuth2Error, grant: String)
+    /// The token was refreshed.
+    case refreshed(TokenInfo)
+    /// A refresh failed without ending the session (network error, 5xx, …): the session is kept.
+    case refreshFailed(OAuth2Error)
+    /// The session ended on its own: the refresh token was refused (`invalid_grant`) or the token
+    /// expired with nothing to renew it. The store was cleared.
+    case sessionEnded(OAuth2Error)
+    /// The app signed out.
+    case signedOut(RevocationOutcome)
+    /// The store could not be read at start: the session starts signed out. The cause says why
+    /// (corrupt, wrong key, …) and where the unreadable data was moved.
+    case storeUnreadable(SessionStoreError)
+    /// Saving or clearing the store failed: the session goes on in memory, but a restart will
+    /// not see this change (a lost rotated refresh token is the classic cause of a later `invalid_grant`).
+    case storeWriteFailed(SessionStoreError)
+
+    /// A stable name for the event.
+    public var name: String {
+        switch self {
+        case .restored: "restored"
+        case .signedIn: "signed_in"
+        case .signInFailed: "sign_in_failed"
+        case .refreshed: "refreshed"
+        case .refreshFailed: "refresh_failed"
+        case .sessionEnded: "session_ended"
+        case .signedOut: "signed_out"
+        case .storeUnreadable: "store_unreadable"
+        case .storeWriteFailed: "store_write_failed"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .restored(let info), .refreshed(let info): "\(name)(\(info))"
+        case .signedIn(let info, let grant): "\(name)(\(grant), \(info))"
+        case .signInFailed(let error, let grant): "\(name)(\(grant), \(error.qualifiedCode))"
+        case .refreshFailed(let error), .sessionEnded(let error): "\(name)(\(error.qualifiedCode))"
+        case .signedOut(let outcome): "\(name)(\(outcome))"
+        case .storeUnreadable(let error), .storeWriteFailed(let error): "\(name)(\(error.qualifiedCode))"
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// What a ``SessionStore`` keeps: the token set and, when the session is configured to store
+/// it (the `clearance` command line does), where it came from, so that a later process can
+/// refresh and revoke it.
+///
+/// Holds secrets (the tokens, the client secret): its `description` shows none of them.
+public struct StoredSession: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The tokens.
+    public var token: OAuth2Token
+    /// The server's endpoints, when stored.
+    public var endpoints: OAuth2Endpoints?
+    /// The client identity (with its secret), when stored.
+    public var client: OAuth2Client?
+    /// The `Authorization` scheme the session sends, when stored.
+    public var headerScheme: String?
+    /// When the session was saved.
+    public var savedAt: Date
+
+    public init(token: OAuth2Token, endpoints: OAuth2Endpoints? = nil, client: OAuth2Client? = nil, headerScheme: String? = nil, savedAt: Date = Date()) {
+        self.token = token
+        self.endpoints = endpoints
+        self.client = client
+        self.headerScheme = headerScheme
+        self.savedAt = savedAt
+    }
+
+    public var description: String {
+        "StoredSession(\(token.info)\(endpoints.map { ", token endpoint: \($0.token)" } ?? "")\(client.map { ", \($0)" } ?? ""))"
+    }
+}

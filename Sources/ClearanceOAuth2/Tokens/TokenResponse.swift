@@ -1,0 +1,95 @@
+import Clearance
+import Foundation
+import HTTPTypes
+
+/// A successful token endpoint response (RFC 6749 §5.1), parsed strictly where it matters.
+///
+/// - Any `error` member makes the response an error, whatever the HTTP status (some servers
+///   answer errors with 200).
+/// - `expires_in` may be a number or a numeric string; the expiry is computed from the moment
+///   the response arrived, never from a JWT `exp`.
+/// - A missing `token_type` is taken as `Bearer`; an empty or missing `access_token` is an error.
+public struct TokenResponse: Sendable {
+    /// The access token. Secret.
+    public let accessToken: String
+    /// The `token_type`.
+    public let tokenType: String
+    /// The lifetime the server gave, if any.
+    public let expiresIn: Duration?
+    /// The refresh token, if one was issued. Secret.
+    public let refreshToken: String?
+    /// The granted scopes, if reported.
+    public let scopes: [String]?
+
+    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Duration? = nil, refreshToken: String? = nil, scopes: [String]? = nil) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.refreshToken = refreshToken
+        self.scopes = scopes
+    }
+
+    /// Parses a token endpoint response.
+    ///
+    /// - Parameters:
+    ///   - secrets: Values of the request that must not appear in any error (masked in `error_description`).
+    /// - Throws: ``OAuth2Error/server(_:)`` for any `error` member, ``OAuth2Error/serverUnavailable(status:retryAfter:)``
+    ///   for a 5xx without one, ``OAuth2Error/badResponse(status:reason:)`` for anything else unusable.
+    public static func parse(_ response: HTTPResponse, body: Data, secrets: [String] = []) throws(OAuth2Error) -> TokenResponse {
+        let status = response.status.code
+        let object = try OAuth2ResponseBody.object(response, body: body, secrets: secrets)
+        guard let object else {
+            throw .badResponse(status: status, reason: "the body is not a JSON object")
+        }
+        guard let accessToken = object["access_token"] as? String, !accessToken.isEmpty else {
+            throw .badResponse(status: status, reason: "the response has no access_token")
+        }
+        guard accessToken.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw .badResponse(status: status, reason: "the access_token contains characters that cannot go in a header")
+        }
+        let tokenType = (object["token_type"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Bearer"
+        let refreshToken = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        let scopes = (object["scope"] as? String).map { $0.split(separator: " ").map(String.init) }
+        return TokenResponse(
+            accessToken: accessToken, tokenType: tokenType, expiresIn: lifetime(object["expires_in"]),
+            refreshToken: refreshToken, scopes: scopes)
+    }
+
+    /// The token set this response gives, arriving at `receivedAt`.
+    ///
+    /// - Parameter previousRefreshToken: The refresh token to keep when the response carries none
+    ///   (RFC 6749 §6: the server may or may not rotate it).
+    public func token(receivedAt: Date, previousRefreshToken: String? = nil) -> OAuth2Token {
+        OAuth2Token(
+            accessToken: accessToken, tokenType: tokenType, refreshToken: refreshToken ?? previousRefreshToken,
+            expiresAt: expiresIn.map { receivedAt.addingTimeInterval(Self.timeInterval($0)) },
+            scopes: scopes, obtainedAt: receivedAt)
+    }
+
+    static func lifetime(_ value: Any?) -> Duration? {
+        let seconds: Double?
+        switch value {
+        case let number as Int:
+            seconds = Double(number)
+        case let number as Double:
+            seconds = number
+        case let text as String:
+            seconds = Double(text.trimmingCharacters(in: .whitespaces))
+        default:
+            seconds = nil
+        }
+        guard let seconds, seconds.isFinite else { return nil }
+        return .milliseconds(Int64(max(0, min(seconds, 10 * 365 * 86_400)) * 1000))
+    }
+
+    static func timeInterval(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}
+
+extension TokenResponse: CustomStringConvertible {
+    public var description: String {
+        "TokenResponse(type: \(tokenType), expiresIn: \(expiresIn.map { "\($0)" } ?? "nil"), refresh token: \(refreshToken == nil ? "no" : "yes"))"
+    }
+}

@@ -1,0 +1,60 @@
+import Clearance
+
+/// One app the hub serves: its credentials and switches.
+///
+/// `description` never shows the secret or the encryption master key.
+public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The app id, used by the HTTP API (`/apps/{id}/…`).
+    public var id: String
+    /// The app key, used by clients (`/app/{key}`) and in `auth` signatures.
+    public var key: String
+    /// The app secret that signs channel authorizations and HTTP API requests.
+    public var secret: String
+    /// Base64 of the 32-byte master key for `private-encrypted-` channels, when the hub's auth
+    /// endpoint should authorize them.
+    public var encryptionMasterKey: String?
+    /// A disabled app refuses connections with close code 4003. Default `true`.
+    public var enabled: Bool
+    /// Most simultaneous connections for this app; more are closed with 4004. `nil`: no limit.
+    public var maxConnections: Int?
+    /// Whether clients may send `client-` events. Default `true`.
+    public var clientEvents: Bool
+
+    /// Creates an app configuration.
+    public init(
+        id: String,
+        key: String,
+        secret: String,
+        encryptionMasterKey: String? = nil,
+        enabled: Bool = true,
+        maxConnections: Int? = nil,
+        clientEvents: Bool = true
+    ) {
+        self.id = id
+        self.key = key
+        self.secret = secret
+        self.encryptionMasterKey = encryptionMasterKey
+        self.enabled = enabled
+        self.maxConnections = maxConnections
+        self.clientEvents = clientEvents
+    }
+
+    /// Decodes an app; `enabled` and `clientEvents` default to `true`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        key = try container.decode(String.self, forKey: .key)
+        secret = try container.decode(String.self, forKey: .secret)
+        encryptionMasterKey = try container.decodeIfPresent(String.self, forKey: .encryptionMasterKey)
+        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
+        maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections)
+        clientEvents = try container.decodeIfPresent(Bool.self, forKey: .clientEvents) ?? true
+    }
+
+    /// `HubAppConfiguration(id: …, key: …, secret: <redacted>, …)`.
+    public var description: String {
+        let masterKey = encryptionMasterKey == nil ? "none" : Redactor.mask
+        return "HubAppConfiguration(id: \(id), key: \(key), secret: \(Redactor.mask), encryptionMasterKey: \(masterKey), "
+            + "enabled: \(enabled), maxConnections: \(maxConnections.map(String.init) ?? "unlimited"), clientEvents: \(clientEvents))"
+    }
+}

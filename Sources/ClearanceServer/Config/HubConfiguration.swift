@@ -1,0 +1,141 @@
+import ClearanceSigning
+import Foundation
+
+/// Everything a hub needs: where to listen, the apps it serves, the development users behind its
+/// auth endpoints, and its limits.
+///
+/// A JSON configuration file has the same shape (members other than `apps` are optional):
+/// ```json
+/// {
+///   "host": "127.0.0.1", "port": 6001,
+///   "apps": [{"id": "app-1", "key": "key-1", "secret": "…", "encryptionMasterKey": "<base64 of 32 bytes>"}],
+///   "users": [{"token": "alice-token", "id": "alice", "info": {"name": "Alice"}}],
+///   "limits": {"activityTimeout": 120, "maxPresenceMembers": 100}
+/// }
+/// ```
+/// `description` never shows secrets or tokens.
+public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The address to bind. Default `127.0.0.1`.
+    public var host: String
+    /// The port to bind; 0 picks a free one. Default 6001.
+    public var port: Int
+    /// The apps served. The first one also backs the auth endpoints.
+    public var apps: [HubAppConfiguration]
+    /// The development users the auth endpoints know.
+    public var users: [DevelopmentUser]
+    /// Protocol limits and timers.
+    public var limits: HubLimits
+
+    /// Creates a configuration.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 6001,
+        apps: [HubAppConfiguration],
+        users: [DevelopmentUser] = [],
+        limits: HubLimits = HubLimits()
+    ) {
+        self.host = host
+        self.port = port
+        self.apps = apps
+        self.users = users
+        self.limits = limits
+    }
+
+    /// Decodes a configuration; everything but `apps` has a default.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        host = try container.decodeIfPresent(String.self, forKey: .host) ?? "127.0.0.1"
+        port = try container.decodeIfPresent(Int.self, forKey: .port) ?? 6001
+        apps = try container.decodeIfPresent([HubAppConfiguration].self, forKey: .apps) ?? []
+        users = try container.decodeIfPresent([DevelopmentUser].self, forKey: .users) ?? []
+        limits = try container.decodeIfPresent(HubLimits.self, forKey: .limits) ?? HubLimits()
+    }
+
+    /// Reads and validates a JSON configuration file.
+    ///
+    /// - Throws: ``HubConfigurationError/unreadableFile(path:)``,
+    ///   ``HubConfigurationError/malformedFile(path:reason:)`` or a validation error.
+    public static func load(contentsOf url: URL) throws(HubConfigurationError) -> HubConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .unreadableFile(path: url.path)
+        }
+        let configuration: HubConfiguration
+        do {
+            configuration = try JSONDecoder().decode(HubConfiguration.self, from: data)
+        } catch let error as DecodingError {
+            throw .malformedFile(path: url.path, reason: Self.describe(error))
+        } catch {
+            throw .malformedFile(path: url.path, reason: "not valid JSON")
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Checks the configuration: at least one app, unique app ids and keys, usable
+    /// credentials, unique non-empty user tokens and ids, limits in range.
+    public func validate() throws(HubConfigurationError) {
+        guard !apps.isEmpty else { throw .noApps }
+        guard (0...65_535).contains(port) else { throw .invalidPort(port) }
+        var ids = Set<String>()
+        var keys = Set<String>()
+        for app in apps {
+            guard ids.insert(app.id).inserted else { throw .duplicateAppID(app.id) }
+            guard keys.insert(app.key).inserted else { throw .duplicateAppKey(app.key) }
+            do {
+                _ = try RESTRequestSigner(appID: app.id, key: app.key, secret: app.secret)
+                _ = try ChannelAuthSigner(key: app.key, secret: app.secret, masterKeyBase64: app.encryptionMasterKey)
+            } catch {
+                throw .invalidApp(id: app.id, reason: error)
+            }
+            if let limit = app.maxConnections, limit < 0 { throw .invalidLimit("apps.maxConnections") }
+        }
+        var tokens = Set<String>()
+        var userIDs = Set<String>()
+        for user in users {
+            guard !user.token.isEmpty, tokens.insert(user.token).inserted else { throw .invalidUser(id: user.id) }
+            guard !user.id.isEmpty, user.id.utf16.count <= PresenceChannelData.maxUserIDLength,
+                  userIDs.insert(user.id).inserted
+            else { throw .invalidUser(id: user.id) }
+        }
+        if let member = limits.firstInvalidMember() { throw .invalidLimit(member) }
+    }
+
+    /// A new random secret: 32 lower-case hex characters (128 bits).
+    public static func randomSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in
+            let byte = UInt8.random(in: .min ... .max, using: &generator)
+            return String(byte, radix: 16).leftPadded(to: 2)
+        }.joined()
+    }
+
+    /// A summary for logs, with secrets and tokens redacted.
+    public var description: String {
+        "HubConfiguration(host: \(host), port: \(port), apps: \(apps), users: \(users.map(\.id)), limits: \(limits))"
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case let .keyNotFound(key, context):
+            return "missing \(path(context.codingPath + [key]))"
+        case let .typeMismatch(_, context), let .valueNotFound(_, context):
+            return "wrong type at \(path(context.codingPath))"
+        case let .dataCorrupted(context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "invalid value at \(path(context.codingPath))"
+        @unknown default:
+            return "not a valid configuration"
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}

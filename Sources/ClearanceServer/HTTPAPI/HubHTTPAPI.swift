@@ -1,0 +1,209 @@
+import ClearanceSigning
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The Pusher HTTP API the official server libraries call, each request verified with the
+/// app's ``RESTRequestVerifier`` (key, signature, 600 s timestamp window, `body_md5`):
+///
+/// - `POST /apps/{id}/events`: one event to one or many channels, optionally excluding a socket;
+/// - `POST /apps/{id}/batch_events`: several events;
+/// - `GET /apps/{id}/channels` (`filter_by_prefix`, `info=user_count` for presence prefixes);
+/// - `GET /apps/{id}/channels/{name}` (`info=subscription_count,user_count`);
+/// - `GET /apps/{id}/channels/{name}/users` (presence channels).
+///
+/// Every refusal is a JSON ``HTTPAPIError`` with a 4xx status.
+struct HubHTTPAPI: Sendable {
+    let hub: Hub
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("/apps/{appID}/events") { request, context in
+            await signed(request, context) { (app, body, _) throws(HTTPAPIError) in try await events(app: app, body: body) }
+        }
+        router.post("/apps/{appID}/batch_events") { request, context in
+            await signed(request, context) { (app, body, _) throws(HTTPAPIError) in try await batchEvents(app: app, body: body) }
+        }
+        router.get("/apps/{appID}/channels") { request, context in
+            await signed(request, context) { (app, _, query) throws(HTTPAPIError) in try await channels(app: app, query: query) }
+        }
+        router.get("/apps/{appID}/channels/{channelName}") { request, context in
+            await signed(request, context) { (app, _, query) throws(HTTPAPIError) in
+                try await channel(app: app, name: try channelName(context), query: query)
+            }
+        }
+        router.get("/apps/{appID}/channels/{channelName}/users") { request, context in
+            await signed(request, context) { (app, _, _) throws(HTTPAPIError) in
+                try await users(app: app, channel: try channelName(context))
+            }
+        }
+    }
+
+    // MARK: - Verification
+
+    private func signed(
+        _ request: Request,
+        _ context: BasicRequestContext,
+        handler: (HubApp, Data, [String: String]) async throws(HTTPAPIError) -> Response
+    ) async -> Response {
+        do throws(HTTPAPIError) {
+            guard let appID = context.parameters.get("appID"), let app = hub.appsByID[appID] else { throw .unknownApp }
+            let body: Data
+            do {
+                var buffer = try await request.body.collect(upTo: hub.limits.maxHTTPBodyBytes)
+                body = buffer.readData(length: buffer.readableBytes) ?? Data()
+            } catch {
+                throw .bodyTooLarge(limit: hub.limits.maxHTTPBodyBytes)
+            }
+            let fields = FormFields(parsing: request.uri.query ?? "")
+            if let duplicate = fields.duplicateName { throw .duplicateParameter(duplicate) }
+            let query = Dictionary(fields.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            do {
+                try app.verifier.verify(method: request.method.rawValue, path: request.uri.path, query: query, body: body)
+            } catch {
+                hub.logger.info("hub.api.rejected", metadata: ["app_id": "\(app.id)", "reason": "\(error.code)"])
+                throw .authentication(error)
+            }
+            return try await handler(app, body, query)
+        } catch {
+            return error.response
+        }
+    }
+
+    private func channelName(_ context: BasicRequestContext) throws(HTTPAPIError) -> String {
+        guard let raw = context.parameters.get("channelName"), let name = FormFields.percentDecode(raw) else {
+            throw .invalidChannel(.emptyChannelName)
+        }
+        return name
+    }
+
+    private func jsonObject(_ body: Data) throws(HTTPAPIError) -> [String: JSONValue] {
+        guard let text = String(data: body, encoding: .utf8) else { throw .malformedJSON }
+        do {
+            guard let members = try JSONParser.parse(text).objectValue else { throw HTTPAPIError.malformedJSON }
+            return members
+        } catch {
+            throw .malformedJSON
+        }
+    }
+
+    // MARK: - Endpoints
+
+    private func events(app: HubApp, body: Data) async throws(HTTPAPIError) -> Response {
+        let event = try TriggerEvent(jsonObject(body), limits: hub.limits, channelNames: app.signer.limits)
+        try await publish(event, app: app)
+        guard !event.info.isEmpty else { return JSONResponse.make(.ok, "{}") }
+        var channels = JSONWriter()
+        for name in event.channels {
+            channels.raw(name, await attributes(app: app, channel: name, info: event.info))
+        }
+        var response = JSONWriter()
+        response.raw("channels", channels.text)
+        return JSONResponse.make(.ok, response.text)
+    }
+
+    private func batchEvents(app: HubApp, body: Data) async throws(HTTPAPIError) -> Response {
+        guard case let .array(items)? = try jsonObject(body)["batch"] else { throw .missingField("batch") }
+        guard !items.isEmpty, items.count <= hub.limits.maxEventsPerBatch else {
+            throw .invalidField("batch", reason: "must hold 1 to \(hub.limits.maxEventsPerBatch) events.")
+        }
+        var events: [TriggerEvent] = []
+        for item in items {
+            guard let members = item.objectValue else { throw .invalidField("batch", reason: "must hold objects.") }
+            let event = try TriggerEvent(members, limits: hub.limits, channelNames: app.signer.limits)
+            guard event.channels.count == 1 else { throw .invalidField("batch", reason: "events name exactly one 'channel'.") }
+            events.append(event)
+        }
+        for event in events {
+            try await publish(event, app: app)
+        }
+        guard events.contains(where: { !$0.info.isEmpty }) else { return JSONResponse.make(.ok, "{}") }
+        var list: [String] = []
+        for event in events {
+            list.append(await attributes(app: app, channel: event.channels[0], info: event.info))
+        }
+        var response = JSONWriter()
+        response.raw("batch", "[" + list.joined(separator: ",") + "]")
+        return JSONResponse.make(.ok, response.text)
+    }
+
+    private func publish(_ event: TriggerEvent, app: HubApp) async throws(HTTPAPIError) {
+        for channel in event.channels {
+            let frame = PusherFrame.event(name: event.name, channel: channel, data: event.data)
+            await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID)
+        }
+    }
+
+    private func channels(app: HubApp, query: [String: String]) async throws(HTTPAPIError) -> Response {
+        let prefix = query["filter_by_prefix"] ?? ""
+        let info = try infoAttributes(query["info"], allowed: ["user_count"])
+        if info.contains("user_count"), !prefix.hasPrefix(ChannelNameKind.presencePrefix) {
+            throw .invalidInfo("info=user_count needs filter_by_prefix=presence-.")
+        }
+        var channels = JSONWriter()
+        for snapshot in await hub.adapter.channels(appID: app.id) where snapshot.name.hasPrefix(prefix) {
+            var attributes = JSONWriter()
+            if info.contains("user_count"), let users = snapshot.userCount { attributes.integer("user_count", users) }
+            channels.raw(snapshot.name, attributes.text)
+        }
+        var response = JSONWriter()
+        response.raw("channels", channels.text)
+        return JSONResponse.make(.ok, response.text)
+    }
+
+    private func channel(app: HubApp, name: String, query: [String: String]) async throws(HTTPAPIError) -> Response {
+        let kind = try validate(name, app: app)
+        let info = try infoAttributes(query["info"], allowed: ["subscription_count", "user_count"])
+        if info.contains("user_count"), kind != .presence {
+            throw .invalidInfo("info=user_count is only available for presence channels.")
+        }
+        let snapshot = await hub.adapter.channel(appID: app.id, name: name)
+        var response = JSONWriter()
+        response.raw("occupied", snapshot == nil ? "false" : "true")
+        if info.contains("user_count") { response.integer("user_count", snapshot?.userCount ?? 0) }
+        if info.contains("subscription_count") { response.integer("subscription_count", snapshot?.subscriptionCount ?? 0) }
+        return JSONResponse.make(.ok, response.text)
+    }
+
+    private func users(app: HubApp, channel: String) async throws(HTTPAPIError) -> Response {
+        guard try validate(channel, app: app) == .presence else {
+            throw .invalidField("channel", reason: "must be a presence channel.")
+        }
+        let ids = await hub.adapter.presenceMembers(appID: app.id, channel: channel).map { member in
+            var user = JSONWriter()
+            user.string("id", member.userID)
+            return user.text
+        }
+        var response = JSONWriter()
+        response.raw("users", "[" + ids.joined(separator: ",") + "]")
+        return JSONResponse.make(.ok, response.text)
+    }
+
+    // MARK: - Helpers
+
+    private func validate(_ channel: String, app: HubApp) throws(HTTPAPIError) -> ChannelNameKind {
+        do {
+            return try app.signer.limits.validate(channel)
+        } catch {
+            throw .invalidChannel(error)
+        }
+    }
+
+    private func infoAttributes(_ text: String?, allowed: Set<String>) throws(HTTPAPIError) -> Set<String> {
+        guard let text, !text.isEmpty else { return [] }
+        let attributes = Set(text.split(separator: ",").map(String.init))
+        guard attributes.isSubset(of: allowed) else {
+            throw .invalidInfo("info may only contain \(allowed.sorted().joined(separator: ", ")).")
+        }
+        return attributes
+    }
+
+    private func attributes(app: HubApp, channel: String, info: Set<String>) async -> String {
+        let snapshot = await hub.adapter.channel(appID: app.id, name: channel)
+        var attributes = JSONWriter()
+        if info.contains("subscription_count") { attributes.integer("subscription_count", snapshot?.subscriptionCount ?? 0) }
+        if info.contains("user_count"), ChannelNameKind(channelName: channel) == .presence {
+            attributes.integer("user_count", snapshot?.userCount ?? 0)
+        }
+        return attributes.text
+    }
+}

@@ -1,0 +1,56 @@
+/// The hub's live connections: issues unique socket ids, enforces the hub's and each app's
+/// connection limits, and reaches every connection when the hub shuts down.
+actor ConnectionRegistry {
+    enum Admission: Equatable {
+        case admitted(socketID: String)
+        case refused(HubCloseCode)
+    }
+
+    private struct Entry {
+        let appID: String
+        let control: AsyncStream<ConnectionInput>.Continuation
+    }
+
+    private var sequence: UInt64 = 0
+    private var live: [String: Entry] = [:]
+    private var countByApp: [String: Int] = [:]
+    private var shuttingDown = false
+
+    /// The number of live connections.
+    var count: Int { live.count }
+
+    /// Admits a connection of `appID` unless a limit is reached (4100 for the hub's,
+    /// 4004 for the app's) or the hub is shutting down (4200).
+    ///
+    /// Socket ids are `<random>.<sequence>`: unique for the hub's lifetime (the sequence) and
+    /// not guessable (the random part).
+    func admit(
+        appID: String,
+        appLimit: Int?,
+        hubLimit: Int?,
+        control: AsyncStream<ConnectionInput>.Continuation
+    ) -> Admission {
+        if shuttingDown { return .refused(.reconnectImmediately) }
+        if let hubLimit, live.count >= hubLimit { return .refused(.overCapacity) }
+        if let appLimit, countByApp[appID, default: 0] >= appLimit { return .refused(.overConnectionQuota) }
+        sequence += 1
+        let socketID = "\(UInt32.random(in: 1...UInt32.max)).\(sequence)"
+        live[socketID] = Entry(appID: appID, control: control)
+        countByApp[appID, default: 0] += 1
+        return .admitted(socketID: socketID)
+    }
+
+    func remove(socketID: String) {
+        guard let entry = live.removeValue(forKey: socketID) else { return }
+        countByApp[entry.appID, default: 1] -= 1
+        if countByApp[entry.appID] == 0 { countByApp[entry.appID] = nil }
+    }
+
+    /// Refuses new connections and asks every live one to close with `code`.
+    func closeAll(_ code: HubCloseCode) {
+        shuttingDown = true
+        for entry in live.values {
+            entry.control.yield(.shutdown(code))
+        }
+    }
+}

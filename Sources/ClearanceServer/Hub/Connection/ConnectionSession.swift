@@ -1,0 +1,257 @@
+import ClearanceSigning
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// The protocol logic of one connection: reacts to each ``ConnectionInput`` in turn.
+///
+/// Replies go through the ``ConnectionOutbox`` (so they stay ordered with published events);
+/// channel state goes through the hub's ``ChannelStateAdapter``. Owned by one task, so its
+/// state needs no lock.
+struct ConnectionSession {
+    private struct Subscription {
+        let kind: ChannelNameKind
+        let member: PresenceMember?
+    }
+
+    let hub: Hub
+    let app: HubApp
+    let socketID: String
+    let outbox: ConnectionOutbox
+    let outbound: WebSocketOutboundWriter
+    let channel: any Channel
+    let logger: Logger
+
+    private var timers: ConnectionTimers
+    private var rateLimiter: ClientEventRateLimiter
+    private var subscriptions: [String: Subscription] = [:]
+    private var signedInUserID: String?
+
+    init(
+        hub: Hub,
+        app: HubApp,
+        socketID: String,
+        outbox: ConnectionOutbox,
+        outbound: WebSocketOutboundWriter,
+        channel: any Channel,
+        logger: Logger
+    ) {
+        self.hub = hub
+        self.app = app
+        self.socketID = socketID
+        self.outbox = outbox
+        self.outbound = outbound
+        self.channel = channel
+        self.logger = logger
+        timers = ConnectionTimers(settings: ConnectionTimers.Settings(limits: hub.limits), now: .now)
+        rateLimiter = ClientEventRateLimiter(limit: hub.limits.clientEventsPerSecond)
+    }
+
+    var tickInterval: Duration { timers.settings.tickInterval }
+
+    /// Handles one input; returns `false` when the connection is over.
+    mutating func handle(_ input: ConnectionInput) async -> Bool {
+        let now = ContinuousClock.now
+        switch input {
+        case .inboundEnded:
+            return false
+        case .tick:
+            await apply(timers.tick(at: now), now: now)
+        case let .shutdown(code):
+            beginClose(code, now: now)
+        case .outboxOverflow:
+            guard !timers.isClosing else { break }
+            logger.warning("hub.connection.slowReader")
+            timers.closeStarted(at: now)
+            // The outbox is full, so the close cannot queue behind it: send it directly.
+            let code = HubCloseCode.overCapacity
+            try? await outbound.close(WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: code.message)
+        case .binary:
+            timers.receivedFrame(at: now)
+            guard !timers.isClosing else { break }
+            send(PusherFrame.error(.binaryMessage))
+        case let .text(text):
+            timers.receivedFrame(at: now)
+            guard !timers.isClosing else { break }
+            await handle(text: text, now: now)
+        }
+        return true
+    }
+
+    // MARK: - Timers and closing
+
+    private mutating func apply(_ action: ConnectionTimers.Action, now: ContinuousClock.Instant) async {
+        switch action {
+        case .none:
+            break
+        case .sendPing:
+            send(PusherFrame.ping)
+        case let .close(code):
+            beginClose(code, now: now)
+        case .abort:
+            logger.debug("hub.connection.closeTimeout")
+            channel.close(promise: nil)
+        }
+    }
+
+    private mutating func beginClose(_ code: HubCloseCode, now: ContinuousClock.Instant) {
+        guard !timers.isClosing else { return }
+        logger.info("hub.connection.closing", metadata: ["code": "\(code.rawValue)"])
+        timers.closeStarted(at: now)
+        send(PusherFrame.error(code))
+        outbox.close(code)
+    }
+
+    private func send(_ frame: String) {
+        outbox.deliver(.frame(frame))
+    }
+
+    // MARK: - Messages
+
+    private mutating func handle(text: String, now: ContinuousClock.Instant) async {
+        let message: ClientMessage
+        do {
+            message = try ClientMessage.parse(text)
+        } catch {
+            send(PusherFrame.error(error))
+            return
+        }
+        switch message {
+        case .ping:
+            send(PusherFrame.pong)
+        case .pong:
+            break
+        case let .subscribe(channel, auth, channelData):
+            await subscribe(channel: channel, auth: auth, channelData: channelData)
+        case let .unsubscribe(channel):
+            guard subscriptions.removeValue(forKey: channel) != nil else { return }
+            await hub.adapter.unsubscribe(socketID: socketID, appID: app.id, channel: channel)
+            logger.debug("hub.channel.unsubscribed", metadata: ["channel": "\(channel)"])
+        case let .signIn(auth, userData):
+            signIn(auth: auth, userData: userData)
+        case let .clientEvent(name, channel, data, dataBytes):
+            await clientEvent(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now)
+        }
+    }
+
+    private mutating func subscribe(channel: String, auth: String?, channelData: String?) async {
+        let subscription: Subscription
+        do {
+            subscription = try authorize(channel: channel, auth: auth, channelData: channelData)
+        } catch {
+            logger.debug("hub.channel.refused", metadata: ["channel": "\(channel)", "reason": "\(error.type)"])
+            send(PusherFrame.subscriptionError(channel: channel, failure: error))
+            return
+        }
+        let outcome = await hub.adapter.subscribe(
+            socketID: socketID,
+            appID: app.id,
+            channel: channel,
+            member: subscription.member,
+            maxPresenceMembers: hub.limits.maxPresenceMembers
+        )
+        switch outcome {
+        case .subscribed:
+            subscriptions[channel] = subscription
+            logger.debug("hub.channel.subscribed", metadata: ["channel": "\(channel)"])
+        case .alreadySubscribed, .unknownConnection:
+            break
+        case .presenceChannelFull:
+            let failure = SubscriptionFailure.limitReached(
+                "The presence channel already has the maximum of \(hub.limits.maxPresenceMembers) members."
+            )
+            send(PusherFrame.subscriptionError(channel: channel, failure: failure))
+        }
+    }
+
+    /// Checks the channel name and, for channels that need one, the signature.
+    private func authorize(channel: String, auth: String?, channelData: String?) throws(SubscriptionFailure) -> Subscription {
+        let kind: ChannelNameKind
+        do {
+            kind = try app.signer.limits.validate(channel)
+        } catch {
+            throw .invalidChannel(error.message)
+        }
+        switch kind {
+        case .public:
+            return Subscription(kind: kind, member: nil)
+        case .serverToUser:
+            guard let signedInUserID, channel == ChannelNameKind.serverToUserPrefix + signedInUserID else {
+                throw .auth("#server-to-user- channels are only for the user the connection signed in as.", status: 403)
+            }
+            return Subscription(kind: kind, member: nil)
+        case .private, .privateEncrypted, .presence:
+            guard let auth else { throw .auth("The auth signature is missing.") }
+            if kind == .presence, channelData == nil {
+                throw .auth("Presence channels need channel_data.", status: 400)
+            }
+            do {
+                try app.signer.checkChannelAuth(auth: auth, socketID: socketID, channelName: channel, channelData: channelData)
+            } catch {
+                switch error {
+                case .invalidSignature, .unknownKey, .malformedAuth:
+                    throw .auth("Invalid signature: \(error.message)")
+                default:
+                    throw .auth(error.message, status: 400)
+                }
+            }
+            guard kind == .presence, let channelData else { return Subscription(kind: kind, member: nil) }
+            let parsed: PresenceChannelData
+            do {
+                parsed = try PresenceChannelData(parsing: channelData)
+            } catch {
+                throw .auth(error.message, status: 400)
+            }
+            if let info = parsed.userInfoJSON, info.utf8.count > hub.limits.maxPresenceUserInfoBytes {
+                throw .limitReached("user_info is larger than \(hub.limits.maxPresenceUserInfoBytes) bytes.")
+            }
+            return Subscription(kind: kind, member: PresenceMember(userID: parsed.userID, userInfoJSON: parsed.userInfoJSON))
+        }
+    }
+
+    private mutating func signIn(auth: String, userData: String) {
+        let user: PusherUserData
+        do {
+            try app.signer.checkUserAuth(auth: auth, socketID: socketID, userData: userData)
+            user = try PusherUserData(parsing: userData)
+        } catch {
+            send(PusherFrame.error(.signInFailed(error.message)))
+            return
+        }
+        if let signedInUserID, signedInUserID != user.id {
+            send(PusherFrame.error(.signInFailed("This connection is already signed in as another user.")))
+            return
+        }
+        signedInUserID = user.id
+        timers.signedIn()
+        logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)"])
+        send(PusherFrame.signInSuccess(userData: userData))
+    }
+
+    private mutating func clientEvent(
+        name: String,
+        channel: String,
+        data: String,
+        dataBytes: Int,
+        now: ContinuousClock.Instant
+    ) async {
+        guard app.configuration.clientEvents else { return send(PusherFrame.error(.clientEventsDisabled)) }
+        guard name.utf8.count <= hub.limits.maxEventNameLength else { return send(PusherFrame.error(.invalidField("event"))) }
+        guard let subscription = subscriptions[channel] else { return send(PusherFrame.error(.clientEventNotSubscribed)) }
+        switch subscription.kind {
+        case .private, .presence:
+            break
+        case .privateEncrypted:
+            return send(PusherFrame.error(.clientEventOnEncryptedChannel))
+        case .public, .serverToUser:
+            return send(PusherFrame.error(.clientEventNotAllowed))
+        }
+        guard dataBytes <= hub.limits.maxEventDataBytes else {
+            return send(PusherFrame.error(.eventTooLarge(limit: hub.limits.maxEventDataBytes)))
+        }
+        guard rateLimiter.allow(at: now) else { return send(PusherFrame.error(HubProtocolError.clientEventRateLimited)) }
+        let frame = PusherFrame.clientEvent(name: name, channel: channel, rawData: data, userID: subscription.member?.userID)
+        await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: socketID)
+    }
+}

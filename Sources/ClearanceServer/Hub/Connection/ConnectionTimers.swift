@@ -1,0 +1,99 @@
+/// The timers of one connection, as a value: pings after silence, the pong deadline, the
+/// inactivity limit, the sign-in deadline, and the close handshake deadline.
+///
+/// The connection calls ``tick(at:)`` periodically and does what it returns; tests drive it
+/// with made-up instants.
+struct ConnectionTimers: Sendable {
+    struct Settings: Sendable, Equatable {
+        /// Silence before the hub pings.
+        var activityTimeout: Duration
+        /// Time allowed for any frame after the hub's ping.
+        var pongTimeout: Duration
+        /// Whether the hub pings; when not, silence for `inactivityTimeout` closes with 4202.
+        var serverPings: Bool
+        var inactivityTimeout: Duration
+        /// Time allowed to sign in, when required.
+        var signInTimeout: Duration?
+        /// Time allowed for the client to answer the hub's close frame.
+        var closeTimeout: Duration
+
+        init(limits: HubLimits) {
+            activityTimeout = .seconds(limits.activityTimeout)
+            pongTimeout = .seconds(limits.pongTimeout)
+            serverPings = limits.serverPings
+            inactivityTimeout = .seconds(limits.inactivityTimeout)
+            signInTimeout = limits.userAuthenticationTimeout.map { .seconds($0) }
+            closeTimeout = .seconds(limits.closeTimeout)
+        }
+
+        /// How often to tick: a quarter of the shortest timer, between 50 ms and 5 s.
+        var tickInterval: Duration {
+            var shortest = min(closeTimeout, serverPings ? min(activityTimeout, pongTimeout) : inactivityTimeout)
+            if let signInTimeout { shortest = min(shortest, signInTimeout) }
+            return min(max(shortest / 4, .milliseconds(50)), .seconds(5))
+        }
+    }
+
+    enum Action: Equatable {
+        case none
+        case sendPing
+        case close(HubCloseCode)
+        /// The client did not answer the close frame: drop the TCP connection.
+        case abort
+    }
+
+    typealias Instant = ContinuousClock.Instant
+
+    let settings: Settings
+    private var lastActivity: Instant
+    private var pingSentAt: Instant?
+    private var signInDeadline: Instant?
+    private var closeStartedAt: Instant?
+    private var aborted = false
+
+    init(settings: Settings, now: Instant) {
+        self.settings = settings
+        lastActivity = now
+        signInDeadline = settings.signInTimeout.map { now + $0 }
+    }
+
+    /// Any frame from the client counts as activity and answers an outstanding ping.
+    mutating func receivedFrame(at now: Instant) {
+        lastActivity = now
+        pingSentAt = nil
+    }
+
+    /// The connection signed in: the sign-in deadline no longer applies.
+    mutating func signedIn() {
+        signInDeadline = nil
+    }
+
+    /// The hub sent its close frame: only the close handshake deadline applies from now on.
+    mutating func closeStarted(at now: Instant) {
+        if closeStartedAt == nil { closeStartedAt = now }
+    }
+
+    var isClosing: Bool { closeStartedAt != nil }
+
+    mutating func tick(at now: Instant) -> Action {
+        if let closeStartedAt {
+            guard !aborted, now - closeStartedAt >= settings.closeTimeout else { return .none }
+            aborted = true
+            return .abort
+        }
+        if let signInDeadline, now >= signInDeadline {
+            return .close(.unauthorized)
+        }
+        guard settings.serverPings else {
+            return now - lastActivity >= settings.inactivityTimeout ? .close(.closedAfterInactivity) : .none
+        }
+        if let pingSentAt {
+            return now - pingSentAt >= settings.pongTimeout ? .close(.pongNotReceived) : .none
+        }
+        if now - lastActivity >= settings.activityTimeout {
+            pingSentAt = now
+            return .sendPing
+        }
+        return .none
+    }
+}

@@ -1,0 +1,95 @@
+import ClearanceSigning
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The hub's shared core: apps, limits, channel state and live connections. Accepts WebSocket
+/// upgrades and hands each connection to a ``PusherConnection``.
+final class Hub: Sendable {
+    let configuration: HubConfiguration
+    let appsByKey: [String: HubApp]
+    let appsByID: [String: HubApp]
+    let adapter: any ChannelStateAdapter
+    let registry = ConnectionRegistry()
+    let logger: Logger
+
+    var limits: HubLimits { configuration.limits }
+
+    init(configuration: HubConfiguration, adapter: any ChannelStateAdapter, logger: Logger) throws(HubConfigurationError) {
+        try configuration.validate()
+        var byKey: [String: HubApp] = [:]
+        var byID: [String: HubApp] = [:]
+        for appConfiguration in configuration.apps {
+            do {
+                let app = try HubApp(configuration: appConfiguration, limits: configuration.limits)
+                byKey[app.key] = app
+                byID[app.id] = app
+            } catch {
+                throw .invalidApp(id: appConfiguration.id, reason: error)
+            }
+        }
+        self.configuration = configuration
+        appsByKey = byKey
+        appsByID = byID
+        self.adapter = adapter
+        self.logger = logger
+    }
+
+    /// The app whose signer backs the auth endpoints: the first configured.
+    var defaultApp: HubApp { appsByID[configuration.apps[0].id]! }
+
+    /// The server's WebSocket settings: frames and messages up to `maxMessageBytes`, no
+    /// WebSocket-level auto ping (the hub pings at the Pusher level), the hub's close timeout.
+    var webSocketConfiguration: WebSocketServerConfiguration {
+        WebSocketServerConfiguration(
+            maxFrameSize: limits.maxMessageBytes,
+            autoPing: .disabled,
+            closeTimeout: .seconds(limits.closeTimeout)
+        )
+    }
+
+    /// Upgrades every WebSocket request; requests the hub cannot serve are closed with their
+    /// Pusher close code after the upgrade, as the protocol expects.
+    func shouldUpgrade(
+        _ request: HTTPRequest,
+        channel: any Channel,
+        logger: Logger
+    ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        let outcome = evaluate(path: request.path ?? "/")
+        return .upgrade([:]) { inbound, outbound, _ in
+            switch outcome {
+            case let .failure(code):
+                self.logger.debug("hub.connection.refused", metadata: ["code": "\(code.rawValue)"])
+                try await PusherConnection.refuse(outbound: outbound, code: code)
+            case let .success((app, version)):
+                let connection = PusherConnection(hub: self, app: app, protocolVersion: version, channel: channel)
+                try await connection.run(inbound: inbound, outbound: outbound)
+            }
+        }
+    }
+
+    /// Asks every connection to close with 4200 and waits (at most the close timeout plus a
+    /// second) until they are gone.
+    func closeAllConnections() async {
+        await registry.closeAll(.reconnectImmediately)
+        let deadline = ContinuousClock.now + .seconds(limits.closeTimeout) + .seconds(1)
+        while await registry.count > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    private func evaluate(path: String) -> Result<(HubApp, Int), HubCloseCode> {
+        let request: ConnectionRequest
+        do {
+            request = try ConnectionRequest(path: path)
+        } catch {
+            return .failure(error)
+        }
+        guard let app = appsByKey[request.appKey] else { return .failure(.appDoesNotExist) }
+        guard app.configuration.enabled else { return .failure(.appDisabled) }
+        return .success((app, request.protocolVersion))
+    }
+}

@@ -1,0 +1,93 @@
+/// A frame a client sent, decoded.
+///
+/// `data` may be an object or a string holding JSON (clients differ); both are accepted for
+/// the `pusher:` events. Client events keep their `data` as the exact JSON text the client
+/// sent, so receivers get it unchanged.
+enum ClientMessage: Sendable, Equatable {
+    case ping
+    case pong
+    case subscribe(channel: String, auth: String?, channelData: String?)
+    case unsubscribe(channel: String)
+    case signIn(auth: String, userData: String)
+    /// `data` is raw JSON text; `dataBytes` is what counts against the size limit (a string's
+    /// UTF-8 length, else the JSON text's length).
+    case clientEvent(name: String, channel: String, data: String, dataBytes: Int)
+
+    static let clientEventPrefix = "client-"
+
+    /// Decodes one text frame.
+    static func parse(_ text: String) throws(HubProtocolError) -> ClientMessage {
+        let members: [String: JSONParser.Member]
+        do {
+            members = try JSONParser.parseObjectMembers(text)
+        } catch .notAnObject {
+            throw .notAnObject
+        } catch {
+            throw .invalidJSON
+        }
+        guard let event = members["event"]?.value.stringValue else { throw .missingEvent }
+        let data = members["data"]
+
+        switch event {
+        case "pusher:ping":
+            return .ping
+        case "pusher:pong":
+            return .pong
+        case "pusher:subscribe":
+            let fields = try objectFields(of: data)
+            return .subscribe(
+                channel: try requiredString("channel", in: fields),
+                auth: try optionalString("auth", in: fields),
+                channelData: try optionalString("channel_data", in: fields)
+            )
+        case "pusher:unsubscribe":
+            let fields = try objectFields(of: data)
+            return .unsubscribe(channel: try requiredString("channel", in: fields))
+        case "pusher:signin":
+            let fields = try objectFields(of: data)
+            return .signIn(
+                auth: try requiredString("auth", in: fields),
+                userData: try requiredString("user_data", in: fields)
+            )
+        default:
+            guard event.hasPrefix(clientEventPrefix) else { throw .unsupportedEvent }
+            guard let channelValue = members["channel"]?.value else { throw .missingField("channel") }
+            guard let channel = channelValue.stringValue else { throw .invalidField("channel") }
+            let raw = data?.rawText ?? "null"
+            let size = data?.value.stringValue?.utf8.count ?? raw.utf8.count
+            return .clientEvent(name: event, channel: channel, data: raw, dataBytes: size)
+        }
+    }
+
+    /// The members of `data`, which must be an object or a string holding one.
+    private static func objectFields(of data: JSONParser.Member?) throws(HubProtocolError) -> [String: JSONValue] {
+        guard let data else { throw .missingField("data") }
+        switch data.value {
+        case let .object(fields):
+            return fields
+        case let .string(text):
+            do {
+                guard let fields = try JSONParser.parse(text).objectValue else { throw HubProtocolError.invalidField("data") }
+                return fields
+            } catch {
+                throw .invalidField("data")
+            }
+        default:
+            throw .invalidField("data")
+        }
+    }
+
+    private static func requiredString(_ name: String, in fields: [String: JSONValue]) throws(HubProtocolError) -> String {
+        guard let value = fields[name] else { throw .missingField(name) }
+        guard let string = value.stringValue else { throw .invalidField(name) }
+        return string
+    }
+
+    private static func optionalString(_ name: String, in fields: [String: JSONValue]) throws(HubProtocolError) -> String? {
+        switch fields[name] {
+        case nil, .null?: return nil
+        case let .string(value)?: return value
+        default: throw .invalidField(name)
+        }
+    }
+}

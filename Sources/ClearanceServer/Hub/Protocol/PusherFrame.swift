@@ -1,0 +1,130 @@
+/// The text of every frame the hub sends, in the shapes hosted Pusher uses.
+///
+/// `data` is a string holding JSON for connection, subscription, presence and HTTP API events
+/// (clients decode it a second time), and an object for `pusher:error`,
+/// `pusher:subscription_error` and `pusher:signin_success`. Client events carry the sender's
+/// `data` unchanged.
+enum PusherFrame {
+    static func connectionEstablished(socketID: String, activityTimeout: Int) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher:connection_established")
+        frame.stringifiedObject("data") { data in
+            data.string("socket_id", socketID)
+            data.integer("activity_timeout", activityTimeout)
+        }
+        return frame.text
+    }
+
+    static func error(code: Int?, message: String) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher:error")
+        frame.object("data") { data in
+            data.raw("code", code.map(String.init) ?? "null")
+            data.string("message", message)
+        }
+        return frame.text
+    }
+
+    static func error(_ error: HubProtocolError) -> String {
+        Self.error(code: error.code, message: error.message)
+    }
+
+    static func error(_ code: HubCloseCode) -> String {
+        Self.error(code: Int(code.rawValue), message: code.message)
+    }
+
+    static let ping = #"{"event":"pusher:ping","data":"{}"}"#
+
+    static let pong = #"{"event":"pusher:pong","data":"{}"}"#
+
+    /// `pusher_internal:subscription_succeeded`; `members` (presence channels only) become
+    /// `{"presence":{"ids":[…],"hash":{id: info},"count":N}}`.
+    static func subscriptionSucceeded(channel: String, members: [PresenceMember]?) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher_internal:subscription_succeeded")
+        frame.string("channel", channel)
+        guard let members else {
+            frame.string("data", "{}")
+            return frame.text
+        }
+        var ids: [UInt8] = [UInt8(ascii: "[")]
+        var hash = JSONWriter(capacity: 64 * members.count)
+        for (index, member) in members.enumerated() {
+            if index > 0 { ids.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(member.userID, to: &ids)
+            hash.raw(member.userID, member.userInfoJSON ?? "null")
+        }
+        ids.append(UInt8(ascii: "]"))
+        let idsText = String(decoding: ids, as: UTF8.self)
+        let hashText = hash.text
+        frame.stringifiedObject("data") { data in
+            data.object("presence") { presence in
+                presence.raw("ids", idsText)
+                presence.raw("hash", hashText)
+                presence.integer("count", members.count)
+            }
+        }
+        return frame.text
+    }
+
+    static func subscriptionError(channel: String, failure: SubscriptionFailure) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher:subscription_error")
+        frame.string("channel", channel)
+        frame.object("data") { data in
+            data.string("type", failure.type)
+            data.string("error", failure.error)
+            data.integer("status", failure.status)
+        }
+        return frame.text
+    }
+
+    static func memberAdded(channel: String, member: PresenceMember) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher_internal:member_added")
+        frame.string("channel", channel)
+        frame.stringifiedObject("data") { data in
+            data.string("user_id", member.userID)
+            if let info = member.userInfoJSON { data.raw("user_info", info) }
+        }
+        return frame.text
+    }
+
+    static func memberRemoved(channel: String, userID: String) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher_internal:member_removed")
+        frame.string("channel", channel)
+        frame.stringifiedObject("data") { data in
+            data.string("user_id", userID)
+        }
+        return frame.text
+    }
+
+    /// An event from the HTTP API: `data` is the string the server library sent.
+    static func event(name: String, channel: String, data: String) -> String {
+        var frame = JSONWriter(capacity: data.utf8.count + name.utf8.count + channel.utf8.count + 48)
+        frame.string("event", name)
+        frame.string("channel", channel)
+        frame.string("data", data)
+        return frame.text
+    }
+
+    /// A client event: `rawData` is the sender's JSON text; presence channels add `user_id`.
+    static func clientEvent(name: String, channel: String, rawData: String, userID: String?) -> String {
+        var frame = JSONWriter(capacity: rawData.utf8.count + name.utf8.count + channel.utf8.count + 64)
+        frame.string("event", name)
+        frame.string("channel", channel)
+        frame.raw("data", rawData)
+        frame.optionalString("user_id", userID)
+        return frame.text
+    }
+
+    static func signInSuccess(userData: String) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher:signin_success")
+        frame.object("data") { data in
+            data.string("user_data", userData)
+        }
+        return frame.text
+    }
+}

@@ -1,0 +1,51 @@
+/// Where the hub keeps who is connected, who is subscribed to what and who is present, and how
+/// a frame reaches every subscriber of a channel.
+///
+/// The protocol code (``HubServer`` and its connections) talks only to this protocol, so a
+/// multi-node implementation (sharing state and relaying publishes through Redis, NATS, …) can
+/// replace ``InMemoryChannelState`` without touching it. Implementations must:
+/// - deliver to each connection in the order of their own calls (a subscriber never sees a
+///   channel's `member_added` before its own `subscription_succeeded`);
+/// - count presence members per user: a user's second connection is no new member, and the user
+///   leaves only when their last connection does;
+/// - never wait on a slow connection (``ConnectionOutbox/deliver(_:)`` does not block).
+public protocol ChannelStateAdapter: Sendable {
+    /// Registers a new connection of `appID` and the outbox that reaches it.
+    func addConnection(socketID: String, appID: String, outbox: ConnectionOutbox) async
+
+    /// Removes a connection from every channel, delivering `member_removed` to the remaining
+    /// subscribers of each presence channel the user has left for good.
+    func removeConnection(socketID: String, appID: String) async
+
+    /// Subscribes a registered connection to `channel` (already authorized by the caller).
+    ///
+    /// On success delivers `subscription_succeeded` to the connection (with the member list,
+    /// including `member`, for presence channels), then `member_added` to the channel's other
+    /// subscribers when `member` is a user not yet present.
+    /// - Parameters:
+    ///   - member: The presence member, for presence channels; `nil` for the others.
+    ///   - maxPresenceMembers: The most distinct users the presence channel may hold.
+    func subscribe(
+        socketID: String,
+        appID: String,
+        channel: String,
+        member: PresenceMember?,
+        maxPresenceMembers: Int
+    ) async -> SubscribeOutcome
+
+    /// Unsubscribes a connection; delivers `member_removed` when it was the user's last
+    /// connection in a presence channel. Unknown subscriptions are ignored.
+    func unsubscribe(socketID: String, appID: String, channel: String) async
+
+    /// Delivers `frame` to every subscriber of `channel` except `excludedSocketID`.
+    func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) async
+
+    /// The app's occupied channels.
+    func channels(appID: String) async -> [ChannelSnapshot]
+
+    /// One channel, or `nil` when nobody is subscribed to it.
+    func channel(appID: String, name: String) async -> ChannelSnapshot?
+
+    /// The distinct users of a presence channel, in the order they arrived.
+    func presenceMembers(appID: String, channel: String) async -> [PresenceMember]
+}

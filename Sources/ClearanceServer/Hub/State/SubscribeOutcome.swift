@@ -1,0 +1,14 @@
+/// The result of ``ChannelStateAdapter/subscribe(socketID:appID:channel:member:maxPresenceMembers:)``.
+public enum SubscribeOutcome: Sendable, Hashable {
+    /// The connection is now subscribed; `subscription_succeeded` (and `member_added` for a
+    /// new presence user) were delivered.
+    case subscribed
+    /// The connection was already subscribed; `subscription_succeeded` was delivered again and
+    /// the membership did not change.
+    case alreadySubscribed
+    /// The presence channel already has the maximum number of distinct users; nothing changed
+    /// and nothing was delivered.
+    case presenceChannelFull
+    /// The connection is not registered (it is closing); nothing changed.
+    case unknownConnection
+}

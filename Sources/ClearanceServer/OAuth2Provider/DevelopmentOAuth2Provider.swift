@@ -1,0 +1,212 @@
+import Crypto
+import Foundation
+import Hummingbird
+import JWTKit
+import Logging
+
+/// A **development** OAuth 2.0 authorization server, so `clearance demo` and local apps run
+/// offline: password, client credentials, PodioKit's `app` grant and refresh (with rotation) at
+/// `POST /oauth/token`; RFC 7009 revocation at `POST /oauth/revoke`; a protected
+/// `GET /oauth/me` that checks an access token.
+///
+/// Access tokens are HS256 JWTs signed with jwt-kit; refresh tokens are random and kept in
+/// memory. Users, apps and clients come from ``DevelopmentOAuth2ProviderConfiguration``.
+///
+/// It is not hardened for production (no rate limits, no persistence, secrets in memory as
+/// plain strings) and says so in its log when it starts and in every token response header.
+public struct DevelopmentOAuth2Provider: Sendable {
+    /// The configuration.
+    public let configuration: DevelopmentOAuth2ProviderConfiguration
+    /// What the provider issued and saw.
+    public let ledger = DevelopmentTokenLedger()
+    private let keys: JWTKeyCollection
+    private let keyID = JWKIdentifier(string: "clearance-development")
+    private let logger: Logger
+
+    /// - Throws: When the signing key is shorter than 32 bytes (HS256 needs at least that much).
+    public init(configuration: DevelopmentOAuth2ProviderConfiguration = .init(), logger: Logger = Logger(label: "clearance.oauth2.development-provider")) async throws {
+        guard configuration.signingKey.bitCount >= 256 else {
+            throw DevelopmentProviderError.signingKeyTooShort(bits: configuration.signingKey.bitCount)
+        }
+        self.configuration = configuration
+        self.logger = logger
+        self.keys = JWTKeyCollection()
+        let secret = configuration.signingKey.withUnsafeBytes { Data($0) }
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: keyID)
+        logger.warning("DEVELOPMENT OAuth2 provider: for development and demos only, never for production")
+    }
+
+    /// The routes: `/oauth/token`, `/oauth/revoke`, `/oauth/me`.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.post("/oauth/token") { request, context in
+            await token(try await Self.form(request, context: context), authorization: request.headers[.authorization])
+        }
+        router.post("/oauth/revoke") { request, context in
+            await revoke(try await Self.form(request, context: context), authorization: request.headers[.authorization])
+        }
+        router.get("/oauth/me") { request, _ in
+            await me(authorization: request.headers[.authorization])
+        }
+        return router
+    }
+
+    /// Verifies an access token the provider issued (signature, expiry, revocation).
+    public func verify(accessToken: String) async throws -> DevelopmentAccessTokenClaims {
+        let claims = try await keys.verify(accessToken, as: DevelopmentAccessTokenClaims.self)
+        if await ledger.isRevoked(accessTokenID: claims.jti.value) {
+            throw DevelopmentProviderError.revoked
+        }
+        return claims
+    }
+
+    // MARK: - Endpoints
+
+    private func token(_ form: [String: String], authorization: String?) async -> Response {
+        let grantType = form["grant_type"] ?? ""
+        await ledger.countTokenRequest(grantType)
+        guard let clientID = authenticateClient(form, authorization: authorization) else {
+            logger.debug("token request with bad client credentials", metadata: ["grant_type": "\(grantType)"])
+            return Self.error("invalid_client", status: .unauthorized, challenge: #"Basic realm="clearance-development""#)
+        }
+        let scope = form["scope"]
+        switch grantType {
+        case "password":
+            guard let username = form["username"], let password = form["password"],
+                let expected = configuration.users[username], Self.constantTimeEquals(expected, password)
+            else {
+                return Self.error("invalid_grant", description: "the user name or password is wrong")
+            }
+            return await issue(subject: "user:\(username)", clientID: clientID, scope: scope, withRefreshToken: true)
+        case "client_credentials":
+            return await issue(subject: "client:\(clientID)", clientID: clientID, scope: scope, withRefreshToken: false)
+        case "app":
+            guard let appID = form["app_id"], let appToken = form["app_token"],
+                let expected = configuration.apps[appID], Self.constantTimeEquals(expected, appToken)
+            else {
+                return Self.error("invalid_grant", description: "the app id or app token is wrong")
+            }
+            return await issue(subject: "app:\(appID)", clientID: clientID, scope: scope, withRefreshToken: true)
+        case "refresh_token":
+            guard let presented = form["refresh_token"],
+                let record = await ledger.refreshRecord(presented, clientID: clientID, now: Date(), consume: configuration.rotatesRefreshTokens)
+            else {
+                return Self.error("invalid_grant", description: "the refresh token is unknown, expired or revoked")
+            }
+            return await issue(
+                subject: record.subject, clientID: clientID, scope: record.scope,
+                withRefreshToken: configuration.rotatesRefreshTokens)
+        case "":
+            return Self.error("invalid_request", description: "grant_type is missing")
+        default:
+            return Self.error("unsupported_grant_type")
+        }
+    }
+
+    private func revoke(_ form: [String: String], authorization: String?) async -> Response {
+        await ledger.countRevocation()
+        guard let clientID = authenticateClient(form, authorization: authorization) else {
+            return Self.error("invalid_client", status: .unauthorized, challenge: #"Basic realm="clearance-development""#)
+        }
+        guard let token = form["token"] else { return Self.error("invalid_request", description: "token is missing") }
+        // RFC 7009 §2.2: 200 whether or not the token was known.
+        if !(await ledger.revokeRefreshToken(token, clientID: clientID)),
+            let claims = try? await keys.verify(token, as: DevelopmentAccessTokenClaims.self), claims.clientID == clientID
+        {
+            await ledger.revokeAccessToken(id: claims.jti.value)
+        }
+        return Response(status: .ok, headers: Self.noStore)
+    }
+
+    private func me(authorization: String?) async -> Response {
+        let parts = authorization?.split(separator: " ", maxSplits: 1) ?? []
+        guard parts.count == 2, ["bearer", "oauth2"].contains(parts[0].lowercased()) else {
+            return Self.error("invalid_request", status: .unauthorized, challenge: #"Bearer realm="clearance-development""#)
+        }
+        do {
+            let claims = try await verify(accessToken: String(parts[1]))
+            return Self.json(["sub": claims.sub.value, "client_id": claims.clientID, "scope": claims.scope ?? ""])
+        } catch {
+            return Self.error("invalid_token", status: .unauthorized, challenge: #"Bearer realm="clearance-development", error="invalid_token""#)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func issue(subject: String, clientID: String, scope: String?, withRefreshToken: Bool) async -> Response {
+        let now = Date()
+        let lifetime = Self.seconds(configuration.accessTokenLifetime)
+        let claims = DevelopmentAccessTokenClaims(
+            subject: subject, issuer: configuration.issuer, clientID: clientID, scope: scope,
+            issuedAt: now, expiresAt: now.addingTimeInterval(lifetime), id: UUID().uuidString)
+        let accessToken: String
+        do {
+            accessToken = try await keys.sign(claims, kid: keyID)
+        } catch {
+            logger.error("signing an access token failed")
+            return Self.error("server_error", status: .internalServerError)
+        }
+        var body: [String: Any] = ["access_token": accessToken, "token_type": "Bearer", "expires_in": Int(lifetime)]
+        if let scope { body["scope"] = scope }
+        if withRefreshToken {
+            let refreshToken = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            await ledger.store(refreshToken: refreshToken, .init(
+                subject: subject, clientID: clientID, scope: scope,
+                expiresAt: now.addingTimeInterval(Self.seconds(configuration.refreshTokenLifetime))))
+            body["refresh_token"] = refreshToken
+        }
+        logger.debug("issued a token", metadata: ["subject": "\(subject)", "client_id": "\(clientID)", "refresh_token": "\(withRefreshToken)"])
+        return Self.json(body)
+    }
+
+    /// The client id when the request authenticates a registered client (Basic or body), else nil.
+    private func authenticateClient(_ form: [String: String], authorization: String?) -> String? {
+        let presented: (id: String, secret: String)?
+        if let basic = OAuth2FormBody.basicCredentials(authorization) {
+            presented = basic
+        } else if let id = form["client_id"], let secret = form["client_secret"] {
+            presented = (id, secret)
+        } else {
+            presented = nil
+        }
+        guard let presented, let expected = configuration.clients[presented.id], Self.constantTimeEquals(expected, presented.secret) else {
+            return nil
+        }
+        return presented.id
+    }
+
+    private static func form(_ request: Request, context: BasicRequestContext) async throws -> [String: String] {
+        let buffer = try await request.body.collect(upTo: 64 * 1024)
+        return OAuth2FormBody.fields(String(decoding: buffer.readableBytesView, as: UTF8.self))
+    }
+
+    private static let noStore: HTTPFields = [.cacheControl: "no-store", HTTPField.Name("X-Clearance-Provider")!: "development"]
+
+    static func json(_ object: [String: Any], status: HTTPResponse.Status = .ok, challenge: String? = nil) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        var headers = noStore
+        headers[.contentType] = "application/json"
+        if let challenge { headers[.wwwAuthenticate] = challenge }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func error(_ code: String, description: String? = nil, status: HTTPResponse.Status = .badRequest, challenge: String? = nil) -> Response {
+        var object: [String: Any] = ["error": code]
+        if let description { object["error_description"] = description }
+        return json(object, status: status, challenge: challenge)
+    }
+
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for index in 0..<x.count { difference |= x[index] ^ y[index] }
+        return difference == 0
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import ClearanceServer
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `clearance serve`: a Pusher-compatible hub on loopback, for development and tests.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run a Pusher-compatible realtime hub (WebSocket, HTTP API and auth endpoints on one port).",
+        discussion: """
+            Clients connect to ws://HOST:PORT/app/KEY; server libraries trigger events through \
+            http://HOST:PORT/apps/APP_ID/events; POST /pusher/auth and /pusher/user-auth sign for \
+            the development users (Bearer token, the clearance_token cookie, or Basic password). \
+            Without --config, two users (alice, bob) get random tokens, printed at start. \
+            Flags override the first app of the configuration file. Stops cleanly on SIGINT/SIGTERM, \
+            closing connections with 4200 so clients reconnect.
+            """
+    )
+
+    @Option(help: "The address to listen on (default 127.0.0.1, or the configuration's).")
+    var host: String?
+
+    @Option(help: "The port to listen on; 0 picks a free one (default 6001, or the configuration's).")
+    var port: Int?
+
+    @Option(name: .customLong("app-id"), help: "The app id (default clearance-app).")
+    var appID: String?
+
+    @Option(help: "The app key (default clearance-key).")
+    var key: String?
+
+    @Option(help: "The app secret (default: generated and printed).")
+    var secret: String?
+
+    @Option(help: "A JSON configuration file: apps, users, limits, host, port.")
+    var config: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("Unknown log level '\(logLevel)'.")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "clearance.serve")
+
+        let (configuration, notes) = try resolveConfiguration()
+        for note in notes { Self.say(note) }
+
+        let service = HubService(configuration: configuration, logger: Logger(label: "clearance.hub")) { hub in
+            let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
+            Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString)")
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [service],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        try await group.run()
+    }
+
+    /// The configuration (file, then flags, then defaults) and the lines to print about it.
+    private func resolveConfiguration() throws -> (HubConfiguration, [String]) {
+        var configuration: HubConfiguration
+        var notes: [String] = []
+        if let config {
+            do {
+                configuration = try HubConfiguration.load(contentsOf: URL(fileURLWithPath: config))
+            } catch {
+                throw ValidationError(error.description)
+            }
+        } else {
+            configuration = HubConfiguration(apps: [])
+            configuration.users = ["alice", "bob"].map { name in
+                DevelopmentUser(token: HubConfiguration.randomSecret(), id: name, info: .object(["name": .string(name.capitalized)]))
+            }
+            for user in configuration.users {
+                notes.append("user \(user.id) token=\(user.token)")
+            }
+        }
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+
+        var app = configuration.apps.first ?? HubAppConfiguration(id: "clearance-app", key: "clearance-key", secret: "")
+        if let appID { app.id = appID }
+        if let key { app.key = key }
+        if let secret { app.secret = secret }
+        var generatedSecret = false
+        if app.secret.isEmpty {
+            app.secret = HubConfiguration.randomSecret()
+            generatedSecret = true
+        }
+        if configuration.apps.isEmpty { configuration.apps = [app] } else { configuration.apps[0] = app }
+
+        do {
+            try configuration.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        notes.insert(contentsOf: ["app id=\(app.id)", "app key=\(app.key)"], at: 0)
+        if generatedSecret { notes.insert("app secret=\(app.secret) (generated)", at: 2) }
+        return (configuration, notes)
+    }
+
+    /// One line on stdout, written at once (stdout may be a pipe read by another program).
+    private static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}

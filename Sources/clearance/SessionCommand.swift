@@ -1,0 +1,159 @@
+import ArgumentParser
+import Clearance
+import ClearanceOAuth2
+import Foundation
+
+/// `clearance session show|refresh|logout`: the OAuth 2.0 session `clearance login` stored.
+struct SessionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session",
+        abstract: "Show, refresh or end the OAuth 2.0 session stored by `clearance login`.",
+        subcommands: [Show.self, Refresh.self, Logout.self, StressWrite.self]
+    )
+
+    /// Where the session and its key live. Defaults under the user's config directory, created 0700/0600.
+    struct StoreOptions: ParsableArguments {
+        @Option(help: "The encrypted session file (default: ~/.config/clearance/session.json).")
+        var store: String?
+        @Option(help: "The key file (base64 of 32 bytes, mode 0600; created when missing). Default: session.key beside the store. CLEARANCE_SESSION_KEY overrides it.")
+        var keyFile: String?
+
+        var storeURL: URL {
+            store.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
+                ?? EncryptedFileSessionStore.defaultDirectory().appendingPathComponent("session.json")
+        }
+
+        var keyURL: URL {
+            keyFile.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
+                ?? storeURL.deletingLastPathComponent().appendingPathComponent("session.key")
+        }
+
+        /// The store, with the key from the environment, the key file, or a new key file.
+        func makeStore() throws -> EncryptedFileSessionStore {
+            let key: SessionStoreKey
+            if ProcessInfo.processInfo.environment["CLEARANCE_SESSION_KEY"] != nil {
+                key = try SessionStoreKey.environment()
+            } else {
+                key = try SessionStoreKey.loadOrCreate(file: keyURL)
+            }
+            return EncryptedFileSessionStore(fileURL: storeURL, key: key)
+        }
+
+        /// A session for what the store holds.
+        func makeSession(allowInsecureHTTP: Bool = false) async throws -> OAuth2Session {
+            let store = try makeStore()
+            guard let stored = try await store.load() else {
+                throw ValidationError("No session is stored at \(storeURL.path); run `clearance login` first.")
+            }
+            let configuration = try OAuth2SessionConfiguration(
+                stored: stored, store: store, transportSecurity: TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP))
+            let session = OAuth2Session(configuration: configuration)
+            await session.restore()
+            return session
+        }
+    }
+
+    /// Prints a session's state without secrets.
+    static func printState(_ state: OAuth2SessionState, stored: StoredSession? = nil) {
+        print("state: \(state.name)")
+        if let info = state.tokenInfo ?? stored?.token.info {
+            print("token type: \(info.tokenType)")
+            if let scopes = info.scopes { print("scopes: \(scopes.joined(separator: " "))") }
+            print("expires: \(info.expiresAt.map { $0.formatted(.iso8601) } ?? "unknown")")
+            print("refresh token: \(info.hasRefreshToken ? "present" : "none")")
+        }
+        if let stored {
+            if let endpoints = stored.endpoints {
+                print("token endpoint: \(endpoints.token)")
+                if let revocation = endpoints.revocation { print("revocation endpoint: \(revocation)") }
+            }
+            if let client = stored.client { print("client: \(client.id) (\(client.authentication.rawValue))") }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the stored session without secrets.")
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            let store = try storeOptions.makeStore()
+            do {
+                guard let stored = try await store.load() else {
+                    print("state: signed_out")
+                    print("store: \(storeOptions.storeURL.path) (empty)")
+                    return
+                }
+                printState(.authenticated(stored.token.info), stored: stored)
+                print("store: \(storeOptions.storeURL.path)")
+            } catch {
+                print("state: signed_out")
+                FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct Refresh: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Refresh the stored session now and save the new tokens.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Flag(help: "Allow plain http to a non-loopback token endpoint.") var allowInsecureHTTP = false
+
+        func run() async throws {
+            let session = try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP)
+            do {
+                try await session.refresh()
+                printState(session.state)
+            } catch {
+                printState(session.state)
+                FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct Logout: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke the refresh token (when the server has a revocation endpoint) and clear the store.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Flag(help: "Allow plain http to a non-loopback token endpoint.") var allowInsecureHTTP = false
+
+        func run() async throws {
+            let session = try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP)
+            let outcome = await session.signOut()
+            print("state: \(session.state.name)")
+            print("revocation: \(outcome)")
+        }
+    }
+
+    /// Hidden: writes numbered sessions in a loop, printing each generation once it is durable.
+    /// The crash-safety test kills it with SIGKILL at random moments.
+    struct StressWrite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "stress-write", abstract: "Write sessions in a loop (crash-safety testing).", shouldDisplay: false)
+        @Option(help: "The session file.") var store: String
+        @Option(help: "The key file.") var keyFile: String
+        @Option(help: "The first generation to write.") var start = 1
+        @Option(help: "How many to write (0: until killed).") var count = 0
+
+        func run() async throws {
+            let key = try SessionStoreKey.file(URL(fileURLWithPath: keyFile))
+            let sessionStore = EncryptedFileSessionStore(fileURL: URL(fileURLWithPath: store), key: key)
+            var generation = start
+            while count == 0 || generation < start + count {
+                try await sessionStore.save(Self.session(generation))
+                FileHandle.standardOutput.write(Data("\(generation)\n".utf8))
+                generation += 1
+            }
+        }
+
+        /// The session of generation `n`: recognisable, and large enough that writes take a while.
+        static func session(_ n: Int) -> StoredSession {
+            let padding = (0..<64).map { "scope-\(n)-\($0)" }
+            return StoredSession(
+                token: OAuth2Token(
+                    accessToken: "stress-access-\(n)", refreshToken: "stress-refresh-\(n)",
+                    expiresAt: Date(timeIntervalSince1970: 2_000_000_000), scopes: padding,
+                    obtainedAt: Date(timeIntervalSince1970: 1_900_000_000 + Double(n))),
+                savedAt: Date(timeIntervalSince1970: 1_900_000_000 + Double(n)))
+        }
+    }
+}

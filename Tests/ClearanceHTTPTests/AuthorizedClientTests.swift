@@ -1,0 +1,188 @@
+import Clearance
+import ClearanceHTTP
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+
+enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case asyncHTTPClient, urlSession
+    var transport: any HTTPTransport {
+        switch self {
+        case .asyncHTTPClient: AsyncHTTPClientTransport.shared
+        case .urlSession: URLSessionTransport()
+        }
+    }
+    var testDescription: String { rawValue }
+}
+
+final class FetchCounter: Sendable {
+    private let n = Mutex(0)
+    var value: Int { n.withLock { $0 } }
+    @discardableResult func next() -> Int { n.withLock { $0 += 1; return $0 } }
+}
+
+func client(_ credential: Credential, transport: any HTTPTransport, hook: AuthorizedClient.RequestHook? = nil) throws -> AuthorizedClient {
+    let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": StaticCredentialSource(credential, name: "s")])
+    return AuthorizedClient(authorizer: authorizer, transport: transport, willSend: hook)
+}
+
+@Suite("AuthorizedClient over real transports", .serialized)
+struct AuthorizedClientTests {
+    @Test(arguments: TransportKind.allCases)
+    func crossOriginRedirectStripsCredentials(kind: TransportKind) async throws {
+        try await withServers { a, serverA, b, serverB in
+            let target = serverB.baseURL.appending(path: "/echo").absoluteString
+            let c = try client(.bearer("cross-origin-secret"), transport: kind.transport)
+            for status in [301, 302, 303, 307, 308] {
+                var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
+                components.queryItems = [URLQueryItem(name: "to", value: target), URLQueryItem(name: "status", value: "\(status)")]
+                // The app also set a cookie itself: it must not cross origins either.
+                let (response, body) = try await c.send(HTTPRequest(method: .get, url: components.url!, headerFields: [.cookie: "session=app-cookie"]))
+                #expect(response.status == .ok)
+                #expect(TestAPI.field("authorization", body) == "absent", "status \(status)")
+                #expect(TestAPI.field("cookie", body) == "absent", "status \(status)")
+            }
+            #expect(a.authorized("redirect") == 5)  // the first hop did carry it
+            #expect(b.count("echo") == 5)
+            #expect(b.authorized("echo") == 0)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func localhostAndLoopbackAddressAreDifferentOrigins(kind: TransportKind) async throws {
+        try await withServers { _, serverA, _, _ in
+            // Same port, other host name: another origin.
+            var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
+            components.queryItems = [URLQueryItem(name: "to", value: "http://localhost:\(serverA.port)/echo")]
+            let (_, body) = try await client(.bearer("secret-token"), transport: kind.transport).send(.get, components.url!)
+            #expect(TestAPI.field("authorization", body) == "absent")
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func sameOriginRedirectKeepsTheCredential(kind: TransportKind) async throws {
+        try await withServers { a, serverA, _, _ in
+            var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
+            components.queryItems = [URLQueryItem(name: "to", value: "/echo")]
+            let (_, body) = try await client(.bearer("same-origin-token"), transport: kind.transport).send(.get, components.url!)
+            #expect(TestAPI.field("authorization", body) == "present")
+            #expect(a.authorized("echo") == 1)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func redirectMethodRules(kind: TransportKind) async throws {
+        try await withServers { _, serverA, _, _ in
+            let c = try client(.bearer("t0ken-value"), transport: kind.transport)
+            for (status, method, bodyLength) in [(307, "POST", "5"), (308, "POST", "5"), (303, "GET", "0"), (302, "GET", "0")] {
+                var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
+                components.queryItems = [URLQueryItem(name: "to", value: "/echo"), URLQueryItem(name: "status", value: "\(status)")]
+                let (response, body) = try await c.send(.post, components.url!, body: Data("hello".utf8))
+                #expect(TestAPI.field("method", body) == method, "\(status)")
+                if method == "POST" { #expect(response.headerFields[HTTPField.Name("X-Body-Length")!] == bodyLength) }
+            }
+        }
+    }
+
+    @Test func redirectLoopsEnd() async throws {
+        try await withServers { _, serverA, _, _ in
+            let error = await #expect(throws: AuthorizationError.self) {
+                try await client(.bearer("t0ken-value"), transport: AsyncHTTPClientTransport.shared).send(.get, serverA.baseURL.appending(path: "/loop"))
+            }
+            #expect(error?.code == .badResponse)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func alwaysUnauthorizedMeansExactlyTwoRequests(kind: TransportKind) async throws {
+        try await withServers { a, serverA, _, _ in
+            let fetches = FetchCounter()
+            let source = CachingCredentialSource(ClosureCredentialSource { .bearer("never-good-\(fetches.next())") }, initial: .bearer("stale"))
+            let c = AuthorizedClient(authorizer: try RequestAuthorizer(policy: .always("s"), sources: ["s": source]), transport: kind.transport)
+            let error = await #expect(throws: AuthorizationError.self) { try await c.send(.get, serverA.baseURL.appending(path: "/protected")) }
+            #expect(error?.code == .unauthorized)
+            #expect(a.count("protected") == 2)
+            #expect(fetches.value == 1)
+        }
+    }
+
+    @Test func nilTokenSendsNothing() async throws {
+        try await withServers { a, serverA, _, _ in
+            let source = ClosureCredentialSource.bearerToken { nil }
+            let c = AuthorizedClient(authorizer: try RequestAuthorizer(policy: .always("s"), sources: ["s": source]))
+            let error = await #expect(throws: AuthorizationError.self) { try await c.send(.get, serverA.baseURL.appending(path: "/protected")) }
+            #expect(error?.code == .missingCredential)
+            #expect(a.count("protected") == 0)
+        }
+    }
+
+    @Test func tenThousandConcurrentRequestsOnAnExpiredCredentialRefreshOnce() async throws {
+        let fanIn = Int(ProcessInfo.processInfo.environment["FANIN"] ?? "") ?? 10_000
+        let started = ContinuousClock.now
+        defer { print("fan-in of \(fanIn) took \(ContinuousClock.now - started)") }
+        try await withServers { a, serverA, _, _ in
+            let fetches = FetchCounter()
+            let source = CachingCredentialSource(ClosureCredentialSource {
+                fetches.next()
+                try await Task.sleep(for: .milliseconds(20))
+                return .bearer("good-token")
+            }, initial: .bearer("expired-token"))  // expiry unknown to the client: every request meets a 401 first
+            let httpClient = AsyncHTTPClientTransport.makeClient(connectionsPerHost: 16)
+            let c = AuthorizedClient(authorizer: try RequestAuthorizer(policy: .always("s"), sources: ["s": source]), transport: AsyncHTTPClientTransport(client: httpClient))
+            let url = serverA.baseURL.appending(path: "/protected")
+            let succeeded = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<fanIn {
+                    group.addTask { try await c.send(.get, url).0.status == .ok }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            try await httpClient.shutdown()
+            #expect(succeeded == fanIn)
+            #expect(fetches.value == 1)
+            #expect(a.count("protected") <= 2 * fanIn)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellationPropagates(kind: TransportKind) async throws {
+        try await withServers { a, serverA, _, _ in
+            let c = try client(.bearer("t0ken-value"), transport: kind.transport)
+            let task = Task { try await c.send(.get, serverA.baseURL.appending(path: "/slow")) }
+            for _ in 0..<200 where a.count("slow") == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            let start = ContinuousClock.now
+            task.cancel()
+            let result = await task.result
+            #expect(ContinuousClock.now - start < .seconds(2))
+            guard case .failure(let error) = result else {
+                Issue.record("the request finished despite cancellation")
+                return
+            }
+            #expect((error as? AuthorizationError)?.code == .cancelled)
+        }
+    }
+
+    @Test func hookAdjustsEveryOutgoingRequest() async throws {
+        try await withServers { _, serverA, _, _ in
+            let contexts = Mutex<[String]>([])
+            let c = try client(.bearer("t0ken-value"), transport: AsyncHTTPClientTransport.shared) { request, context in
+                request.headerFields[HTTPField.Name("X-Trace")!] = "demo"
+                contexts.withLock { $0.append("\(context.redirectCount):\(context.carriesCredential)") }
+            }
+            var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
+            components.queryItems = [URLQueryItem(name: "to", value: "/echo")]
+            let (_, body) = try await c.send(.get, components.url!)
+            #expect(TestAPI.field("headers", body)?.lowercased().contains("x-trace") == true)
+            #expect(contexts.withLock { $0 } == ["0:true", "1:true"])
+        }
+    }
+
+    @Test func plainHTTPToARemoteHostIsRefusedOnBothTransports() async throws {
+        for kind in TransportKind.allCases {
+            let error = await #expect(throws: AuthorizationError.self) {
+                try await client(.apiKey("k3y-value"), transport: kind.transport).send(.get, URL(string: "http://api.example.invalid/x")!)
+            }
+            #expect(error?.code == .misconfigured)
+        }
+    }
+}

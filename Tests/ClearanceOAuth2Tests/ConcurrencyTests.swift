@@ -1,0 +1,82 @@
+import Clearance
+import ClearanceHTTP
+import ClearanceOAuth2
+import Foundation
+import Testing
+
+/// One renewal for everyone: 1,000 concurrent requests share one refresh and one automatic sign-in.
+@Suite(.serialized) struct ConcurrencyTests {
+    static let concurrency = 1_000
+
+    @Test func thousandConcurrentRequestsOnAnExpiredSessionCauseExactlyOneRefresh() async throws {
+        var configuration = TestAuthorizationServer.Configuration()
+        configuration.tokenDelay = .milliseconds(200)
+        let harness = try await SessionHarness.start(configuration)
+        defer { Task { await harness.stop() } }
+        let session = harness.session()
+        try await session.signIn(with: harness.password)
+        harness.clock.advance(by: .seconds(3_600))
+        let client = try harness.client(session)
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<Self.concurrency {
+                group.addTask { try await harness.callAPI(client) }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == Self.concurrency)
+        #expect(statuses.allSatisfy { $0 == 200 })
+        #expect(harness.server.tokenRequests("refresh_token") == 1)
+        #expect(harness.server.apiRequests == Self.concurrency)
+    }
+
+    @Test func thousandConcurrentFirstRequestsCauseExactlyOneAutomaticSignIn() async throws {
+        var configuration = TestAuthorizationServer.Configuration()
+        configuration.tokenDelay = .milliseconds(200)
+        let harness = try await SessionHarness.start(configuration)
+        defer { Task { await harness.stop() } }
+        let session = harness.session(automaticSignIn: harness.app)
+        let client = try harness.client(session)
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<Self.concurrency {
+                group.addTask { try await harness.callAPI(client) }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.allSatisfy { $0 == 200 })
+        #expect(harness.server.tokenRequests("app") == 1)
+        #expect(harness.server.totalTokenRequests == 1)
+        #expect(session.isAuthenticated)
+    }
+
+    @Test func aFailedAutomaticSignInFailsEveryWaiterWithTheSameTypedError() async throws {
+        var configuration = TestAuthorizationServer.Configuration()
+        configuration.tokenDelay = .milliseconds(200)
+        let harness = try await SessionHarness.start(configuration)
+        defer { Task { await harness.stop() } }
+        harness.server.script("app", .oauthError("unauthorized_client", status: 400))
+        let session = harness.session(automaticSignIn: harness.app)
+        let client = try harness.client(session)
+
+        let codes = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<Self.concurrency {
+                group.addTask {
+                    do {
+                        _ = try await harness.callAPI(client)
+                        return "succeeded"
+                    } catch {
+                        let oauth = error.underlyingError as? OAuth2Error
+                        return "\(error.qualifiedCode)/\(oauth?.qualifiedCode ?? "none")"
+                    }
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(Set(codes) == ["clearance.missingCredential/oauth2.unauthorized_client"])
+        #expect(harness.server.tokenRequests("app") == 1)
+        #expect(harness.server.apiRequests == 0)
+        guard case .failed(let error) = session.state else { Issue.record("\(session.state)"); return }
+        #expect(error.code == .unauthorizedClient)
+    }
+}

@@ -1,0 +1,207 @@
+import Clearance
+import ClearanceHTTP
+import ClearanceOAuth2
+import ClearanceServer
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+
+/// Every grant against the in-process authorization server.
+@Suite struct GrantTests {
+    @Test func passwordGrantWithClientSecretBasic() async throws {
+        let harness = try await SessionHarness.start()
+        defer { Task { await harness.stop() } }
+        let session = harness.session()
+        let info = try await session.signIn(with: harness.password)
+        #expect(info.hasRefreshToken)
+        #expect(info.expiresAt == harness.clock.now.addingTimeInterval(3600))
+        #expect(session.isAuthenticated)
+        #expect(harness.server.clientAuthentications == ["basic"])
+        #expect(try await harness.callAPI(harness.client(session)) == 200)
+    }
+
+    @Test func clientSecretPostPutsTheClientInTheBody() async throws {
+        let harness = try await SessionHarness.start()
+        defer { Task { await harness.stop() } }
+        let session = harness.session(authentication: .clientSecretPost)
+        try await session.signIn(with: ClientCredentialsGrant(scopes: ["read", "write"]))
+        #expect(harness.server.clientAuthentications == ["post"])
+        let form = try #require(harness.server.lastForm)
+        #expect(form["grant_type"] == "client_credentials")
+        #expect(form["scope"] == "read write")
+        #expect(session.tokenInfo?.scopes == ["read", "write"])
+        #expect(session.tokenInfo?.hasRefreshToken == false)
+    }
+
+    @Test func wrongPasswordIsInvalidGrantAndNoSession() async throws {
+        let harness = try await SessionHarness.start()
+        defer { Task { await harness.stop() } }
+        let session = harness.session()
+        await #expect(throws: OAuth2Error.self) {
+            try await session.signIn(with: PasswordGrant(username: "jane@example.com", password: "wrong"))
+        }
+        #expect(!session.isAuthenticated)
+        guard case .failed(let error) = session.state else { Issue.record("\(session.state)"); return }
+        #expect(error.code == .invalidGrant)
+    }
+
+    @Test func wrongClientSecretIsInvalidClient() async throws {
+        let harness = try await SessionHarness.start()
+        defer { Task { await harness.stop() } }
+        var configuration = harness.configuration()
+        configuration.client.secret = "not the secret"
+        let session = OAuth2Session(configuration: configuration)
+        do {
+            try await session.signIn(with: harness.password)
+            Issue.record("must fail")
+        } catch {
+            #expect(error.code == .invalidClient)
+        }
+    }
+
+    @Test func podioAppGrantIsAOneLinerAndTheOAuth2SchemeReachesTheAPI() async throws {
+        let harness = try await SessionHarness.start()
+        defer { Task { await harness.stop() } }
+        let session = harness.session(headerScheme: "OAuth2")
+        try await session.signIn(with: ExtensionGrant.podioApp(appID: "app-42", appToken: "app-token-0123456789"))
+        let form = try #require(harness.server.lastForm)
+        #expect(form["grant_type"] == "app")
+        #expect(form["app_id"] == "app-42")
+        let (response, body) = try await harness.client(session).send(.get, harness.server.apiURL)
+        #expect(response.status == .ok)
+        #expect(String(decoding: body, as: UTF8.self).contains(#""scheme":"OAuth2""#))
+    }
+
+    @Test func authorizationCodeWithPKCEThroughTheLoopbackListener() async throws {
+        let harness = try await SessionHarness.start()
+        defer { Task { await harness.stop() } }
+        let listener = try await LoopbackRedirectListener.start()
+        defer { Task { await listener.stop() } }
+        let session = harness.session()
+        let opened = OpenedURLs()
+        let flow = AuthorizationCodeFlow(receiver: LoopbackReceiver(listener: listener), scopes: ["profile"], timeout: .seconds(20)) { url in
+            opened.append(url)
+            // The "browser": ask the authorization server, then follow its redirect to the listener.
+            try await Browser.follow(url)
+        }
+        try await session.signIn(with: flow)
+        let url = try #require(opened.all.first)
+        let query = Dictionary(uniqueKeysWithValues: URLComponents(url: url, resolvingAgainstBaseURL: false)!.queryItems!.map { ($0.name, $0.value ?? "") })
+        #expect(query["code_challenge_method"] == "S256")
+        #expect(query["redirect_uri"] == listener.redirectURI.absoluteString)
+        #expect(query["state"]?.count == 43)
+        let form = try #require(harness.server.lastForm)
+        #expect(form["grant_type"] == "authorization_code")
+        #expect(PKCE.challenge(for: form["code_verifier"] ?? "") == query["code_challenge"])
+        #expect(try await harness.callAPI(harness.client(session)) == 200)
+    }
+
+    @Test func authorizationRedirectWithAnotherStateIsRefused() throws {
+        let request = try AuthorizationRequest(
+            authorizationEndpoint: URL(string: "https://auth.example.com/authorize?tenant=1")!, clientID: "c",
+            redirectURI: URL(string: "http://127.0.0.1:9/callback")!, scopes: ["a b"])
+        #expect(request.url.query?.hasPrefix("tenant=1&response_type=code") == true)
+        #expect(request.url.query?.contains("scope=a%20b") == true)
+        #expect(throws: OAuth2Error.self) { try request.grant(forRedirect: URL(string: "http://127.0.0.1:9/callback?code=x&state=forged")!) }
+        #expect(throws: OAuth2Error.self) { try request.grant(forRedirect: URL(string: "http://127.0.0.1:9/callback?code=x")!) }
+        do {
+            _ = try request.grant(forRedirect: URL(string: "http://127.0.0.1:9/callback?error=access_denied&state=\(request.state)")!)
+        } catch {
+            #expect(error.code == .accessDenied)
+        }
+        let grant = try request.grant(forRedirect: URL(string: "http://127.0.0.1:9/callback?code=the-code&state=\(request.state)")!)
+        #expect(grant.code == "the-code")
+        #expect(grant.codeVerifier == request.pkce.verifier)
+    }
+
+    @Test func deviceFlowKeepsPollingOnPendingAndSlowsDownForGood() async throws {
+        let harness = try await SessionHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.server.scriptDevicePolls(
+            .oauthError("authorization_pending"), .oauthError("slow_down"), .oauthError("authorization_pending"), .normal)
+        let session = harness.session()
+        let prompts = OpenedURLs()
+        try await session.signIn(with: DeviceAuthorizationGrant { prompt in
+            prompts.append(prompt.verificationURI)
+            #expect(prompt.userCode == "WDJB-MJHT")
+            #expect(!"\(prompt)".contains("WDJB"))
+        })
+        #expect(prompts.all.count == 1)
+        #expect(harness.clock.sleeps == [.seconds(5), .seconds(5), .seconds(10), .seconds(10)])
+        #expect(harness.server.tokenRequests(DeviceAuthorizationGrant.grantType) == 4)
+        #expect(session.isAuthenticated)
+    }
+
+    @Test(arguments: ["access_denied", "expired_token"])
+    func deviceFlowStopsOn(_ code: String) async throws {
+        let harness = try await SessionHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.server.scriptDevicePolls(.oauthError("authorization_pending"), .oauthError(code))
+        let session = harness.session()
+        do {
+            try await session.signIn(with: DeviceAuthorizationGrant { _ in })
+            Issue.record("must fail")
+        } catch {
+            #expect(error.code.rawValue == code)
+        }
+        #expect(harness.server.tokenRequests(DeviceAuthorizationGrant.grantType) == 2)
+    }
+
+    @Test func deviceFlowStopsWhenTheCodesExpire() async throws {
+        var configuration = TestAuthorizationServer.Configuration()
+        configuration.deviceExpiresIn = 12
+        let harness = try await SessionHarness.start(configuration)
+        defer { Task { await harness.stop() } }
+        harness.server.scriptDevicePolls(.oauthError("authorization_pending"), .oauthError("authorization_pending"), .oauthError("authorization_pending"))
+        do {
+            try await harness.session().signIn(with: DeviceAuthorizationGrant { _ in })
+            Issue.record("must fail")
+        } catch {
+            #expect(error.code == .expiredToken)
+        }
+        #expect(harness.server.tokenRequests(DeviceAuthorizationGrant.grantType) == 2)
+    }
+
+    @Test func plainHTTPToAnotherHostIsRefusedBeforeSending() async throws {
+        let session = OAuth2Session(configuration: OAuth2SessionConfiguration(
+            tokenEndpoint: URL(string: "http://auth.example.com/token")!, clientID: "c", clientSecret: "s"))
+        do {
+            try await session.signIn(with: ClientCredentialsGrant())
+            Issue.record("must fail")
+        } catch {
+            #expect(error.code == .misconfigured)
+        }
+    }
+}
+
+/// Adapts ClearanceServer's listener to ClearanceOAuth2's receiver protocol.
+struct LoopbackReceiver: AuthorizationRedirectReceiver {
+    let listener: LoopbackRedirectListener
+    var redirectURI: URL { listener.redirectURI }
+    func receiveRedirect() async throws -> URL { try await listener.receiveRedirect() }
+}
+
+/// A scripted browser: GET, follow redirects to loopback, no credentials.
+enum Browser {
+    static func follow(_ url: URL) async throws {
+        var next: URL? = url
+        var hops = 0
+        while let current = next, hops < 5 {
+            hops += 1
+            let components = URLComponents(url: current, resolvingAgainstBaseURL: false)!
+            let request = HTTPRequest(
+                method: .get, scheme: components.scheme, authority: "\(components.host!):\(components.port!)",
+                path: components.percentEncodedPath + (components.percentEncodedQuery.map { "?\($0)" } ?? ""))
+            let (response, _) = try await AsyncHTTPClientTransport.shared.send(request, body: nil)
+            next = response.headerFields[.location].flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
+        }
+    }
+}
+
+/// URLs collected from a `@Sendable` closure.
+final class OpenedURLs: Sendable {
+    private let urls = Mutex<[URL]>([])
+    func append(_ url: URL) { urls.withLock { $0.append(url) } }
+    var all: [URL] { urls.withLock { $0 } }
+}

@@ -1,0 +1,129 @@
+import Clearance
+import ClearanceHTTP
+import ClearanceOAuth2
+import Foundation
+import HTTPTypes
+import Logging
+
+/// A test server, a manual clock, a store and a log capture, and sessions and clients wired to them.
+struct SessionHarness {
+    let server: TestAuthorizationServer
+    let clock = ManualClock()
+    let logs = LogCapture()
+
+    static func start(_ configuration: TestAuthorizationServer.Configuration = .init()) async throws -> SessionHarness {
+        SessionHarness(server: try await TestAuthorizationServer.start(configuration))
+    }
+
+    func stop() async { await server.stop() }
+
+    func configuration(
+        store: any SessionStore = InMemorySessionStore(),
+        automaticSignIn: (any OAuth2Grant)? = nil,
+        authentication: ClientAuthenticationMethod = .clientSecretBasic,
+        headerScheme: String = "Bearer",
+        revocation: Bool = true,
+        refreshWindow: RefreshWindow = RefreshWindow(),
+        backoff: RefreshBackoff = RefreshBackoff(),
+        notificationCenter: NotificationCenter? = nil
+    ) -> OAuth2SessionConfiguration {
+        var configuration = OAuth2SessionConfiguration(
+            tokenEndpoint: server.tokenURL,
+            clientID: server.configuration.clientID,
+            clientSecret: server.configuration.clientSecret,
+            clientAuthentication: authentication,
+            revocationEndpoint: revocation ? server.revocationURL : nil,
+            headerScheme: headerScheme,
+            store: store,
+            automaticSignIn: automaticSignIn,
+            clock: clock,
+            refreshWindow: refreshWindow,
+            backoff: backoff,
+            notificationCenter: notificationCenter,
+            logger: logs.logger("clearance.oauth2"))
+        configuration.endpoints.authorization = server.authorizationURL
+        configuration.endpoints.deviceAuthorization = server.deviceAuthorizationURL
+        return configuration
+    }
+
+    func session(
+        store: any SessionStore = InMemorySessionStore(),
+        automaticSignIn: (any OAuth2Grant)? = nil,
+        authentication: ClientAuthenticationMethod = .clientSecretBasic,
+        headerScheme: String = "Bearer",
+        revocation: Bool = true,
+        refreshWindow: RefreshWindow = RefreshWindow(),
+        backoff: RefreshBackoff = RefreshBackoff(),
+        notificationCenter: NotificationCenter? = nil
+    ) -> OAuth2Session {
+        OAuth2Session(configuration: configuration(
+            store: store, automaticSignIn: automaticSignIn, authentication: authentication, headerScheme: headerScheme,
+            revocation: revocation, refreshWindow: refreshWindow, backoff: backoff, notificationCenter: notificationCenter))
+    }
+
+    /// An authorized client that puts the session's token on every request.
+    func client(_ session: OAuth2Session) throws -> AuthorizedClient {
+        let authorizer = try RequestAuthorizer(policy: .always("oauth2"), sources: ["oauth2": session], logger: logs.logger("clearance.authorizer"))
+        return AuthorizedClient(authorizer: authorizer, logger: logs.logger("clearance.http"))
+    }
+
+    /// A password sign-in with the server's user.
+    var password: PasswordGrant {
+        let (user, password) = server.configuration.users.first!
+        return PasswordGrant(username: user, password: password)
+    }
+
+    /// PodioKit's app grant with the server's app.
+    var app: ExtensionGrant {
+        let (id, token) = server.configuration.apps.first!
+        return .podioApp(appID: id, appToken: token)
+    }
+
+    /// Every secret the tests put in play, for searching the logs.
+    var configuredSecrets: [String] {
+        [server.configuration.clientSecret, FormEncoding.encode(server.configuration.clientSecret)]
+            + server.configuration.users.values + server.configuration.apps.values
+    }
+
+    /// GET the protected API through `client`; returns the status.
+    func callAPI(_ client: AuthorizedClient) async throws -> Int {
+        let (response, _) = try await client.send(.get, server.apiURL)
+        return response.status.code
+    }
+}
+
+/// A store that records what was saved and can fail on demand.
+final class RecordingStore: SessionStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: StoredSession?
+    private var _saves: [StoredSession] = []
+    private var _clears = 0
+    var failWrites = false
+    var onSave: (@Sendable (StoredSession) -> Void)?
+
+    init(_ initial: StoredSession? = nil) { stored = initial }
+
+    var current: StoredSession? { lock.withLock { stored } }
+    var saves: [StoredSession] { lock.withLock { _saves } }
+    var clears: Int { lock.withLock { _clears } }
+
+    func load() async throws(SessionStoreError) -> StoredSession? { lock.withLock { stored } }
+
+    func save(_ session: StoredSession) async throws(SessionStoreError) {
+        onSave?(session)
+        let fail = lock.withLock { () -> Bool in
+            if failWrites { return true }
+            stored = session
+            _saves.append(session)
+            return false
+        }
+        if fail { throw .writeFailed(path: "memory", reason: "disk full (simulated)") }
+    }
+
+    func clear() async throws(SessionStoreError) {
+        lock.withLock {
+            stored = nil
+            _clears += 1
+        }
+    }
+}

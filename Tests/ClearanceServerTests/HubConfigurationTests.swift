@@ -1,0 +1,89 @@
+import ClearanceServer
+import ClearanceSigning
+import Foundation
+import Testing
+
+@Suite("HubConfiguration")
+struct HubConfigurationTests {
+    private func write(_ text: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hub-config-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    @Test func loadsAFileWithDefaultsForWhatIsMissing() throws {
+        let url = try write("""
+            {"apps":[{"id":"a1","key":"k1","secret":"s1"}],
+             "users":[{"token":"t","id":"alice","info":{"name":"Alice","age":30}}],
+             "limits":{"maxPresenceMembers":5,"pongTimeout":0.5}}
+            """)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let configuration = try HubConfiguration.load(contentsOf: url)
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 6001)
+        #expect(configuration.apps == [HubAppConfiguration(id: "a1", key: "k1", secret: "s1")])
+        #expect(configuration.users[0].info == .object(["name": .string("Alice"), "age": .number("30")]))
+        #expect(configuration.limits.maxPresenceMembers == 5)
+        #expect(configuration.limits.pongTimeout == 0.5)
+        #expect(configuration.limits.activityTimeout == 120)
+    }
+
+    @Test(arguments: [
+        ("not json", "not valid JSON"),
+        (#"{"apps":[{"id":"a"}]}"#, "missing apps.[0].key"),
+        (#"{"apps":"x"}"#, "wrong type at apps"),
+    ])
+    func malformedFilesAreExplained(_ text: String, _ reason: String) throws {
+        let url = try write(text)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: HubConfigurationError.malformedFile(path: url.path, reason: reason)) {
+            try HubConfiguration.load(contentsOf: url)
+        }
+    }
+
+    @Test func missingFilesAreExplained() {
+        #expect(throws: HubConfigurationError.unreadableFile(path: "/nonexistent/hub.json")) {
+            try HubConfiguration.load(contentsOf: URL(fileURLWithPath: "/nonexistent/hub.json"))
+        }
+    }
+
+    @Test func validationFindsTheFirstProblem() {
+        let app = HubAppConfiguration(id: "a", key: "k", secret: "s")
+        func check(_ configuration: HubConfiguration, _ error: HubConfigurationError) {
+            #expect(throws: error) { try configuration.validate() }
+        }
+        check(HubConfiguration(apps: []), .noApps)
+        check(HubConfiguration(port: 70_000, apps: [app]), .invalidPort(70_000))
+        check(HubConfiguration(apps: [app, HubAppConfiguration(id: "a", key: "k2", secret: "s")]), .duplicateAppID("a"))
+        check(HubConfiguration(apps: [app, HubAppConfiguration(id: "b", key: "k", secret: "s")]), .duplicateAppKey("k"))
+        check(HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k:1", secret: "s")]), .invalidApp(id: "a", reason: .invalidKey))
+        check(HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "")]), .invalidApp(id: "a", reason: .emptySecret))
+        check(HubConfiguration(apps: [HubAppConfiguration(id: "a b", key: "k", secret: "s")]), .invalidApp(id: "a b", reason: .invalidAppID))
+        check(HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s", encryptionMasterKey: "short")]),
+              .invalidApp(id: "a", reason: .invalidMasterKey))
+        check(HubConfiguration(apps: [app], users: [DevelopmentUser(token: "t", id: "x"), DevelopmentUser(token: "t", id: "y")]),
+              .invalidUser(id: "y"))
+        check(HubConfiguration(apps: [app], users: [DevelopmentUser(token: "t", id: "")]), .invalidUser(id: ""))
+        check(HubConfiguration(apps: [app], limits: HubLimits(activityTimeout: 0)), .invalidLimit("activityTimeout"))
+        #expect(throws: Never.self) { try HubConfiguration(apps: [app]).validate() }
+    }
+
+    @Test func descriptionsNeverShowSecretsOrTokens() {
+        let configuration = HubConfiguration(
+            apps: [HubAppConfiguration(id: "a", key: "k", secret: "very-secret-value", encryptionMasterKey: "bWFzdGVyLWtleS1tYXN0ZXIta2V5LW1hc3Rlci1rZXk=")],
+            users: [DevelopmentUser(token: "token-of-alice", id: "alice")]
+        )
+        let text = "\(configuration)"
+        #expect(!text.contains("very-secret-value"))
+        #expect(!text.contains("token-of-alice"))
+        #expect(!text.contains("bWFzdGVy"))
+        #expect(text.contains("alice"))
+    }
+
+    @Test func randomSecretsAre32HexCharacters() {
+        let secret = HubConfiguration.randomSecret()
+        #expect(secret.count == 32)
+        #expect(secret.allSatisfy(\.isHexDigit))
+        #expect(secret != HubConfiguration.randomSecret())
+    }
+}

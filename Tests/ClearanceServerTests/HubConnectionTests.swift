@@ -1,0 +1,190 @@
+import Foundation
+import ClearanceServer
+import ClearanceSigning
+import Testing
+
+@Suite("Hub connections and close codes", .timeLimit(.minutes(1)))
+struct HubConnectionTests {
+    @Test(arguments: [5, 6, 7])
+    func connectionEstablishedCarriesASocketIDAndTheActivityTimeout(_ version: Int) async throws {
+        try await TestHub.with { hub in
+            let client = TestWebSocketClient(url: hub.webSocketURL(protocolVersion: version))
+            let frame = try await client.next(event: "pusher:connection_established")
+            // data is a string holding JSON, as hosted Pusher sends it.
+            #expect(frame.rawData is String)
+            let socketID = try #require(frame.dataObject["socket_id"] as? String)
+            #expect(SocketIDFormat.isValid(socketID))
+            #expect(frame.dataObject["activity_timeout"] as? Int == 120)
+            await client.disconnect()
+        }
+    }
+
+    @Test func socketIDsAreUnique() async throws {
+        try await TestHub.with { hub in
+            var ids = Set<String>()
+            var clients: [TestWebSocketClient] = []
+            for _ in 0..<20 {
+                let (client, socketID) = try await TestHub.connect(hub)
+                ids.insert(socketID)
+                clients.append(client)
+            }
+            #expect(ids.count == 20)
+            for client in clients { await client.disconnect() }
+        }
+    }
+
+    @Test func answersPingWithPong() async throws {
+        try await TestHub.with { hub in
+            let (client, _) = try await TestHub.connect(hub)
+            client.send(#"{"event":"pusher:ping","data":{}}"#)
+            _ = try await client.next(event: "pusher:pong")
+            // pysher sends data as an empty string.
+            client.send(#"{"event":"pusher:ping","data":""}"#)
+            _ = try await client.next(event: "pusher:pong")
+            await client.disconnect()
+        }
+    }
+
+    @Test(arguments: [
+        ("/app/unknown-key?protocol=7", HubCloseCode.appDoesNotExist),
+        ("/not-pusher", .pathNotFound),
+        ("/app/test-key", .noProtocolVersion),
+        ("/app/test-key?protocol=abc", .invalidVersionFormat),
+        ("/app/test-key?protocol=4", .unsupportedProtocolVersion),
+        ("/app/test-key?protocol=8", .unsupportedProtocolVersion),
+    ])
+    func refusedRequestsGetAnErrorThenTheCloseCode(_ path: String, _ code: HubCloseCode) async throws {
+        try await TestHub.with { hub in
+            let client = TestWebSocketClient(url: URL(string: hub.webSocketURL.absoluteString + path)!)
+            let error = try await client.next(event: "pusher:error")
+            #expect(error.errorCode == Int(code.rawValue))
+            #expect(error.dataObject["message"] as? String == code.message)
+            #expect(try await client.closeCode() == code.rawValue)
+        }
+    }
+
+    @Test func disabledAppsAreClosedWith4003() async throws {
+        try await TestHub.with(TestHub.configuration { $0.enabled = false }) { hub in
+            let client = TestWebSocketClient(url: hub.webSocketURL())
+            #expect(try await client.next(event: "pusher:error").errorCode == 4003)
+            #expect(try await client.closeCode() == 4003)
+        }
+    }
+
+    @Test func theAppConnectionQuotaClosesWith4004() async throws {
+        try await TestHub.with(TestHub.configuration { $0.maxConnections = 1 }) { hub in
+            let (first, _) = try await TestHub.connect(hub)
+            let second = TestWebSocketClient(url: hub.webSocketURL())
+            #expect(try await second.next(event: "pusher:error").errorCode == 4004)
+            #expect(try await second.closeCode() == 4004)
+            await first.disconnect()
+            // The slot is free again once the first connection is gone.
+            let (third, _) = try await TestHub.connect(hub)
+            await third.disconnect()
+        }
+    }
+
+    @Test func theHubCapacityClosesWith4100() async throws {
+        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.maxConnections = 1 })) { hub in
+            let (first, _) = try await TestHub.connect(hub)
+            let second = TestWebSocketClient(url: hub.webSocketURL())
+            #expect(try await second.next(event: "pusher:error").errorCode == 4100)
+            #expect(try await second.closeCode() == 4100)
+            await first.disconnect()
+        }
+    }
+
+    @Test func aSilentClientIsPingedThenClosedWith4201() async throws {
+        let limits = TestHub.limits { $0.activityTimeout = 1; $0.pongTimeout = 0.5 }
+        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+            let (client, _) = try await TestHub.connect(hub)
+            let ping = try await client.next(event: "pusher:ping", timeout: .seconds(3))
+            #expect(ping.event == "pusher:ping")
+            #expect(try await client.next(event: "pusher:error", timeout: .seconds(3)).errorCode == 4201)
+            #expect(try await client.closeCode() == 4201)
+        }
+    }
+
+    @Test func answeringThePingKeepsTheConnection() async throws {
+        let limits = TestHub.limits { $0.activityTimeout = 1; $0.pongTimeout = 0.5 }
+        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+            let (client, _) = try await TestHub.connect(hub)
+            for _ in 0..<2 {
+                _ = try await client.next(event: "pusher:ping", timeout: .seconds(3))
+                client.send(#"{"event":"pusher:pong","data":{}}"#)
+            }
+            #expect(await client.unexpectedFrame(within: .milliseconds(300), ignoring: ["pusher:ping"]) == nil)
+            await client.disconnect()
+        }
+    }
+
+    @Test func withoutServerPingsInactivityClosesWith4202() async throws {
+        let limits = TestHub.limits { $0.serverPings = false; $0.inactivityTimeout = 0.6 }
+        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+            let (client, _) = try await TestHub.connect(hub)
+            #expect(try await client.next(event: "pusher:error", timeout: .seconds(3)).errorCode == 4202)
+            #expect(try await client.closeCode() == 4202)
+        }
+    }
+
+    @Test func aRequiredSignInThatDoesNotComeClosesWith4009() async throws {
+        let limits = TestHub.limits { $0.userAuthenticationTimeout = 0.5 }
+        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+            let (client, _) = try await TestHub.connect(hub)
+            #expect(try await client.next(event: "pusher:error", timeout: .seconds(3)).errorCode == 4009)
+            #expect(try await client.closeCode() == 4009)
+        }
+    }
+
+    @Test func stoppingTheHubClosesConnectionsWith4200() async throws {
+        let hub = try await HubServer.start(TestHub.configuration(), logger: TestHub.quietLogger)
+        let (client, _) = try await TestHub.connect(hub)
+        await hub.stop()
+        #expect(try await client.next(event: "pusher:error").errorCode == 4200)
+        #expect(try await client.closeCode() == 4200)
+    }
+
+    @Test(arguments: [
+        "not json",
+        "[1,2]",
+        #"{"data":{}}"#,
+        #"{"event":"pusher:subscribe"}"#,
+        #"{"event":"pusher:subscribe","data":{"channel":42}}"#,
+        #"{"event":"pusher:signin","data":{}}"#,
+        #"{"event":"whatever"}"#,
+        String(repeating: "[", count: 10_000),
+    ])
+    func malformedFramesGetAnErrorAndTheConnectionStays(_ text: String) async throws {
+        try await TestHub.with { hub in
+            let (client, _) = try await TestHub.connect(hub)
+            client.send(text)
+            let error = try await client.next(event: "pusher:error")
+            #expect(error.errorCode == nil)
+            #expect(error.dataObject["message"] is String)
+            client.send(#"{"event":"pusher:ping","data":{}}"#)
+            _ = try await client.next(event: "pusher:pong")
+            await client.disconnect()
+        }
+    }
+
+    @Test func binaryFramesGetAnError() async throws {
+        try await TestHub.with { hub in
+            let (client, _) = try await TestHub.connect(hub)
+            client.sendBinary([1, 2, 3])
+            #expect(try await client.next(event: "pusher:error").errorCode == nil)
+            await client.disconnect()
+        }
+    }
+
+    @Test func anOversizedMessageClosesWith1009() async throws {
+        let limits = TestHub.limits { $0.maxMessageBytes = 4_096 }
+        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+            let (client, _) = try await TestHub.connect(hub)
+            client.send(#"{"event":"client-x","channel":"private-a","data":""# + String(repeating: "x", count: 5_000) + #""}"#)
+            #expect(try await client.closeCode() == 1009)
+            // The hub is still fine.
+            let (other, _) = try await TestHub.connect(hub)
+            await other.disconnect()
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A frame from the hub, decoded for assertions.
+struct ReceivedFrame: Sendable, CustomStringConvertible {
+    let text: String
+
+    private var object: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+
+    var event: String? { object["event"] as? String }
+    var channel: String? { object["channel"] as? String }
+    var userID: String? { object["user_id"] as? String }
+
+    /// `data`, decoded a second time when it is a string holding JSON.
+    var data: Any? {
+        guard let data = object["data"] else { return nil }
+        if let string = data as? String, let decoded = try? JSONSerialization.jsonObject(with: Data(string.utf8), options: [.fragmentsAllowed]) {
+            return decoded
+        }
+        return data
+    }
+
+    /// `data` as an object (after the second decoding when needed).
+    var dataObject: [String: Any] { data as? [String: Any] ?? [:] }
+
+    /// The raw `data` member: a string stays a string.
+    var rawData: Any? { object["data"] }
+
+    /// `pusher:error` code (`nil` for `"code": null`).
+    var errorCode: Int? { dataObject["code"] as? Int }
+
+    var description: String { text }
+}

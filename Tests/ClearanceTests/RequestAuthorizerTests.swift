@@ -1,0 +1,160 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+@testable import Clearance
+
+/// A fake wire: records what was sent and answers with a scripted status.
+final class FakeWire: Sendable {
+    let sent = Mutex<[HTTPRequest]>([])
+    let answer: @Sendable (HTTPRequest) -> HTTPResponse
+    init(_ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.answer = answer }
+    var count: Int { sent.withLock { $0.count } }
+    func transmit(_ request: HTTPRequest) async throws -> (HTTPResponse, Data) {
+        sent.withLock { $0.append(request) }
+        return (answer(request), Data())
+    }
+}
+
+@Suite("RequestAuthorizer")
+struct RequestAuthorizerTests {
+    let request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/private")
+
+    @Test func misconfigurationIsAnErrorWithALogLine() {
+        let logs = LogCapture()
+        let error = #expect(throws: AuthorizationError.self) {
+            try RequestAuthorizer(policy: .always("nobody"), sources: [:], logger: logs.logger())
+        }
+        #expect(error?.code == .misconfigured)
+        #expect(error?.message.contains("'nobody'") == true)
+        #expect(logs.all.contains { $0.hasPrefix("error") && $0.contains("nobody") })
+
+        let bloomreach = #expect(throws: AuthorizationError.self) {
+            try Bloomreach.authorizer(apiKey: "k", advancedAuth: true, customerToken: nil, logger: logs.logger())
+        }
+        #expect(bloomreach?.code == .misconfigured)
+        #expect(logs.all.contains { $0.contains("advanced auth is on but no customer token provider") })
+    }
+
+    @Test func missingCredentialSendsNothing() async throws {
+        let wire = FakeWire { _ in HTTPResponse(status: .ok) }
+        let authorizer = try RequestAuthorizer(policy: .always("customer"), sources: ["customer": ClosureCredentialSource(name: "customer") { nil }])
+        let error = await #expect(throws: AuthorizationError.self) { try await authorizer.send(request, using: wire.transmit) }
+        #expect(error?.code == .missingCredential)
+        #expect(wire.count == 0)
+    }
+
+    @Test func alwaysUnauthorizedMeansTwoRequestsAndOneRefresh() async throws {
+        let wire = FakeWire { _ in HTTPResponse(status: .unauthorized, headerFields: [.wwwAuthenticate: #"Bearer error="invalid_token""#]) }
+        let fetcher = CountingFetcher()
+        let source = CachingCredentialSource(fetcher.source(), initial: .bearer("stale"))
+        let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": source])
+        let error = await #expect(throws: AuthorizationError.self) { try await authorizer.send(request, using: wire.transmit) }
+        #expect(error?.code == .unauthorized)
+        if case .unauthorized(let status, let challenges)? = error {
+            #expect(status == 401 && challenges.first?.error == "invalid_token")
+        }
+        #expect(wire.count == 2)
+        #expect(fetcher.fetches == 1)
+        #expect(wire.sent.withLock { $0.map { $0.headerFields[.authorization] } } == ["Bearer stale", "Bearer token-1"])
+    }
+
+    @Test func insufficientScopeIsNotRefreshed() async throws {
+        let wire = FakeWire { _ in HTTPResponse(status: .unauthorized, headerFields: [.wwwAuthenticate: #"Bearer error="insufficient_scope""#]) }
+        let fetcher = CountingFetcher()
+        let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": CachingCredentialSource(fetcher.source(), initial: .bearer("x-token"))])
+        await #expect(throws: AuthorizationError.self) { try await authorizer.send(request, using: wire.transmit) }
+        #expect(wire.count == 1 && fetcher.fetches == 0)
+    }
+
+    @Test func staticSourcesAreNotRetried() async throws {
+        let wire = FakeWire { _ in HTTPResponse(status: .unauthorized) }
+        let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": StaticCredentialSource(.apiKey("key-123"))])
+        await #expect(throws: AuthorizationError.self) { try await authorizer.send(request, using: wire.transmit) }
+        #expect(wire.count == 1)
+    }
+
+    @Test func forbiddenIsItsOwnError() async throws {
+        let wire = FakeWire { _ in HTTPResponse(status: .forbidden) }
+        let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": StaticCredentialSource(.apiKey("key-123"))])
+        let error = await #expect(throws: AuthorizationError.self) { try await authorizer.send(request, using: wire.transmit) }
+        #expect(error?.code == .forbidden)
+    }
+
+    @Test(arguments: ["http://api.example.com/x", "http://10.0.0.2/x", "ftp://api.example.com/x"])
+    func refusesInsecureTransport(url: String) async throws {
+        let wire = FakeWire { _ in HTTPResponse(status: .ok) }
+        let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": StaticCredentialSource(.apiKey("key-123"))])
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await authorizer.send(HTTPRequest(method: .get, url: URL(string: url)!), using: wire.transmit)
+        }
+        #expect(error?.code == .misconfigured)
+        #expect(wire.count == 0)
+    }
+
+    @Test(arguments: ["http://127.0.0.1:8080/x", "http://localhost/x", "http://[::1]:9/x", "http://127.1.2.3/x", "https://api.example.com/x"])
+    func allowsLoopbackAndTLS(url: String) async throws {
+        let wire = FakeWire { _ in HTTPResponse(status: .ok) }
+        let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": StaticCredentialSource(.apiKey("key-123"))])
+        let (response, _) = try await authorizer.send(HTTPRequest(method: .get, url: URL(string: url)!), using: wire.transmit)
+        #expect(response.status == .ok && wire.count == 1)
+    }
+
+    @Test func insecureHostsCanBeAllowedExplicitly() async throws {
+        let wire = FakeWire { _ in HTTPResponse(status: .ok) }
+        let authorizer = try RequestAuthorizer(
+            policy: .always("s"), sources: ["s": StaticCredentialSource(.apiKey("key-123"))],
+            transportSecurity: TransportSecurity(insecureHostsAllowed: ["intranet.local"]))
+        _ = try await authorizer.send(HTTPRequest(method: .get, url: URL(string: "http://INTRANET.local/x")!), using: wire.transmit)
+        #expect(wire.count == 1)
+    }
+
+    @Test func cancellationBeforeSendingSendsNothing() async throws {
+        let wire = FakeWire { _ in HTTPResponse(status: .ok) }
+        let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": StaticCredentialSource(.apiKey("key-123"))])
+        let task = Task {
+            try await Task.sleep(for: .milliseconds(200))  // cancelled while sleeping
+            return try await authorizer.send(request, using: wire.transmit)
+        }
+        task.cancel()
+        await #expect(throws: (any Error).self) { try await task.value }
+        #expect(wire.count == 0)
+    }
+
+    @Test func noSecretInLogsAtTraceLevel() async throws {
+        let logs = LogCapture()
+        let secret = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJqYW5lIn0.TOPSECRETSIG"
+        let wire = FakeWire { request in
+            request.headerFields[.authorization] == "Bearer \(secret)-2"
+                ? HTTPResponse(status: .ok)
+                : HTTPResponse(status: .unauthorized, headerFields: [.wwwAuthenticate: #"Bearer error="invalid_token""#])
+        }
+        let events = AuthorizationEvents(notificationCenter: nil)
+        let source = CachingCredentialSource(
+            ClosureCredentialSource { .bearer("\(secret)-2") }, name: "jwt", initial: .bearer("\(secret)-1"),
+            events: events, logger: logs.logger("cache"))
+        let authorizer = try RequestAuthorizer(policy: .always("jwt"), sources: ["jwt": source], logger: logs.logger("authorizer"))
+        var withQuery = request
+        withQuery.path = "/private?access_token=QUERYSECRET"
+        _ = try await authorizer.send(withQuery, using: wire.transmit)
+        #expect(logs.all.count >= 3)
+        #expect(!logs.text.contains("TOPSECRET"))
+        #expect(!logs.text.contains("QUERYSECRET"))
+        #expect(!logs.text.contains("eyJhbGci"))
+    }
+
+    @Test func errorMessagesNeverShowSecrets() {
+        let errors: [AuthorizationError] = [
+            .badResponse(status: 400, body: Data(#"{"error":"invalid_grant","refresh_token":"rt-LEAK"}"#.utf8)),
+            .unknown(underlying: NSError(domain: "x", code: 1, userInfo: [NSLocalizedDescriptionKey: "failed with Bearer abc-LEAK-def"])),
+            .networkFailure(underlying: URLError(.cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://h/cb?code=code-LEAK")!])),
+            .missingCredential(source: "s", underlying: NSError(domain: "x", code: 2, userInfo: [NSLocalizedDescriptionKey: "password=pw-LEAK"])),
+        ]
+        for error in errors {
+            #expect(!error.description.contains("LEAK"), "\(error.description)")
+            #expect(!error.message.contains("LEAK"))
+            #expect(!String(reflecting: error).contains("LEAK") || error.underlyingError != nil)
+        }
+        #expect(Set(AuthorizationError.Code.allCases.map(\.rawValue)).count == 10)
+    }
+}

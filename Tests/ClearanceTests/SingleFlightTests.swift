@@ -1,0 +1,85 @@
+import Synchronization
+import Testing
+@testable import Clearance
+
+@Suite("SingleFlight")
+struct SingleFlightTests {
+    @Test func oneOperationForManyCallers() async throws {
+        let flight = SingleFlight<Int>()
+        let runs = Counter()
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<500 {
+                group.addTask {
+                    try await flight.run {
+                        runs.increment()
+                        try await Task.sleep(for: .milliseconds(50))
+                        return 7
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(values.count == 500 && Set(values) == [7])
+        #expect(runs.value == 1)
+        #expect(flight.startedCount == 1)
+        // Once it is done, the next call starts a new operation.
+        #expect(try await flight.run { 8 } == 8)
+        #expect(flight.startedCount == 2)
+    }
+
+    @Test func aCancelledWaiterLeavesAtOnceAndOthersStillGetTheResult() async throws {
+        let flight = SingleFlight<String>()
+        let release = AsyncStream<Void>.makeStream()
+        let first = Task {
+            try await flight.run {
+                for await _ in release.stream { break }
+                return "done"
+            }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        let second = Task { try await flight.run { "not started" } }
+        try await Task.sleep(for: .milliseconds(20))
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        release.continuation.yield()
+        #expect(try await second.value == "done")
+    }
+
+    @Test func whenEveryWaiterLeavesTheOperationIsCancelled() async throws {
+        let flight = SingleFlight<Int>()
+        let sawCancellation = Counter()
+        let task = Task {
+            try await flight.run {
+                do {
+                    try await Task.sleep(for: .seconds(10))
+                } catch {
+                    sawCancellation.increment()
+                    throw error
+                }
+                return 1
+            }
+        }
+        try await Task.sleep(for: .milliseconds(30))
+        task.cancel()
+        _ = await task.result
+        for _ in 0..<100 where sawCancellation.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(sawCancellation.value == 1)
+        #expect(!flight.isRunning)
+    }
+
+    @Test func errorsReachEveryWaiter() async {
+        let flight = SingleFlight<Int>()
+        await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    do {
+                        _ = try await flight.run { try await Task.sleep(for: .milliseconds(20)); throw Boom() }
+                        return false
+                    } catch { return error is Boom }
+                }
+            }
+            for await sawBoom in group { #expect(sawBoom) }
+        }
+        #expect(flight.startedCount == 1)
+    }
+}
