@@ -3,29 +3,23 @@ import Testing
 
 @Suite("ClientEventRateLimiter")
 struct ClientEventRateLimiterTests {
-    @Test func allowsTenPerSecondThenRefuses() {
-        var limiter = ClientEventRateLimiter(limit: 10)
+    /// Feeds events at the given millisecond offsets and returns which were allowed.
+    private func decisions(limit: Int, at offsets: [Int]) -> [Bool] {
+        var limiter = ClientEventRateLimiter(limit: limit)
         let start = ContinuousClock.now
-        for index in 0..<10 {
-            #expect(limiter.allow(at: start + .milliseconds(index)))
-        }
-        #expect(!limiter.allow(at: start + .milliseconds(10)))
-        #expect(!limiter.allow(at: start + .milliseconds(999)))
+        return offsets.map { limiter.allow(at: start + .milliseconds($0)) }
+    }
+
+    @Test func allowsTenPerSecondThenRefuses() {
+        let allowed = decisions(limit: 10, at: Array(0..<10) + [10, 999])
+        #expect(allowed == Array(repeating: true, count: 10) + [false, false])
     }
 
     @Test func theWindowSlides() {
-        var limiter = ClientEventRateLimiter(limit: 2)
-        let start = ContinuousClock.now
-        #expect(limiter.allow(at: start))
-        #expect(limiter.allow(at: start + .milliseconds(500)))
-        #expect(!limiter.allow(at: start + .milliseconds(900)))
-        #expect(limiter.allow(at: start + .milliseconds(1_000)))
-        #expect(!limiter.allow(at: start + .milliseconds(1_400)))
-        #expect(limiter.allow(at: start + .milliseconds(1_500)))
+        #expect(decisions(limit: 2, at: [0, 500, 900, 1_000, 1_400, 1_500]) == [true, true, false, true, false, true])
     }
 
     @Test func zeroAllowsNothing() {
-        var limiter = ClientEventRateLimiter(limit: 0)
-        #expect(!limiter.allow(at: .now))
+        #expect(decisions(limit: 0, at: [0]) == [false])
     }
 }

@@ -3,58 +3,63 @@ import Testing
 
 @Suite("ConnectionTimers")
 struct ConnectionTimersTests {
-    private func settings(_ adjust: (inout HubLimits) -> Void = { _ in }) -> ConnectionTimers.Settings {
+    private typealias Action = ConnectionTimers.Action
+
+    private enum Step {
+        case tick(Double)
+        case frame(Double)
+        case signedIn
+        case closeStarted(Double)
+    }
+
+    /// Runs `steps` (times in seconds from the start) and returns the actions of the ticks.
+    private func run(_ steps: [Step], _ adjust: (inout HubLimits) -> Void = { _ in }) -> [Action] {
         var limits = HubLimits(activityTimeout: 10, pongTimeout: 3, closeTimeout: 2)
         adjust(&limits)
-        return ConnectionTimers.Settings(limits: limits)
+        let start = ContinuousClock.now
+        var timers = ConnectionTimers(settings: ConnectionTimers.Settings(limits: limits), now: start)
+        var actions: [Action] = []
+        for step in steps {
+            switch step {
+            case let .tick(seconds): actions.append(timers.tick(at: start + .seconds(seconds)))
+            case let .frame(seconds): timers.receivedFrame(at: start + .seconds(seconds))
+            case .signedIn: timers.signedIn()
+            case let .closeStarted(seconds): timers.closeStarted(at: start + .seconds(seconds))
+            }
+        }
+        return actions
     }
 
     @Test func pingsAfterSilenceThenClosesWith4201WithoutAnswer() {
-        let start = ContinuousClock.now
-        var timers = ConnectionTimers(settings: settings(), now: start)
-        #expect(timers.tick(at: start + .seconds(9)) == .none)
-        #expect(timers.tick(at: start + .seconds(10)) == .sendPing)
-        #expect(timers.tick(at: start + .seconds(11)) == .none)
-        #expect(timers.tick(at: start + .seconds(13)) == .close(.pongNotReceived))
+        #expect(run([.tick(9), .tick(10), .tick(11), .tick(13)]) == [.none, .sendPing, .none, .close(.pongNotReceived)])
     }
 
     @Test func anyFrameAnswersThePing() {
-        let start = ContinuousClock.now
-        var timers = ConnectionTimers(settings: settings(), now: start)
-        #expect(timers.tick(at: start + .seconds(10)) == .sendPing)
-        timers.receivedFrame(at: start + .seconds(11))
-        #expect(timers.tick(at: start + .seconds(14)) == .none)
-        #expect(timers.tick(at: start + .seconds(21)) == .sendPing)
+        #expect(run([.tick(10), .frame(11), .tick(14), .tick(21)]) == [.sendPing, .none, .sendPing])
     }
 
     @Test func withoutServerPingsSilenceClosesWith4202() {
-        let start = ContinuousClock.now
-        var timers = ConnectionTimers(settings: settings { $0.serverPings = false; $0.inactivityTimeout = 30 }, now: start)
-        #expect(timers.tick(at: start + .seconds(29)) == .none)
-        #expect(timers.tick(at: start + .seconds(30)) == .close(.closedAfterInactivity))
+        let actions = run([.tick(29), .tick(30)]) { $0.serverPings = false; $0.inactivityTimeout = 30 }
+        #expect(actions == [.none, .close(.closedAfterInactivity)])
     }
 
     @Test func signInDeadlineClosesWith4009UnlessSignedIn() {
-        let start = ContinuousClock.now
-        var timers = ConnectionTimers(settings: settings { $0.userAuthenticationTimeout = 5 }, now: start)
-        #expect(timers.tick(at: start + .seconds(5)) == .close(.unauthorized))
-        var signedIn = ConnectionTimers(settings: settings { $0.userAuthenticationTimeout = 5 }, now: start)
-        signedIn.signedIn()
-        #expect(signedIn.tick(at: start + .seconds(6)) == .none)
+        #expect(run([.tick(5)]) { $0.userAuthenticationTimeout = 5 } == [.close(.unauthorized)])
+        #expect(run([.signedIn, .tick(6)]) { $0.userAuthenticationTimeout = 5 } == [.none])
     }
 
     @Test func closeHandshakeAbortsOnceAfterTheCloseTimeout() {
-        let start = ContinuousClock.now
-        var timers = ConnectionTimers(settings: settings(), now: start)
-        timers.closeStarted(at: start)
-        #expect(timers.isClosing)
-        #expect(timers.tick(at: start + .seconds(30)) == .abort)
-        #expect(timers.tick(at: start + .seconds(31)) == .none)
+        #expect(run([.closeStarted(0), .tick(1), .tick(30), .tick(31)]) == [.none, .abort, .none])
     }
 
     @Test func tickIntervalIsAQuarterOfTheShortestTimerWithinBounds() {
-        #expect(settings().tickInterval == .milliseconds(500))
-        #expect(ConnectionTimers.Settings(limits: HubLimits()).tickInterval == .seconds(5))
-        #expect(settings { $0.pongTimeout = 0.01 }.tickInterval == .milliseconds(50))
+        func interval(_ adjust: (inout HubLimits) -> Void) -> Duration {
+            var limits = HubLimits(activityTimeout: 10, pongTimeout: 3, closeTimeout: 2)
+            adjust(&limits)
+            return ConnectionTimers.Settings(limits: limits).tickInterval
+        }
+        #expect(interval { _ in } == .milliseconds(500))
+        #expect(interval { $0 = HubLimits() } == .seconds(5))
+        #expect(interval { $0.pongTimeout = 0.01 } == .milliseconds(50))
     }
 }

@@ -126,7 +126,7 @@ struct HubClientEventTests {
 
             let response = try await TestHTTP(hub).signed(
                 "POST", "/apps/test-app/events",
-                body: #"{"name":"notice","channels":["#server-to-user-alice"],"data":"{\"n\":1}"}"#
+                body: ##"{"name":"notice","channels":["#server-to-user-alice"],"data":"{\"n\":1}"}"##
             )
             #expect(response.status == 200)
             let event = try await client.next(event: "notice", channel: "#server-to-user-alice")

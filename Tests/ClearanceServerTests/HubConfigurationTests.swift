@@ -83,7 +83,7 @@ struct HubConfigurationTests {
     @Test func randomSecretsAre32HexCharacters() {
         let secret = HubConfiguration.randomSecret()
         #expect(secret.count == 32)
-        #expect(secret.allSatisfy(\.isHexDigit))
+        #expect(secret.allSatisfy { $0.isHexDigit })
         #expect(secret != HubConfiguration.randomSecret())
     }
 }

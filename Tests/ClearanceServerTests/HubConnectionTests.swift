@@ -66,7 +66,8 @@ struct HubConnectionTests {
     @Test func disabledAppsAreClosedWith4003() async throws {
         try await TestHub.with(TestHub.configuration { $0.enabled = false }) { hub in
             let client = TestWebSocketClient(url: hub.webSocketURL())
-            #expect(try await client.next(event: "pusher:error").errorCode == 4003)
+            let error = try await client.next(event: "pusher:error")
+            #expect(error.errorCode == 4003)
             #expect(try await client.closeCode() == 4003)
         }
     }

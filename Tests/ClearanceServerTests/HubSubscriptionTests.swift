@@ -46,7 +46,7 @@ struct HubSubscriptionTests {
         (#"{"channel":"presence-a","auth":"test-key:abc"}"#, 400),
         (#"{"channel":"bad channel!"}"#, 400),
         (#"{"channel":""}"#, 400),
-        (#"{"channel":"#server-to-user-alice"}"#, 403),
+        (##"{"channel":"#server-to-user-alice"}"##, 403),
     ])
     func badSubscriptionsGetASubscriptionError(_ data: String, _ status: Int) async throws {
         try await TestHub.with { hub in

@@ -3,42 +3,61 @@ import Testing
 
 @Suite("PresenceRoster")
 struct PresenceRosterTests {
-    private let alice = PresenceMember(userID: "alice", userInfoJSON: #"{"name":"Alice"}"#)
-    private let bob = PresenceMember(userID: "bob", userInfoJSON: nil)
+    private static let alice = PresenceMember(userID: "alice", userInfoJSON: #"{"name":"Alice"}"#)
+    private static let bob = PresenceMember(userID: "bob", userInfoJSON: nil)
+
+    private enum Step {
+        case join(String, PresenceMember, limit: Int)
+        case leave(String)
+    }
+
+    private enum Result: Equatable {
+        case joined(PresenceRoster.JoinResult)
+        case left(PresenceRoster.LeaveResult)
+    }
+
+    private func run(_ steps: [Step]) -> (results: [Result], roster: PresenceRoster) {
+        var roster = PresenceRoster()
+        let results = steps.map { step -> Result in
+            switch step {
+            case let .join(socketID, member, limit): .joined(roster.join(socketID: socketID, member: member, limit: limit))
+            case let .leave(socketID): .left(roster.leave(socketID: socketID))
+            }
+        }
+        return (results, roster)
+    }
 
     @Test func countsUsersNotConnections() {
-        var roster = PresenceRoster()
-        #expect(roster.join(socketID: "1.1", member: alice, limit: 100) == .newMember)
-        #expect(roster.join(socketID: "1.2", member: alice, limit: 100) == .additionalConnection)
-        #expect(roster.join(socketID: "1.3", member: bob, limit: 100) == .newMember)
+        let (results, roster) = run([
+            .join("1.1", Self.alice, limit: 100), .join("1.2", Self.alice, limit: 100), .join("1.3", Self.bob, limit: 100),
+        ])
+        #expect(results == [.joined(.newMember), .joined(.additionalConnection), .joined(.newMember)])
         #expect(roster.count == 2)
         #expect(roster.connectionCount == 3)
-        #expect(roster.members == [alice, bob])
+        #expect(roster.members == [Self.alice, Self.bob])
     }
 
     @Test func aUserLeavesWithTheirLastConnection() {
-        var roster = PresenceRoster()
-        _ = roster.join(socketID: "1.1", member: alice, limit: 100)
-        _ = roster.join(socketID: "1.2", member: alice, limit: 100)
-        #expect(roster.leave(socketID: "1.1") == .connectionLeft)
-        #expect(roster.members == [alice])
-        #expect(roster.leave(socketID: "1.2") == .memberLeft(userID: "alice"))
+        let (results, roster) = run([
+            .join("1.1", Self.alice, limit: 100), .join("1.2", Self.alice, limit: 100),
+            .leave("1.1"), .leave("1.2"), .leave("1.2"),
+        ])
+        #expect(Array(results.dropFirst(2)) == [.left(.connectionLeft), .left(.memberLeft(userID: "alice")), .left(.notJoined)])
         #expect(roster.isEmpty)
-        #expect(roster.leave(socketID: "1.2") == .notJoined)
     }
 
     @Test func theLimitCountsDistinctUsers() {
-        var roster = PresenceRoster()
-        #expect(roster.join(socketID: "1.1", member: alice, limit: 1) == .newMember)
-        #expect(roster.join(socketID: "1.2", member: alice, limit: 1) == .additionalConnection)
-        #expect(roster.join(socketID: "1.3", member: bob, limit: 1) == .full)
-        #expect(roster.join(socketID: "1.1", member: alice, limit: 1) == .alreadyJoined)
+        let (results, _) = run([
+            .join("1.1", Self.alice, limit: 1), .join("1.2", Self.alice, limit: 1),
+            .join("1.3", Self.bob, limit: 1), .join("1.1", Self.alice, limit: 1),
+        ])
+        #expect(results == [.joined(.newMember), .joined(.additionalConnection), .joined(.full), .joined(.alreadyJoined)])
     }
 
     @Test func theFirstConnectionDecidesTheInfo() {
-        var roster = PresenceRoster()
-        _ = roster.join(socketID: "1.1", member: alice, limit: 100)
-        _ = roster.join(socketID: "1.2", member: PresenceMember(userID: "alice", userInfoJSON: "{}"), limit: 100)
-        #expect(roster.members == [alice])
+        let (_, roster) = run([
+            .join("1.1", Self.alice, limit: 100), .join("1.2", PresenceMember(userID: "alice", userInfoJSON: "{}"), limit: 100),
+        ])
+        #expect(roster.members == [Self.alice])
     }
 }

@@ -54,8 +54,8 @@ enum PythonPeer {
         defer { try? FileManager.default.removeItem(at: work) }
         let outURL = work.appendingPathComponent("stdout.txt")
         let errURL = work.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let outHandle = try FileHandle(forWritingTo: outURL)
         let errHandle = try FileHandle(forWritingTo: errURL)
         defer {

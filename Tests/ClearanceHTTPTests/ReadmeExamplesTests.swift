@@ -1,0 +1,85 @@
+import Clearance
+import ClearanceHTTP
+import ClearanceServer
+import Foundation
+import HTTPTypes
+import Logging
+import Testing
+
+// Stand-ins for the app-side names the README's snippets use.
+private struct Backend: Sendable {
+    let api: DemoAPI
+    func customerJWT() async throws -> String? {
+        try await api.mintCustomerToken(customerIDs: ["registered": "jane@example.com"], expiresAt: Date().addingTimeInterval(600))
+    }
+}
+private enum LegacyKeychain { static func token() -> String? { "legacy-token" } }
+
+/// The README's tour, compiled and run. Keep the two in step.
+@Suite("README examples")
+struct ReadmeExamplesTests {
+    @Test func credentials() throws {
+        let key = Credential.apiKey("public-api-key")              // Authorization: Token public-api-key
+        let jwt = Credential.bearer("eyJhbGciOi…")                 // Authorization: Bearer eyJhbGciOi…
+        let podio = Credential.accessToken("abc", scheme: "OAuth2") // Authorization: OAuth2 abc
+        let basic = try Credential.basic(user: "reader", password: "s3cret") // RFC 7617, UTF-8
+        print(jwt)                                                 // Credential(bearer, <redacted>)
+        #expect(key.authorizationValue == "Token public-api-key")
+        #expect(podio.authorizationValue == "OAuth2 abc")
+        #expect(basic.authorizationValue == "Basic cmVhZGVyOnMzY3JldA==")
+        #expect(jwt.description == "Credential(bearer, <redacted>)")
+    }
+
+    @Test func tour() async throws {
+        let demo = await DemoAPI(apiKey: "public-api-key")
+        let server = try await RunningServer.start(demo.router(), logger: .init(label: "readme", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let backend = Backend(api: demo)
+        let api = server.baseURL
+        let key = Credential.apiKey("public-api-key")
+
+        // The app's own provider. nil or "" is a missingCredential error: never an unauthenticated request.
+        let customerToken = CachingCredentialSource(
+            ClosureCredentialSource.bearerToken { try await backend.customerJWT() },
+            name: Bloomreach.customerTokenSource,
+            leeway: 30)                       // renewed 30 s before it expires; one fetch however many wait
+        // A synchronous provider that may block runs off Swift's cooperative thread pool.
+        let legacy = ClosureCredentialSource.blocking { LegacyKeychain.token().map { .bearer($0) } }
+        #expect(try await legacy.credential() == .bearer("legacy-token"))
+
+        let authorizer = try Bloomreach.authorizer(apiKey: "public-api-key", advancedAuth: true, customerToken: customerToken)
+        // or by hand:
+        var policy = AuthorizationPolicy()
+        try policy.require(.source("customer"), for: "POST /webxp/projects/{projectToken}/appinbox/fetch")
+        try policy.require(.firstAvailable(["customer", "api-key"]), for: "/webxp/**")
+        let custom = try RequestAuthorizer(policy: policy, sources: ["customer": customerToken, "api-key": StaticCredentialSource(key)])
+        #expect(custom.policy.rules.count == 2)
+
+        let client = AuthorizedClient(authorizer: authorizer) { request, _ in
+            request.headerFields[.userAgent] = "MyApp/1.0"     // the app may adjust any outgoing request
+        }
+        do throws(AuthorizationError) {
+            let (response, body) = try await client.send(.post, api.appending(path: "/webxp/projects/p1/appinbox/fetch"), body: Data("{}".utf8))
+            print(response.status, body.count)
+            #expect(response.status == .ok)
+        } catch {
+            print(error.qualifiedCode, error.message)          // e.g. clearance.missingCredential …
+            Issue.record("the README's request failed: \(error)")
+        }
+
+        let middleware = AuthorizationMiddleware(authorizer: authorizer)
+        // Client(serverURL: …, transport: …, middlewares: [middleware])
+        #expect(middleware.maximumBufferedBody > 0)
+
+        let upstream = ClosureCredentialSource { .bearer("from-upstream") }
+        let events = AuthorizationEvents()   // posts AuthorizationEvents.notificationName too
+        let cached = CachingCredentialSource(upstream, events: events)
+        let stream = events.stream()
+        _ = try await cached.credential()
+        for await event in stream {
+            print(event)                     // refreshed(…), invalidated(…), failed(…, code)
+            #expect(event.description == "refreshed(cached)")
+            break
+        }
+        await server.stop()
+    }
+}
