@@ -101,6 +101,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "ClearanceSigningTests",
+            dependencies: ["ClearanceSigning"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ClearanceSecretBoxTests",
             dependencies: ["ClearanceSecretBox"],
             swiftSettings: strict
