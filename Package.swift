@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ClearanceSigning", targets: ["ClearanceSigning"]),
         .library(name: "ClearanceSecretBox", targets: ["ClearanceSecretBox"]),
         .library(name: "ClearanceServer", targets: ["ClearanceServer"]),
+        .library(name: "ClearanceTesting", targets: ["ClearanceTesting"]),
         .executable(name: "clearance", targets: ["clearance"]),
     ],
     dependencies: [
@@ -86,6 +87,12 @@ let package = Package(
             exclude: inProgressServer,
             swiftSettings: strict
         ),
+        // Helpers for testing code that uses Clearance (log capture, counters).
+        .target(
+            name: "ClearanceTesting",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "clearance",
             dependencies: [
@@ -113,13 +120,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ClearanceTests",
-            dependencies: ["Clearance"],
+            dependencies: ["Clearance", "ClearanceTesting"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ClearanceHTTPTests",
             dependencies: [
-                "Clearance", "ClearanceHTTP", "ClearanceServer",
+                "Clearance", "ClearanceHTTP", "ClearanceServer", "ClearanceTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],

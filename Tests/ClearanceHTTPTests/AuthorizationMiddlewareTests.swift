@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceHTTP
+import ClearanceTesting
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
@@ -24,8 +25,8 @@ struct AuthorizationMiddlewareTests {
     @Test func appliesThePolicyRefreshesOnceAndReplaysTheBody() async throws {
         var policy = AuthorizationPolicy()
         try policy.require(.source("customer"), for: "POST /api/v2/inbox/{id}", host: "api.example.com")
-        let fetches = FetchCounter()
-        let source = CachingCredentialSource(ClosureCredentialSource { fetches.next(); return .bearer("fresh") }, initial: .bearer("stale"))
+        let fetches = Counter()
+        let source = CachingCredentialSource(ClosureCredentialSource { fetches.increment(); return .bearer("fresh") }, initial: .bearer("stale"))
         let middleware = AuthorizationMiddleware(authorizer: try RequestAuthorizer(policy: policy, sources: ["customer": source]))
         let next = Next(accept: "Bearer fresh")
         // A single-pass body, as generated clients stream them.

@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceHTTP
+import ClearanceTesting
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -14,12 +15,6 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         }
     }
     var testDescription: String { rawValue }
-}
-
-final class FetchCounter: Sendable {
-    private let n = Mutex(0)
-    var value: Int { n.withLock { $0 } }
-    @discardableResult func next() -> Int { n.withLock { $0 += 1; return $0 } }
 }
 
 func client(_ credential: Credential, transport: any HTTPTransport, hook: AuthorizedClient.RequestHook? = nil) throws -> AuthorizedClient {
@@ -97,8 +92,8 @@ struct AuthorizedClientTests {
     @Test(arguments: TransportKind.allCases)
     func alwaysUnauthorizedMeansExactlyTwoRequests(kind: TransportKind) async throws {
         try await withServers { a, serverA, _, _ in
-            let fetches = FetchCounter()
-            let source = CachingCredentialSource(ClosureCredentialSource { .bearer("never-good-\(fetches.next())") }, initial: .bearer("stale"))
+            let fetches = Counter()
+            let source = CachingCredentialSource(ClosureCredentialSource { .bearer("never-good-\(fetches.increment())") }, initial: .bearer("stale"))
             let c = AuthorizedClient(authorizer: try RequestAuthorizer(policy: .always("s"), sources: ["s": source]), transport: kind.transport)
             let error = await #expect(throws: AuthorizationError.self) { try await c.send(.get, serverA.baseURL.appending(path: "/protected")) }
             #expect(error?.code == .unauthorized)
@@ -122,9 +117,9 @@ struct AuthorizedClientTests {
         let started = ContinuousClock.now
         defer { print("fan-in of \(fanIn) took \(ContinuousClock.now - started)") }
         try await withServers { a, serverA, _, _ in
-            let fetches = FetchCounter()
+            let fetches = Counter()
             let source = CachingCredentialSource(ClosureCredentialSource {
-                fetches.next()
+                fetches.increment()
                 try await Task.sleep(for: .milliseconds(20))
                 return .bearer("good-token")
             }, initial: .bearer("expired-token"))  // expiry unknown to the client: every request meets a 401 first

@@ -1,3 +1,4 @@
+import ClearanceTesting
 import Testing
 @testable import Clearance
 

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ClearanceTesting
 import Testing
 @testable import Clearance
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ClearanceTesting
 import Testing
 @testable import Clearance
 

@@ -1,4 +1,5 @@
 import HTTPTypes
+import ClearanceTesting
 import Testing
 @testable import Clearance
 

@@ -1,4 +1,5 @@
 import Foundation
+import ClearanceTesting
 import Testing
 @testable import Clearance
 

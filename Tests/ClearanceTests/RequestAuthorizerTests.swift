@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Synchronization
+import ClearanceTesting
 import Testing
 @testable import Clearance
 

@@ -1,4 +1,5 @@
 import Synchronization
+import ClearanceTesting
 import Testing
 @testable import Clearance
 

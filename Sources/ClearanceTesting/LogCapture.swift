@@ -1,15 +1,27 @@
 import Logging
 import Synchronization
 
-/// A swift-log handler that keeps every line (message and metadata) at trace level, for tests
-/// that search logs for secrets.
-final class LogCapture: Sendable {
+/// A swift-log handler that keeps every line (level, message and metadata) at trace level, so a
+/// test can search what was logged, e.g. for secrets:
+///
+/// ```swift
+/// let logs = LogCapture()
+/// let source = CachingCredentialSource(upstream, logger: logs.logger())
+/// …
+/// #expect(!logs.text.contains(token))
+/// ```
+public final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
 
-    var all: [String] { lines.withLock { $0 } }
-    var text: String { all.joined(separator: "\n") }
+    public init() {}
 
-    func logger(_ label: String = "test") -> Logger {
+    /// Every line so far, oldest first.
+    public var all: [String] { lines.withLock { $0 } }
+    /// Every line so far, joined by newlines.
+    public var text: String { all.joined(separator: "\n") }
+
+    /// A logger at trace level that writes into this capture.
+    public func logger(_ label: String = "test") -> Logger {
         var logger = Logger(label: label) { _ in Handler(capture: self) }
         logger.logLevel = .trace
         return logger
@@ -30,17 +42,7 @@ final class LogCapture: Sendable {
         func log(event: LogEvent) {
             let merged = metadata.merging(event.metadata ?? [:]) { $1 }
             let rendered = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            capture.append("\(event.level) \(event.message) \(rendered)")
+            capture.append("\(event.level) [\(event.source)] \(event.message) \(rendered)")
         }
     }
 }
-
-/// A thread-safe counter that escaping closures can capture.
-final class Counter: Sendable {
-    private let storage = Mutex(0)
-    var value: Int { storage.withLock { $0 } }
-    @discardableResult func increment() -> Int { storage.withLock { $0 += 1; return $0 } }
-}
-
-struct Boom: Error {}
-struct ProviderDown: Error {}

@@ -1,0 +1,16 @@
+import Synchronization
+
+/// A thread-safe counter that escaping and concurrent closures can capture (a `Mutex` cannot be
+/// captured by an escaping closure).
+public final class Counter: Sendable {
+    private let storage = Mutex(0)
+
+    public init() {}
+
+    /// The current value.
+    public var value: Int { storage.withLock { $0 } }
+
+    /// Adds one and returns the new value.
+    @discardableResult
+    public func increment() -> Int { storage.withLock { $0 += 1; return $0 } }
+}

@@ -1,0 +1,3 @@
+/// Errors the tests throw.
+struct Boom: Error {}
+struct ProviderDown: Error {}
