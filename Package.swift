@@ -6,15 +6,16 @@ let strict: [SwiftSetting] = [
 ]
 
 // Work being written in parallel, kept out of the build until it lands.
-let inProgressServer = ["Hub", "AuthEndpoints", "HTTPAPI", "Config", "OAuth2Provider"]
-let inProgressCommands = ["ServeCommand.swift", "LoginCommand.swift", "SessionCommand.swift", "HubBench.swift"]
+let inProgressServer = ["Hub", "AuthEndpoints", "HTTPAPI", "Config"]
+let inProgressCommands = ["ServeCommand.swift", "HubBench.swift", "ListenCommand.swift"]
 
 let package = Package(
     name: "Clearance",
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],  // Synchronization.Mutex
     products: [
         .library(name: "Clearance", targets: ["Clearance"]),
         .library(name: "ClearanceHTTP", targets: ["ClearanceHTTP"]),
+        .library(name: "ClearanceOAuth2", targets: ["ClearanceOAuth2"]),
         .library(name: "ClearanceSigning", targets: ["ClearanceSigning"]),
         .library(name: "ClearanceSecretBox", targets: ["ClearanceSecretBox"]),
         .library(name: "ClearanceServer", targets: ["ClearanceServer"]),
@@ -58,6 +59,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // OAuth2 sessions: grants, refresh, automatic sign-in, secure session storage.
+        .target(
+            name: "ClearanceOAuth2",
+            dependencies: [
+                "Clearance",
+                "ClearanceHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
         // Pusher channel-auth, REST and webhook signing: no server dependency.
         .target(
             name: "ClearanceSigning",
@@ -79,6 +93,8 @@ let package = Package(
                 "ClearanceSigning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -98,6 +114,7 @@ let package = Package(
             dependencies: [
                 "Clearance",
                 "ClearanceHTTP",
+                "ClearanceOAuth2",
                 "ClearanceSigning",
                 "ClearanceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -110,6 +127,15 @@ let package = Package(
         .testTarget(
             name: "ClearanceSigningTests",
             dependencies: ["ClearanceSigning"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceOAuth2Tests",
+            dependencies: [
+                "ClearanceOAuth2", "Clearance", "ClearanceHTTP", "ClearanceServer", "ClearanceTesting", "clearance",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

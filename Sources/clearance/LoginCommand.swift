@@ -81,7 +81,7 @@ struct LoginCommand: AsyncParsableCommand {
                     print(url.absoluteString)
                 })
             }
-        } catch {
+        } catch let error as OAuth2Error {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
             throw ExitCode(1)
         }

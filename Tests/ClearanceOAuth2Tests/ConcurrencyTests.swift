@@ -65,9 +65,11 @@ import Testing
                     do {
                         _ = try await harness.callAPI(client)
                         return "succeeded"
-                    } catch {
+                    } catch let error as AuthorizationError {
                         let oauth = error.underlyingError as? OAuth2Error
                         return "\(error.qualifiedCode)/\(oauth?.qualifiedCode ?? "none")"
+                    } catch {
+                        return "untyped: \(error)"
                     }
                 }
             }

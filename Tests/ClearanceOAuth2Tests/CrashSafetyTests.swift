@@ -10,7 +10,7 @@ import Testing
     static let iterations = ProcessInfo.processInfo.environment["CLEARANCE_CRASH_ITERATIONS"].flatMap(Int.init) ?? 200
 
     @Test func sigkillMidWriteLeavesTheOldOrTheNewSessionNeverACorruptOne() async throws {
-        let executable = try #require(StoreWriterProcess.executable(), "the clearance executable was not found beside the tests; set CLEARANCE_EXECUTABLE")
+        let executable = try #require(ClearanceExecutable.url(), "the clearance executable was not found beside the tests; set CLEARANCE_EXECUTABLE")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let keyFile = directory.file("session.key")

@@ -4,7 +4,6 @@ import ClearanceOAuth2
 import ClearanceServer
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
 
 /// Every grant against the in-process authorization server.
@@ -173,35 +172,4 @@ import Testing
             #expect(error.code == .misconfigured)
         }
     }
-}
-
-/// Adapts ClearanceServer's listener to ClearanceOAuth2's receiver protocol.
-struct LoopbackReceiver: AuthorizationRedirectReceiver {
-    let listener: LoopbackRedirectListener
-    var redirectURI: URL { listener.redirectURI }
-    func receiveRedirect() async throws -> URL { try await listener.receiveRedirect() }
-}
-
-/// A scripted browser: GET, follow redirects to loopback, no credentials.
-enum Browser {
-    static func follow(_ url: URL) async throws {
-        var next: URL? = url
-        var hops = 0
-        while let current = next, hops < 5 {
-            hops += 1
-            let components = URLComponents(url: current, resolvingAgainstBaseURL: false)!
-            let request = HTTPRequest(
-                method: .get, scheme: components.scheme, authority: "\(components.host!):\(components.port!)",
-                path: components.percentEncodedPath + (components.percentEncodedQuery.map { "?\($0)" } ?? ""))
-            let (response, _) = try await AsyncHTTPClientTransport.shared.send(request, body: nil)
-            next = response.headerFields[.location].flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
-        }
-    }
-}
-
-/// URLs collected from a `@Sendable` closure.
-final class OpenedURLs: Sendable {
-    private let urls = Mutex<[URL]>([])
-    func append(_ url: URL) { urls.withLock { $0.append(url) } }
-    var all: [URL] { urls.withLock { $0 } }
 }

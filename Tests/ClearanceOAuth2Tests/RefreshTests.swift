@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Refresh: proactive and reactive, rotation, `invalid_grant`, transient failures, the window.
-@Suite struct RefreshTests {
+@Suite(.timeLimit(.minutes(1))) struct RefreshTests {
     @Test func proactiveRefreshWithinTheLeewayRotatesAndSavesBeforeUse() async throws {
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
@@ -74,8 +74,10 @@ import Testing
         do {
             _ = try await harness.callAPI(harness.client(session))
             Issue.record("must fail")
-        } catch {
+        } catch let error as AuthorizationError {
             #expect((error.underlyingError as? OAuth2Error)?.code == .invalidGrant)
+        } catch {
+            Issue.record("untyped \(error)")
         }
         #expect(!session.isAuthenticated)
         guard case .signedOut = session.state else { Issue.record("\(session.state)"); return }
@@ -124,6 +126,44 @@ import Testing
         #expect(try await harness.callAPI(client) == 200)
         #expect(harness.server.tokenRequests("refresh_token") == 2)
         #expect(session.isAuthenticated)
+    }
+
+    @Test func aNetworkFailureKeepsTheSessionAndBacksOff() async throws {
+        let harness = try await SessionHarness.start()
+        defer { Task { await harness.stop() } }
+        let transport = FlakyTransport()
+        var configuration = harness.configuration()
+        configuration.transport = transport
+        let session = OAuth2Session(configuration: configuration)
+        let events = session.events()
+        try await session.signIn(with: harness.password)
+        harness.clock.advance(by: .seconds(3_600))
+        transport.failNext(1)
+        do {
+            _ = try await session.currentCredential()
+            Issue.record("must fail")
+        } catch {
+            #expect(error.code == .networkFailure)
+            #expect(error.authorizationError(source: "oauth2").code == .networkFailure)
+        }
+        #expect(session.isAuthenticated)
+        guard case .authenticated = session.state else { Issue.record("\(session.state)"); return }
+        do {
+            _ = try await session.currentCredential()
+            Issue.record("must back off")
+        } catch {
+            #expect(error.code == .backingOff)
+            #expect((error.underlyingError as? OAuth2Error)?.code == .networkFailure)
+        }
+        harness.clock.advance(by: .seconds(1))
+        _ = try await session.currentCredential()
+        #expect(harness.server.tokenRequests("refresh_token") == 1)
+        for await event in events {
+            if case .refreshFailed(let error) = event {
+                #expect(error.code == .networkFailure)
+                break
+            }
+        }
     }
 
     @Test func aStillValidTokenIsUsedWhileAProactiveRefreshFails() async throws {

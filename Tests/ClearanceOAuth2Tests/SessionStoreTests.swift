@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The encrypted file store: round trip, permissions, corrupt and wrong-key files, keys.
-@Suite struct SessionStoreTests {
+@Suite(.timeLimit(.minutes(1))) struct SessionStoreTests {
     static func sample(_ n: Int = 1) -> StoredSession {
         StoredSession(
             token: OAuth2Token(accessToken: "at-\(n)", refreshToken: "rt-\(n)", expiresAt: Date(timeIntervalSince1970: 2_000_000_000), scopes: ["a"], obtainedAt: Date(timeIntervalSince1970: 1_900_000_000)),

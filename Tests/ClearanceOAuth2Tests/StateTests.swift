@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// State as an AsyncSequence and as notifications; sign-out with revocation.
-@Suite struct StateTests {
+@Suite(.timeLimit(.minutes(1))) struct StateTests {
     @Test func everyStateChangeIsStreamedAndPosted() async throws {
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }

@@ -72,7 +72,7 @@ import Testing
         guard case .use = core.next(now: .seconds(60), leeway: leeway, canSignIn: false) else { Issue.record("fresh token"); return }
         guard case .renew(.refresh) = core.next(now: .seconds(75), leeway: leeway, canSignIn: false) else { Issue.record("within leeway"); return }
         // Within the leeway but held back by the window: keep using the still-valid token.
-        for second in 0..<5 { core.window.recordAttempt(at: .seconds(70 + second)) }
+        for second in 1...5 { core.window.recordAttempt(at: .seconds(70 + second)) }
         guard case .use = core.next(now: .seconds(75), leeway: leeway, canSignIn: false) else { Issue.record("held back, still valid"); return }
         // Expired and held back: renew (the renewal reports the window).
         guard case .renew = core.next(now: .seconds(100), leeway: leeway, canSignIn: false) else { Issue.record("expired"); return }

@@ -32,7 +32,7 @@ public struct ExtensionGrant: OAuth2Grant, CustomStringConvertible {
 
     public func requestToken(from server: AuthorizationServer) async throws(OAuth2Error) -> TokenResponse {
         let all = Self.appendingScope(scopes, defaults: server.scopes, to: [("grant_type", grantType)] + fields)
-        return try await server.requestToken(all)
+        return try await server.requestToken(all, secretFieldNames: secretFieldNames)
     }
 
     public var description: String {

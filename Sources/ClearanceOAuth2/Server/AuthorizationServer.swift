@@ -48,11 +48,14 @@ public struct AuthorizationServer: Sendable {
 
     /// Sends a token request (RFC 6749 §4, §6) with `fields` plus the client's authentication.
     ///
-    /// - Parameter fields: The grant's form fields, `grant_type` first.
+    /// - Parameters:
+    ///   - fields: The grant's form fields, `grant_type` first.
+    ///   - secretFieldNames: Fields whose values are secret beyond ``Redactor/secretNames`` (masked in errors).
     /// - Throws: ``OAuth2Error`` (a server `error` even with HTTP 200, a 5xx, a network failure, …).
-    public func requestToken(_ fields: [(name: String, value: String)]) async throws(OAuth2Error) -> TokenResponse {
+    public func requestToken(_ fields: [(name: String, value: String)], secretFieldNames: Set<String> = []) async throws(OAuth2Error) -> TokenResponse {
         let grantType = fields.first { $0.name == "grant_type" }?.value ?? "?"
-        let (response, body, secrets) = try await post(to: endpoints.token, fields: fields, purpose: "token request", grantType: grantType)
+        let (response, body, requestSecrets) = try await post(to: endpoints.token, fields: fields, purpose: "token request", grantType: grantType)
+        let secrets = requestSecrets + fields.filter { secretFieldNames.contains($0.name) }.map(\.value)
         do {
             let parsed = try TokenResponse.parse(response, body: body, secrets: secrets)
             logger.debug("token issued", metadata: [

@@ -46,6 +46,8 @@ public final class OAuth2Session: RefreshableCredentialSource {
     var logger: Logger { configuration.logger }
     var clock: any OAuth2Clock { configuration.clock }
 
+    /// Creates the session. It reads its store on first use, or when ``restore()`` is called
+    /// (call it at launch to know at once whether the user is signed in).
     public init(configuration: OAuth2SessionConfiguration) {
         self.configuration = configuration
         self.server = configuration.server
@@ -135,11 +137,14 @@ public final class OAuth2Session: RefreshableCredentialSource {
         do {
             response = try await grant.requestToken(from: server)
         } catch {
+            let cancelled = error.code == .cancelled
             update { core in
-                core.state = core.active.map { .authenticated($0.token.info) } ?? .failed(error)
+                core.state = core.active.map { .authenticated($0.token.info) } ?? (cancelled ? .signedOut : .failed(error))
             }
-            logger.warning("sign-in failed", metadata: ["session": "\(name)", "grant": "\(grant.grantName)", "code": "\(error.qualifiedCode)"])
-            emit(.signInFailed(error, grant: grant.grantName))
+            if !cancelled {
+                logger.warning("sign-in failed", metadata: ["session": "\(name)", "grant": "\(grant.grantName)", "code": "\(error.qualifiedCode)"])
+                emit(.signInFailed(error, grant: grant.grantName))
+            }
             throw error
         }
         let token = response.token(receivedAt: clock.now)

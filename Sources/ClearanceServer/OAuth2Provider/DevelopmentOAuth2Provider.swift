@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 import JWTKit
 import Logging
@@ -36,19 +37,24 @@ public struct DevelopmentOAuth2Provider: Sendable {
         logger.warning("DEVELOPMENT OAuth2 provider: for development and demos only, never for production")
     }
 
-    /// The routes: `/oauth/token`, `/oauth/revoke`, `/oauth/me`.
+    /// A router with the provider's routes: `/oauth/token`, `/oauth/revoke`, `/oauth/me`.
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.post("/oauth/token") { request, context in
-            await token(try await Self.form(request, context: context), authorization: request.headers[.authorization])
+        addRoutes(to: router)
+        return router
+    }
+
+    /// Adds the provider's routes to an existing router (e.g. the hub's in `clearance serve`).
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.post("/oauth/token") { request, _ in
+            await token(try await Self.form(request), authorization: request.headers[.authorization])
         }
-        router.post("/oauth/revoke") { request, context in
-            await revoke(try await Self.form(request, context: context), authorization: request.headers[.authorization])
+        router.post("/oauth/revoke") { request, _ in
+            await revoke(try await Self.form(request), authorization: request.headers[.authorization])
         }
         router.get("/oauth/me") { request, _ in
             await me(authorization: request.headers[.authorization])
         }
-        return router
     }
 
     /// Verifies an access token the provider issued (signature, expiry, revocation).
@@ -176,7 +182,7 @@ public struct DevelopmentOAuth2Provider: Sendable {
         return presented.id
     }
 
-    private static func form(_ request: Request, context: BasicRequestContext) async throws -> [String: String] {
+    private static func form(_ request: Request) async throws -> [String: String] {
         let buffer = try await request.body.collect(upTo: 64 * 1024)
         return OAuth2FormBody.fields(String(decoding: buffer.readableBytesView, as: UTF8.self))
     }

@@ -24,9 +24,9 @@ public final class LoopbackRedirectListener: Sendable {
     private let state: Mutex<State>
     private let server: Mutex<RunningServer?>
 
-    private init(redirectURI: URL, state: Mutex<State>, server: RunningServer) {
+    private init(redirectURI: URL, server: RunningServer) {
         self.redirectURI = redirectURI
-        self.state = state
+        self.state = Mutex(State())
         self.server = Mutex(server)
     }
 
@@ -42,7 +42,7 @@ public final class LoopbackRedirectListener: Sendable {
         }
         let running = try await RunningServer.start(router, host: host, port: 0, logger: logger)
         let redirectURI = URL(string: "http://\(host):\(running.port)\(normalizedPath)")!
-        let listener = LoopbackRedirectListener(redirectURI: redirectURI, state: Mutex(State()), server: running)
+        let listener = LoopbackRedirectListener(redirectURI: redirectURI, server: running)
         box.attach(listener)
         return listener
     }

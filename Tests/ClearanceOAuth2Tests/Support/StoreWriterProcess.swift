@@ -18,20 +18,6 @@ final class StoreWriterProcess {
     private let output = Output()
     private let reader: Thread?
 
-    /// The `clearance` executable: `$CLEARANCE_EXECUTABLE`, or the one built beside the tests.
-    static func executable() -> URL? {
-        if let explicit = ProcessInfo.processInfo.environment["CLEARANCE_EXECUTABLE"] {
-            return URL(fileURLWithPath: explicit)
-        }
-        var candidates: [URL] = []
-        let argument0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        candidates.append(argument0.deletingLastPathComponent().appendingPathComponent("clearance"))
-        // macOS: .build/debug/XPackageTests.xctest/Contents/MacOS/XPackageTests
-        candidates.append(argument0.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("clearance"))
-        candidates.append(Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("clearance"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
-
     init(executable: URL, store: URL, keyFile: URL, start: Int) throws {
         process = Process()
         process.executableURL = executable

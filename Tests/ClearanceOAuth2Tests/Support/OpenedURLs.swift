@@ -1,0 +1,9 @@
+import Foundation
+import Synchronization
+
+/// URLs collected from a `@Sendable` closure.
+final class OpenedURLs: Sendable {
+    private let urls = Mutex<[URL]>([])
+    func append(_ url: URL) { urls.withLock { $0.append(url) } }
+    var all: [URL] { urls.withLock { $0 } }
+}
