@@ -20,6 +20,7 @@ struct DemoCommand: AsyncParsableCommand {
         let servers = try await DemoServers.start()
         await APIAuthorizationDemo(servers: servers, report: report).run()
         await servers.stop()
+        try await OAuth2Demo(report: report).run()
         report.summary()
         if !report.allPassed { throw ExitCode(1) }
     }

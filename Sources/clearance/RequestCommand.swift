@@ -1,6 +1,7 @@
 import ArgumentParser
 import Clearance
 import ClearanceHTTP
+import ClearanceOAuth2
 import Foundation
 import HTTPTypes
 
@@ -24,12 +25,14 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .customLong("header"), help: "An extra header, 'Name: value' (repeatable).") var headers: [String] = []
     @Option(help: "The transport: ahc (AsyncHTTPClient) or urlsession.") var transport: TransportChoice = .ahc
     @Flag(help: "Allow the credential over plain http to any host.") var allowInsecureHTTP = false
+    @Flag(help: "Authorize with the OAuth2 session stored by `clearance login` (refreshed as needed).") var session = false
+    @OptionGroup var storeOptions: SessionCommand.StoreOptions
 
     enum TransportChoice: String, ExpressibleByArgument, CaseIterable { case ahc, urlsession }
 
     func validate() throws {
-        if [token, bearer, basic].compactMap({ $0 }).count > 1 {
-            throw ValidationError("Give at most one of --token, --bearer and --basic.")
+        if [token, bearer, basic].compactMap({ $0 }).count + (session ? 1 : 0) > 1 {
+            throw ValidationError("Give at most one of --token, --bearer, --basic and --session.")
         }
         guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme.lowercased()), parsed.host != nil else {
             throw ValidationError("'\(Redactor.scrub(url))' is not an absolute http(s) URL.")
@@ -57,9 +60,10 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if data != nil && fields[.contentType] == nil { fields[.contentType] = "application/json" }
 
-        let sources: [String: any CredentialSource] = credential.map { ["cli": StaticCredentialSource($0, name: "cli")] } ?? [:]
+        var sources: [String: any CredentialSource] = credential.map { ["cli": StaticCredentialSource($0, name: "cli")] } ?? [:]
+        if session { sources["cli"] = try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP) }
         let authorizer = try RequestAuthorizer(
-            policy: credential == nil ? AuthorizationPolicy() : .always("cli"), sources: sources,
+            policy: sources.isEmpty ? AuthorizationPolicy() : .always("cli"), sources: sources,
             transportSecurity: TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP))
         let httpTransport: any HTTPTransport = transport == .ahc ? AsyncHTTPClientTransport.shared : URLSessionTransport()
         let client = AuthorizedClient(authorizer: authorizer, transport: httpTransport)

@@ -32,6 +32,11 @@ import Testing
         #expect(show.output.contains("client: demo-client (client_secret_basic)"))
         #expect(!show.output.contains("eyJ"))
 
+        let request = try await ClearanceExecutable.run(["request", "GET", "\(base)/oauth/me", "--session", "--store", store])
+        #expect(request.status == 0, "\(request.error)")
+        #expect(request.output.hasPrefix("HTTP 200"))
+        #expect(!request.output.contains("eyJ"))
+
         let refresh = try await ClearanceExecutable.run(["session", "refresh", "--store", store])
         #expect(refresh.status == 0, "\(refresh.error)")
         #expect(await provider.ledger.tokenRequests["refresh_token"] == 1)
