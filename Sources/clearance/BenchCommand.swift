@@ -31,7 +31,7 @@ struct BenchCommand: AsyncParsableCommand {
 func printRatio(_ label: String, _ value: Double, unit: String, baseline: Double, target: Double?) {
     let ratio = value / baseline
     let verdict = target.map { ratio <= $0 ? "  (target ≤ \(String(format: "%.1f", $0))×: met)" : "  (target ≤ \(String(format: "%.1f", $0))×: NOT met)" } ?? ""
-    print(String(format: "  %-58@ %10.1f %@   %.2f× baseline", label as NSString, value, unit as NSString, ratio) + verdict)
+    print("  " + label.padding(toLength: 60, withPad: " ", startingAt: 0) + String(format: "%10.1f ", value) + unit + String(format: "   %.2f× baseline", ratio) + verdict)
 }
 
 /// ns per request to apply a cached credential, against setting the same header by hand.
@@ -62,7 +62,7 @@ struct CredentialApplicationBench {
             try await cache.credential().apply(to: &request)
             sink &+= request.headerFields.count
         }
-        print("  baseline: header set by hand                               \(String(format: "%10.1f", baseline)) ns")
+        print("  " + "baseline: header set by hand".padding(toLength: 60, withPad: " ", startingAt: 0) + String(format: "%10.1f ns", baseline))
         printRatio("Credential.apply (credential in hand)", applied, unit: "ns", baseline: baseline, target: 2)
         printRatio("CachingCredentialSource.credential() + apply", cached, unit: "ns", baseline: baseline, target: nil)
         if sink == 42 { print("") }  // keeps the loops from being optimized away
@@ -116,7 +116,7 @@ struct RefreshFanInBench {
             let unknownSource = CachingCredentialSource(ClosureCredentialSource.bearerToken(mint), initial: .bearer(expired))
             let reactiveTime = try await fire(requests: requests, url: url, source: unknownSource, transport: transport)
 
-            print(String(format: "  baseline: fresh credential                                 %10.1f ms   (%d token fetches)", freshTime * 1000, freshSource.fetchCount))
+            print("  " + "baseline: fresh credential".padding(toLength: 60, withPad: " ", startingAt: 0) + String(format: "%10.1f ms   (%d token fetches)", freshTime * 1000, freshSource.fetchCount))
             printRatio("expired credential (known expiry: proactive refresh)", expiredTime * 1000, unit: "ms", baseline: freshTime * 1000, target: 1.5)
             print("    token fetches: \(expiredSource.fetchCount) (target: exactly 1)")
             printRatio("expired credential (unknown expiry: 401 → refresh → retry)", reactiveTime * 1000, unit: "ms", baseline: freshTime * 1000, target: nil)
