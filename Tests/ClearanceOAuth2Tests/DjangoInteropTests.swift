@@ -1,0 +1,543 @@
+import Clearance
+import ClearanceHTTP
+import ClearanceOAuth2
+import ClearanceServer
+import ClearanceTesting
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+import Logging
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Interop with a real OAuth 2.0 server: django-oauth-toolkit 3.4.1 (Tests/Interop/django_oauth,
+/// pinned in Tests/Interop/requirements.txt, installed into .venv by scripts/python-env).
+///
+/// One server per suite run (``DjangoOAuthServer/trait``): fresh sqlite database, freshly seeded
+/// user and applications, stopped when the suite ends. Every test checks what the server really
+/// issued through its RFC 7662 introspection endpoint. A missing interpreter or Django is a
+/// failure with a clear message, never a skip.
+@Suite("Django OAuth Toolkit interop", DjangoOAuthServer.trait)
+struct DjangoInteropTests {
+    @Test func passwordGrant() async throws {
+        let django = try DjangoOAuthServer.require()
+        let logs = LogCapture()
+        let store = InMemorySessionStore()
+        let session = django.session(client: "password", store: store, logs: logs)
+        let info = try await session.signIn(with: PasswordGrant(username: "alice", password: django.password, scopes: ["read", "write"]))
+        #expect(info.scopes == ["read", "write"])
+        #expect(info.hasRefreshToken)
+        #expect(session.isAuthenticated)
+
+        let token = try #require(store.current?.token)
+        let credential = try await session.currentCredential()
+        #expect(credential == .accessToken(token.accessToken, scheme: "Bearer", expiresAt: token.expiresAt))
+        let introspection = try await django.introspect(token.accessToken)
+        #expect(introspection.active)
+        #expect(introspection.scope == "read write")
+        #expect(introspection.clientID == "clearance-password")
+        #expect(introspection.username == "alice")
+        #expect(!logs.text.contains(token.accessToken) && !logs.text.contains(django.password))
+        _ = await session.signOut()
+    }
+
+    @Test func clientCredentialsGrantWithClientSecretPost() async throws {
+        let django = try DjangoOAuthServer.require()
+        let store = InMemorySessionStore()
+        let session = django.session(client: "client_credentials", authentication: .clientSecretPost, store: store)
+        let info = try await session.signIn(with: ClientCredentialsGrant(scopes: ["read"]))
+        #expect(info.scopes == ["read"])
+        #expect(!info.hasRefreshToken)
+
+        let token = try #require(store.current?.token)
+        let introspection = try await django.introspect(token.accessToken)
+        #expect(introspection.active)
+        #expect(introspection.scope == "read")
+        #expect(introspection.clientID == "clearance-service")
+        #expect(introspection.username == nil)
+    }
+
+    @Test func authorizationCodeWithPKCEThroughLoopbackListener() async throws {
+        let django = try DjangoOAuthServer.require()
+        let listener = try await LoopbackRedirectListener.start()
+        let store = InMemorySessionStore()
+        let session = django.session(client: "authorization_code", store: store)
+        let opened = OpenedURLs()
+        let flow = AuthorizationCodeFlow(receiver: LoopbackReceiver(listener: listener), scopes: ["read"], timeout: .seconds(30)) { url in
+            opened.append(url)
+            // The "browser": log in on Django's form, post the consent form, land on the listener.
+            try await django.browser(["authorize", url.absoluteString, "--username", "alice", "--password", django.password])
+        }
+        let signedIn: Result<TokenInfo, OAuth2Error>
+        do {
+            signedIn = .success(try await session.signIn(with: flow))
+        } catch {
+            signedIn = .failure(error)
+        }
+        await listener.stop()
+        let info = try signedIn.get()
+        #expect(info.scopes == ["read"])
+        #expect(info.hasRefreshToken)
+
+        // The registered redirect URI is http://127.0.0.1/callback; the listener's port is the
+        // system's choice, which DOT accepts for loopback URIs (RFC 8252 §7.3).
+        let url = try #require(opened.all.first)
+        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.first { $0.name == "code_challenge_method" }?.value == "S256")
+        #expect(query.first { $0.name == "redirect_uri" }?.value == listener.redirectURI.absoluteString)
+
+        let token = try #require(store.current?.token)
+        let introspection = try await django.introspect(token.accessToken)
+        #expect(introspection.active)
+        #expect(introspection.scope == "read")
+        #expect(introspection.clientID == "clearance-native")
+        #expect(introspection.username == "alice")
+    }
+
+    @Test func authorizationCodeDeniedByTheUser() async throws {
+        let django = try DjangoOAuthServer.require()
+        let listener = try await LoopbackRedirectListener.start()
+        let session = django.session(client: "authorization_code")
+        let flow = AuthorizationCodeFlow(receiver: LoopbackReceiver(listener: listener), scopes: ["read"], timeout: .seconds(30)) { url in
+            try await django.browser(["authorize", url.absoluteString, "--username", "alice", "--password", django.password, "--deny"])
+        }
+        let outcome: OAuth2Error?
+        do {
+            try await session.signIn(with: flow)
+            outcome = nil
+        } catch {
+            outcome = error
+        }
+        await listener.stop()
+        guard case .server(let answer)? = outcome else {
+            Issue.record("expected access_denied from the server, got \(String(describing: outcome))")
+            return
+        }
+        #expect(answer.kind == .accessDenied)
+        #expect(!session.isAuthenticated)
+    }
+
+    @Test func refreshRotatesTheRefreshToken() async throws {
+        let django = try DjangoOAuthServer.require()
+        let store = InMemorySessionStore()
+        let session = django.session(client: "password", store: store)
+        try await session.signIn(with: PasswordGrant(username: "alice", password: django.password, scopes: ["read"]))
+        let old = try #require(store.current?.token)
+        let oldRefresh = try #require(old.refreshToken)
+
+        let info = try await session.refresh()
+        #expect(info.hasRefreshToken)
+        let new = try #require(store.current?.token)
+        let newRefresh = try #require(new.refreshToken)
+        #expect(newRefresh != oldRefresh, "ROTATE_REFRESH_TOKEN: the server issues a new refresh token, and the store holds it")
+        #expect(new.accessToken != old.accessToken)
+        #expect(try await session.currentCredential() == .accessToken(new.accessToken, scheme: "Bearer", expiresAt: new.expiresAt))
+
+        #expect(try await django.introspect(old.accessToken).active == false)
+        let introspection = try await django.introspect(new.accessToken)
+        #expect(introspection.active)
+        #expect(introspection.scope == "read")
+        #expect(introspection.clientID == "clearance-password")
+        #expect(introspection.username == "alice")
+
+        // The rotated-out refresh token is refused by the server…
+        do {
+            _ = try await RefreshTokenGrant(refreshToken: oldRefresh).requestToken(from: session.server)
+            Issue.record("the server accepted a rotated-out refresh token")
+        } catch {
+            guard case .server(let answer) = error else {
+                Issue.record("expected invalid_grant, got \(error)")
+                return
+            }
+            #expect(answer.kind == .invalidGrant)
+        }
+        // …and the stored one still works (and rotates again).
+        try await session.refresh()
+        let third = try #require(store.current?.token)
+        #expect(third.refreshToken != newRefresh)
+        #expect(try await django.introspect(third.accessToken).active)
+        #expect(try await django.introspect(new.accessToken).active == false)
+    }
+
+    @Test func signOutRevokesAtTheServer() async throws {
+        let django = try DjangoOAuthServer.require()
+        let store = InMemorySessionStore()
+        let session = django.session(client: "password", store: store)
+        try await session.signIn(with: PasswordGrant(username: "alice", password: django.password, scopes: ["read"]))
+        let token = try #require(store.current?.token)
+        let refreshToken = try #require(token.refreshToken)
+        #expect(try await django.introspect(token.accessToken).active)
+
+        // RFC 7009 with token_type_hint=refresh_token: DOT revokes the refresh token and its access token.
+        let outcome = await session.signOut()
+        guard case .revoked(let hint) = outcome else {
+            Issue.record("expected the server to revoke, got \(outcome)")
+            return
+        }
+        #expect(hint == "refresh_token")
+        #expect(!session.isAuthenticated)
+        #expect(store.current == nil)
+        #expect(try await django.introspect(token.accessToken).active == false)
+        do {
+            _ = try await RefreshTokenGrant(refreshToken: refreshToken).requestToken(from: session.server)
+            Issue.record("the server accepted a revoked refresh token")
+        } catch {
+            guard case .server(let answer) = error else {
+                Issue.record("expected invalid_grant, got \(error)")
+                return
+            }
+            #expect(answer.kind == .invalidGrant)
+        }
+
+        // An access token on its own (token_type_hint=access_token).
+        let service = django.session(client: "client_credentials", store: store)
+        try await service.signIn(with: ClientCredentialsGrant(scopes: ["read"]))
+        let serviceToken = try #require(store.current?.token.accessToken)
+        #expect(try await django.introspect(serviceToken).active)
+        try await service.server.revoke(serviceToken, hint: "access_token")
+        #expect(try await django.introspect(serviceToken).active == false)
+    }
+
+    @Test func deviceAuthorizationGrant() async throws {
+        let django = try DjangoOAuthServer.require()
+        let logs = LogCapture()
+        let store = InMemorySessionStore()
+        let session = django.session(client: "device", store: store, logs: logs)
+        let (prompts, promptSink) = AsyncStream<DeviceAuthorizationPrompt>.makeStream()
+        let grant = DeviceAuthorizationGrant(scopes: ["read"]) { prompt in
+            promptSink.yield(prompt)
+            promptSink.finish()
+        }
+        let info = try await withThrowingTaskGroup(of: TokenInfo?.self) { group in
+            group.addTask { try await session.signIn(with: grant) }
+            group.addTask {
+                // The user: approves on the verification page once Clearance has polled at least
+                // once (DEVICE_FLOW_INTERVAL is 1 s), so `authorization_pending` is exercised.
+                for await prompt in prompts {
+                    #expect(prompt.verificationURI.absoluteString == django.url + "/o/device/")
+                    try await Task.sleep(for: .milliseconds(1_500))
+                    try await django.browser([
+                        "device", prompt.verificationURI.absoluteString, "--user-code", prompt.userCode,
+                        "--username", "alice", "--password", django.password,
+                    ])
+                }
+                try await Task.sleep(for: .seconds(20))
+                throw DjangoOAuthServer.Failure(description: "the device grant did not complete within 20 s of the approval")
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let info = next { return info }
+            }
+            throw DjangoOAuthServer.Failure(description: "the device grant ended without a token")
+        }
+        #expect(info.scopes == ["read"])
+        #expect(info.hasRefreshToken)
+        #expect(logs.text.contains("device authorization pending"), "Clearance saw authorization_pending from DOT and kept polling")
+
+        let token = try #require(store.current?.token)
+        let introspection = try await django.introspect(token.accessToken)
+        #expect(introspection.active)
+        #expect(introspection.scope == "read")
+        #expect(introspection.clientID == "clearance-device")
+        #expect(introspection.username == "alice")
+    }
+}
+
+// MARK: - The server
+
+/// The django-oauth-toolkit server started by `Tests/Interop/django_oauth/serve.py`.
+final class DjangoOAuthServer: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    struct Client: Sendable {
+        let id: String
+        let secret: String?
+    }
+
+    struct Introspection: Sendable {
+        let active: Bool
+        let scope: String?
+        let clientID: String?
+        let username: String?
+    }
+
+    let url: String
+    let password: String
+    let clients: [String: Client]
+    let introspectionToken: String
+    let root: URL
+    let python: String
+    private let process: Process
+    private let stdin: Pipe
+    private let work: URL
+
+    private init(url: String, password: String, clients: [String: Client], introspectionToken: String, root: URL, python: String, process: Process, stdin: Pipe, work: URL) {
+        self.url = url
+        self.password = password
+        self.clients = clients
+        self.introspectionToken = introspectionToken
+        self.root = root
+        self.python = python
+        self.process = process
+        self.stdin = stdin
+        self.work = work
+    }
+
+    // MARK: Suite scope
+
+    /// The server of the running suite, or why it could not start.
+    @TaskLocal static var current: Result<DjangoOAuthServer, Failure>?
+
+    /// Starts the server once for the suite, stops it when the suite ends.
+    static var trait: ServerTrait { ServerTrait() }
+
+    struct ServerTrait: SuiteTrait, TestScoping {
+        var isRecursive: Bool { false }
+
+        func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+            let started: Result<DjangoOAuthServer, Failure>
+            do {
+                started = .success(try await DjangoOAuthServer.start())
+            } catch let failure as Failure {
+                started = .failure(failure)
+            } catch {
+                started = .failure(Failure(description: "\(error)"))
+            }
+            do {
+                try await DjangoOAuthServer.$current.withValue(started) { try await function() }
+            } catch {
+                if case .success(let server) = started { await server.stop() }
+                throw error
+            }
+            if case .success(let server) = started { await server.stop() }
+        }
+    }
+
+    /// The suite's server; throws (failing the test) with the reason it is not there.
+    static func require() throws -> DjangoOAuthServer {
+        guard let current else {
+            throw Failure(description: "DjangoInteropTests must run inside DjangoOAuthServer.trait")
+        }
+        return try current.get()
+    }
+
+    // MARK: Process
+
+    static func packageRoot(filePath: String = #filePath) throws -> URL {
+        if let root = ProcessInfo.processInfo.environment["CLEARANCE_ROOT"], !root.isEmpty {
+            return URL(fileURLWithPath: root)
+        }
+        var directory = URL(fileURLWithPath: filePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        while directory.path != "/" {
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Tests/Interop/django_oauth/serve.py").path) {
+                return directory
+            }
+            directory.deleteLastPathComponent()
+        }
+        throw Failure(description: "Cannot find Tests/Interop/django_oauth/serve.py above \(filePath); set CLEARANCE_ROOT to the package root.")
+    }
+
+    static let installHint = "Run scripts/python-env (installs django and django-oauth-toolkit==3.4.1 from Tests/Interop/requirements.txt into .venv) or set CLEARANCE_PYTHON."
+
+    static func start(timeout: Duration = .seconds(45)) async throws -> DjangoOAuthServer {
+        let root = try packageRoot()
+        let python = ProcessInfo.processInfo.environment["CLEARANCE_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? root.appendingPathComponent(".venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw Failure(description: "Python interpreter not found at \(python). \(installHint)")
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-django-oauth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let errURL = work.appendingPathComponent("server-stderr.txt")
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        defer { try? errHandle.close() }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-u", root.appendingPathComponent("Tests/Interop/django_oauth/serve.py").path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CLEARANCE_DJANGO_DB_DIR"] = work.path
+        environment["PYTHONWARNINGS"] = "ignore"
+        process.environment = environment
+        // The server exits when its stdin closes: if this test process dies, so does the server.
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = errHandle
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(at: work)
+            throw Failure(description: "Cannot start \(python): \(error). \(installHint)")
+        }
+
+        // Kill the server if it is not ready in time; the reader then sees end of file.
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            process.terminate()
+        }
+        let line = await readLine(stdout.fileHandleForReading)
+        watchdog.cancel()
+
+        func fail(_ reason: String) async -> Failure {
+            await Self.terminate(process, stdin: stdin).value
+            let stderr = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
+            try? FileManager.default.removeItem(at: work)
+            let hint = stderr.contains("No module named") ? " \(installHint)" : ""
+            return Failure(description: "The django-oauth-toolkit server (\(python) Tests/Interop/django_oauth/serve.py) \(reason).\(hint) stderr: \(stderr.suffix(3_000))")
+        }
+        guard let line else {
+            throw await fail(process.isRunning ? "did not print its ready line within \(timeout)" : "exited before it was ready")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            object["ready"] as? Bool == true, let url = object["url"] as? String,
+            let password = (object["users"] as? [String: String])?["alice"],
+            let clientObjects = object["clients"] as? [String: [String: Any]],
+            let introspectionToken = object["introspection_token"] as? String
+        else {
+            throw await fail("printed an unexpected ready line: \(line.prefix(200))")
+        }
+        var clients: [String: Client] = [:]
+        for (name, client) in clientObjects {
+            guard let id = client["client_id"] as? String else { continue }
+            clients[name] = Client(id: id, secret: client["client_secret"] as? String)
+        }
+        return DjangoOAuthServer(
+            url: url, password: password, clients: clients, introspectionToken: introspectionToken, root: root,
+            python: python, process: process, stdin: stdin, work: work)
+    }
+
+    /// Reads up to the first newline (or end of file) off the cooperative pool.
+    private static func readLine(_ handle: FileHandle) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var data = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    data.append(chunk)
+                    if chunk.contains(UInt8(ascii: "\n")) { break }
+                }
+                guard let newline = data.firstIndex(of: UInt8(ascii: "\n")) else {
+                    continuation.resume(returning: nil)
+                    return
+                }
+                continuation.resume(returning: String(decoding: data[..<newline], as: UTF8.self))
+            }
+        }
+    }
+
+    /// Closes the server's stdin and sends SIGTERM; SIGKILL after 5 s; waits for it to exit.
+    private static func terminate(_ process: Process, stdin: Pipe) -> Task<Void, Never> {
+        try? stdin.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        return Task {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while process.isRunning && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    func stop() async {
+        await Self.terminate(process, stdin: stdin).value
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    // MARK: Clients
+
+    var tokenURL: URL { URL(string: url + "/o/token/")! }
+
+    /// A session for one of the seeded applications (`password`, `client_credentials`,
+    /// `authorization_code`, `device`), with every DOT endpoint configured.
+    func session(client name: String, authentication: ClientAuthenticationMethod? = nil, store: any SessionStore = InMemorySessionStore(), logs: LogCapture = LogCapture()) -> OAuth2Session {
+        let client = clients[name] ?? Client(id: "missing-\(name)", secret: nil)
+        var configuration = OAuth2SessionConfiguration(
+            tokenEndpoint: tokenURL, clientID: client.id, clientSecret: client.secret, clientAuthentication: authentication,
+            revocationEndpoint: URL(string: url + "/o/revoke_token/")!, store: store, name: "django-\(name)",
+            notificationCenter: nil, logger: logs.logger("clearance.oauth2"))
+        configuration.endpoints.authorization = URL(string: url + "/o/authorize/")!
+        configuration.endpoints.deviceAuthorization = URL(string: url + "/o/device-authorization/")!
+        return OAuth2Session(configuration: configuration)
+    }
+
+    /// Asks the introspection endpoint (RFC 7662) about `token`, as the seeded resource server.
+    func introspect(_ token: String) async throws -> Introspection {
+        var request = HTTPRequest(method: .post, url: URL(string: url + "/o/introspect/")!)
+        request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+        request.headerFields[.authorization] = "Bearer \(introspectionToken)"
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        let body = "token=\(token.addingPercentEncoding(withAllowedCharacters: allowed) ?? token)"
+        let (response, data) = try await AsyncHTTPClientTransport.shared.send(request, body: Data(body.utf8))
+        guard response.status.code == 200, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw Failure(description: "introspection answered HTTP \(response.status.code): \(String(decoding: data.prefix(500), as: UTF8.self))")
+        }
+        return Introspection(
+            active: object["active"] as? Bool ?? false, scope: object["scope"] as? String,
+            clientID: object["client_id"] as? String, username: object["username"] as? String)
+    }
+
+    /// Runs the scripted browser (`Tests/Interop/django_oauth/browser.py`, `requests`) with a
+    /// 30 s limit; throws with its output when it fails.
+    func browser(_ arguments: [String], timeout: Duration = .seconds(30)) async throws {
+        let id = UUID().uuidString
+        let outURL = work.appendingPathComponent("browser-\(id).out")
+        let errURL = work.appendingPathComponent("browser-\(id).err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let outHandle = try FileHandle(forWritingTo: outURL)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        defer {
+            try? outHandle.close()
+            try? errHandle.close()
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-u", root.appendingPathComponent("Tests/Interop/django_oauth/browser.py").path] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        let (ended, endedSink) = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in
+            endedSink.yield()
+            endedSink.finish()
+        }
+        try process.run()
+        let finished = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in ended {}
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !finished || Task.isCancelled {
+            process.terminate()
+            try? await Task.sleep(for: .milliseconds(500))
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+        let stdout = String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self)
+        let stderr = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
+        if Task.isCancelled { throw CancellationError() }
+        guard finished, process.terminationStatus == 0 else {
+            throw Failure(description: "browser.py \(arguments.first ?? "") \(finished ? "exited with \(process.terminationStatus)" : "timed out after \(timeout)"); stdout: \(stdout.suffix(1_000)) stderr: \(stderr.suffix(2_000))")
+        }
+    }
+}
