@@ -148,7 +148,7 @@ struct AuthorizedClientTests {
             let start = ContinuousClock.now
             task.cancel()
             let result = await task.result
-            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(ContinuousClock.now - start < .seconds(4))  // the server would answer after 5 s
             guard case .failure(let error) = result else {
                 Issue.record("the request finished despite cancellation")
                 return

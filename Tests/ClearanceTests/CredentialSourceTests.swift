@@ -50,35 +50,30 @@ struct CredentialSourceTests {
     }
 
     @Test func blockingClosuresRunOffTheCooperativePool() async throws {
-        // 16 closures that each block a thread for 300 ms. On the cooperative pool (one thread per
-        // core here) they would hold every thread; off it, other tasks keep running meanwhile.
+        // Eight closures block until an async task releases them. Were they run on the
+        // cooperative pool (one thread per core here), they would hold every thread and the
+        // releasing task could never run: each would time out and yield nil. No timing involved.
+        let gate = DispatchSemaphore(value: 0)
         let source = ClosureCredentialSource.blocking(name: "blocking") {
-            Thread.sleep(forTimeInterval: 0.3)
-            return .bearer("blocked-token")
+            gate.wait(timeout: .now() + 20) == .success ? .bearer("released-token") : nil
         }
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<16 { group.addTask { _ = try await source.credential() } }
-            group.addTask {
-                try await Task.sleep(for: .milliseconds(20))
-                let elapsed = clock.now - start
-                #expect(elapsed < .milliseconds(250), "a cooperative task was starved for \(elapsed)")
-            }
-            try await group.waitForAll()
+        try await withThrowingTaskGroup(of: Credential.self) { group in
+            for _ in 0..<8 { group.addTask { try await source.credential() } }
+            try await Task.sleep(for: .milliseconds(50))
+            for _ in 0..<8 { gate.signal() }
+            for try await credential in group { #expect(credential == .bearer("released-token")) }
         }
-        #expect(try await source.credential() == .bearer("blocked-token"))
     }
 
     @Test func blockingClosureHonoursCancellation() async {
-        let source = ClosureCredentialSource.blocking { Thread.sleep(forTimeInterval: 2); return .bearer("late") }
+        let source = ClosureCredentialSource.blocking { Thread.sleep(forTimeInterval: 30); return .bearer("late") }
         let task = Task { try await source.credential() }
         try? await Task.sleep(for: .milliseconds(50))
         task.cancel()
         let start = ContinuousClock.now
         let result = await task.result
-        #expect(ContinuousClock.now - start < .seconds(1))
-        #expect(throws: (any Error).self) { try result.get() }
+        #expect(ContinuousClock.now - start < .seconds(15))  // well before the closure's 30 s
+        #expect(throws: AuthorizationError.self) { try result.get() }
     }
 
     @Test func cacheSharesOneFetchAmongConcurrentCallers() async throws {
