@@ -64,7 +64,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         for item in components.queryItems ?? [] where query[item.name] == nil {
             query[item.name] = item.value ?? ""
         }
-        guard let returned = query["state"], Self.constantTimeEquals(returned, state) else {
+        guard let returned = query["state"], ConstantTime.equals(returned, state) else {
             throw .stateMismatch
         }
         if let error = query["error"] {
@@ -94,11 +94,4 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in 0..<x.count { difference |= x[index] ^ y[index] }
-        return difference == 0
-    }
 }

@@ -1,3 +1,4 @@
+import Clearance
 import Crypto
 import Foundation
 import HTTPTypes
@@ -79,7 +80,7 @@ public struct DemoAPI: Sendable {
     private func publicEndpoint(_ request: Request, route: String) async -> Response {
         let header = request.headers[.authorization]
         await stats.record(route, hadAuthorization: header != nil)
-        guard let header, Self.constantTimeEquals(header, "Token \(apiKey)") else {
+        guard let header, ConstantTime.equals(header, "Token \(apiKey)") else {
             return Self.json(.unauthorized, ["error": "a valid API key is required"], challenge: #"Token realm="demo""#)
         }
         return Self.json(.ok, ["success": "true"])
@@ -99,13 +100,6 @@ public struct DemoAPI: Sendable {
         }
     }
 
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for i in 0..<x.count { difference |= x[i] ^ y[i] }
-        return difference == 0
-    }
 
     static func json(_ status: HTTPResponse.Status, _ object: [String: String], challenge: String? = nil) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)

@@ -1,3 +1,4 @@
+import Clearance
 import Crypto
 import Foundation
 import HTTPTypes
@@ -79,7 +80,7 @@ public struct DevelopmentOAuth2Provider: Sendable {
         switch grantType {
         case "password":
             guard let username = form["username"], let password = form["password"],
-                let expected = configuration.users[username], Self.constantTimeEquals(expected, password)
+                let expected = configuration.users[username], ConstantTime.equals(expected, password)
             else {
                 return Self.error("invalid_grant", description: "the user name or password is wrong")
             }
@@ -88,7 +89,7 @@ public struct DevelopmentOAuth2Provider: Sendable {
             return await issue(subject: "client:\(clientID)", clientID: clientID, scope: scope, withRefreshToken: false)
         case "app":
             guard let appID = form["app_id"], let appToken = form["app_token"],
-                let expected = configuration.apps[appID], Self.constantTimeEquals(expected, appToken)
+                let expected = configuration.apps[appID], ConstantTime.equals(expected, appToken)
             else {
                 return Self.error("invalid_grant", description: "the app id or app token is wrong")
             }
@@ -176,7 +177,7 @@ public struct DevelopmentOAuth2Provider: Sendable {
         } else {
             presented = nil
         }
-        guard let presented, let expected = configuration.clients[presented.id], Self.constantTimeEquals(expected, presented.secret) else {
+        guard let presented, let expected = configuration.clients[presented.id], ConstantTime.equals(expected, presented.secret) else {
             return nil
         }
         return presented.id
@@ -203,13 +204,6 @@ public struct DevelopmentOAuth2Provider: Sendable {
         return json(object, status: status, challenge: challenge)
     }
 
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in 0..<x.count { difference |= x[index] ^ y[index] }
-        return difference == 0
-    }
 
     static func seconds(_ duration: Duration) -> TimeInterval {
         let (seconds, attoseconds) = duration.components
