@@ -24,6 +24,7 @@ struct BenchCommand: AsyncParsableCommand {
         #endif
         try await CredentialApplicationBench(iterations: iterations).run()
         try await RefreshFanInBench(requests: requests).run()
+        try await HubBench().run()
     }
 }
 

@@ -25,7 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one (default 6001, or the configuration's).")
     var port: Int?
 
-    @Option(name: .customLong("app-id"), help: "The app id (default clearance-app).")
+    @Option(name: .customLong("app-id"), help: "The app id (default 100001; the official Python library accepts digits only).")
     var appID: String?
 
     @Option(help: "The app key (default clearance-key).")
@@ -54,10 +54,19 @@ struct ServeCommand: AsyncParsableCommand {
         let (configuration, notes) = try resolveConfiguration()
         for note in notes { Self.say(note) }
 
-        let service = HubService(configuration: configuration, logger: Logger(label: "clearance.hub")) { hub in
-            let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
-            Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString)")
-        }
+        // The development OAuth2 provider (token, revoke, me) on the same HTTP server.
+        let provider = try await DevelopmentOAuth2Provider(logger: Logger(label: "clearance.oauth2.development-provider"))
+        Self.say("development OAuth2 provider (DEVELOPMENT ONLY, not for production): POST /oauth/token, POST /oauth/revoke, GET /oauth/me; "
+            + "clients \(provider.configuration.clients.keys.sorted().joined(separator: ",")), users \(provider.configuration.users.keys.sorted().joined(separator: ",")), "
+            + "apps \(provider.configuration.apps.keys.sorted().joined(separator: ",")) (their passwords and tokens are the built-in demo ones)")
+        let service = HubService(
+            configuration: configuration, logger: Logger(label: "clearance.hub"),
+            onReady: { hub in
+                let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
+                Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString) oauth2=\(hub.httpURL.absoluteString)/oauth/token")
+            },
+            additionalRoutes: { router in provider.addRoutes(to: router) }
+        )
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [service],
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -72,7 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
         var notes: [String] = []
         if let config {
             do {
-                configuration = try HubConfiguration.load(contentsOf: URL(fileURLWithPath: config))
+                configuration = try HubConfiguration.load(contentsOf: URL(fileURLWithPath: config), validating: false)
             } catch {
                 throw ValidationError(error.description)
             }
@@ -88,7 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { configuration.host = host }
         if let port { configuration.port = port }
 
-        var app = configuration.apps.first ?? HubAppConfiguration(id: "clearance-app", key: "clearance-key", secret: "")
+        var app = configuration.apps.first ?? HubAppConfiguration(id: "100001", key: "clearance-key", secret: "")
         if let appID { app.id = appID }
         if let key { app.key = key }
         if let secret { app.secret = secret }
@@ -106,6 +115,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         notes.insert(contentsOf: ["app id=\(app.id)", "app key=\(app.key)"], at: 0)
         if generatedSecret { notes.insert("app secret=\(app.secret) (generated)", at: 2) }
+        if !app.id.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            notes.append("note: the official pusher Python library only accepts app ids made of digits")
+        }
         return (configuration, notes)
     }
 

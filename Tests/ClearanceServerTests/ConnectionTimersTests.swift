@@ -58,8 +58,10 @@ struct ConnectionTimersTests {
             adjust(&limits)
             return ConnectionTimers.Settings(limits: limits).tickInterval
         }
-        #expect(interval { _ in } == .milliseconds(500))
+        #expect(interval { _ in } == .milliseconds(750))
         #expect(interval { $0 = HubLimits() } == .seconds(5))
         #expect(interval { $0.pongTimeout = 0.01 } == .milliseconds(50))
+        #expect(interval { $0.serverPings = false; $0.inactivityTimeout = 2 } == .milliseconds(500))
+        #expect(interval { $0.userAuthenticationTimeout = 1 } == .milliseconds(250))
     }
 }

@@ -125,7 +125,7 @@ struct HubClientEventTests {
             try await TestHub.subscribe(client, socketID: socketID, channel: "#server-to-user-alice")
 
             let response = try await TestHTTP(hub).signed(
-                "POST", "/apps/test-app/events",
+                "POST", "/apps/1234/events",
                 body: ##"{"name":"notice","channels":["#server-to-user-alice"],"data":"{\"n\":1}"}"##
             )
             #expect(response.status == 200)

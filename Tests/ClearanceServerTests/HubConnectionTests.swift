@@ -8,7 +8,7 @@ struct HubConnectionTests {
     @Test(arguments: [5, 6, 7])
     func connectionEstablishedCarriesASocketIDAndTheActivityTimeout(_ version: Int) async throws {
         try await TestHub.with { hub in
-            let client = TestWebSocketClient(url: hub.webSocketURL(protocolVersion: version))
+            let client = try TestWebSocketClient(url: hub.webSocketURL(protocolVersion: version))
             let frame = try await client.next(event: "pusher:connection_established")
             // data is a string holding JSON, as hosted Pusher sends it.
             #expect(frame.rawData is String)
@@ -55,7 +55,7 @@ struct HubConnectionTests {
     ])
     func refusedRequestsGetAnErrorThenTheCloseCode(_ path: String, _ code: HubCloseCode) async throws {
         try await TestHub.with { hub in
-            let client = TestWebSocketClient(url: URL(string: hub.webSocketURL.absoluteString + path)!)
+            let client = try TestWebSocketClient(url: URL(string: hub.webSocketURL.absoluteString + path)!)
             let error = try await client.next(event: "pusher:error")
             #expect(error.errorCode == Int(code.rawValue))
             #expect(error.dataObject["message"] as? String == code.message)
@@ -65,7 +65,7 @@ struct HubConnectionTests {
 
     @Test func disabledAppsAreClosedWith4003() async throws {
         try await TestHub.with(TestHub.configuration { $0.enabled = false }) { hub in
-            let client = TestWebSocketClient(url: hub.webSocketURL())
+            let client = try TestWebSocketClient(url: hub.webSocketURL())
             let error = try await client.next(event: "pusher:error")
             #expect(error.errorCode == 4003)
             #expect(try await client.closeCode() == 4003)
@@ -75,7 +75,7 @@ struct HubConnectionTests {
     @Test func theAppConnectionQuotaClosesWith4004() async throws {
         try await TestHub.with(TestHub.configuration { $0.maxConnections = 1 }) { hub in
             let (first, _) = try await TestHub.connect(hub)
-            let second = TestWebSocketClient(url: hub.webSocketURL())
+            let second = try TestWebSocketClient(url: hub.webSocketURL())
             #expect(try await second.next(event: "pusher:error").errorCode == 4004)
             #expect(try await second.closeCode() == 4004)
             await first.disconnect()
@@ -88,7 +88,7 @@ struct HubConnectionTests {
     @Test func theHubCapacityClosesWith4100() async throws {
         try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.maxConnections = 1 })) { hub in
             let (first, _) = try await TestHub.connect(hub)
-            let second = TestWebSocketClient(url: hub.webSocketURL())
+            let second = try TestWebSocketClient(url: hub.webSocketURL())
             #expect(try await second.next(event: "pusher:error").errorCode == 4100)
             #expect(try await second.closeCode() == 4100)
             await first.disconnect()

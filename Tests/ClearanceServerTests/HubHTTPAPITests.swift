@@ -14,7 +14,7 @@ struct HubHTTPAPITests {
                 try await TestHub.subscribe(client, socketID: id, channel: "private-two")
             }
             let body = #"{"name":"update","channels":["one","private-two"],"data":"{\"v\":1}","socket_id":"\#(aID)"}"#
-            let response = try await TestHTTP(hub).signed("POST", "/apps/test-app/events", body: body)
+            let response = try await TestHTTP(hub).signed("POST", "/apps/1234/events", body: body)
             #expect(response.status == 200)
             #expect(response.body == "{}")
             let first = try await b.next(event: "update")
@@ -32,7 +32,7 @@ struct HubHTTPAPITests {
             let (client, socketID) = try await TestHub.connect(hub)
             try await TestHub.subscribe(client, socketID: socketID, channel: "presence-p", channelData: TestHub.presenceData("alice"))
             let body = #"{"name":"e","channel":"presence-p","data":"x","info":"subscription_count,user_count"}"#
-            let response = try await TestHTTP(hub).signed("POST", "/apps/test-app/events", body: body)
+            let response = try await TestHTTP(hub).signed("POST", "/apps/1234/events", body: body)
             #expect(response.status == 200)
             let attributes = (response.json["channels"] as? [String: Any])?["presence-p"] as? [String: Int]
             #expect(attributes == ["subscription_count": 1, "user_count": 1])
@@ -45,7 +45,7 @@ struct HubHTTPAPITests {
             let (client, socketID) = try await TestHub.connect(hub)
             try await TestHub.subscribe(client, socketID: socketID, channel: "batch")
             let body = #"{"batch":[{"name":"first","channel":"batch","data":"1"},{"name":"second","channel":"batch","data":"2"}]}"#
-            let response = try await TestHTTP(hub).signed("POST", "/apps/test-app/batch_events", body: body)
+            let response = try await TestHTTP(hub).signed("POST", "/apps/1234/batch_events", body: body)
             #expect(response.status == 200)
             #expect(await client.next(timeout: .seconds(5))?.event == "first")
             #expect(await client.next(timeout: .seconds(5))?.event == "second")
@@ -62,22 +62,22 @@ struct HubHTTPAPITests {
             try await TestHub.subscribe(bob, socketID: bobID, channel: "presence-room", channelData: TestHub.presenceData("bob"))
             try await TestHub.subscribe(bob, socketID: bobID, channel: "news")
 
-            let all = try await http.signed("GET", "/apps/test-app/channels")
+            let all = try await http.signed("GET", "/apps/1234/channels")
             #expect(all.status == 200)
             #expect(Set((all.json["channels"] as? [String: Any])?.keys.map { $0 } ?? []) == ["news", "presence-room"])
 
-            let presence = try await http.signed("GET", "/apps/test-app/channels", query: ["filter_by_prefix": "presence-", "info": "user_count"])
+            let presence = try await http.signed("GET", "/apps/1234/channels", query: ["filter_by_prefix": "presence-", "info": "user_count"])
             #expect((presence.json["channels"] as? [String: Any])?["presence-room"] as? [String: Int] == ["user_count": 2])
 
-            let one = try await http.signed("GET", "/apps/test-app/channels/presence-room", query: ["info": "user_count,subscription_count"])
+            let one = try await http.signed("GET", "/apps/1234/channels/presence-room", query: ["info": "user_count,subscription_count"])
             #expect(one.json["occupied"] as? Bool == true)
             #expect(one.json["user_count"] as? Int == 2)
             #expect(one.json["subscription_count"] as? Int == 2)
 
-            let empty = try await http.signed("GET", "/apps/test-app/channels/nobody-here")
+            let empty = try await http.signed("GET", "/apps/1234/channels/nobody-here")
             #expect(empty.json["occupied"] as? Bool == false)
 
-            let users = try await http.signed("GET", "/apps/test-app/channels/presence-room/users")
+            let users = try await http.signed("GET", "/apps/1234/channels/presence-room/users")
             #expect((users.json["users"] as? [[String: String]])?.compactMap { $0["id"] } == ["alice", "bob"])
             await alice.disconnect()
             await bob.disconnect()
@@ -88,11 +88,11 @@ struct HubHTTPAPITests {
         try await TestHub.with { hub in
             let http = TestHTTP(hub)
             for offset in [-601.0, 601.0] {
-                let response = try await http.signed("GET", "/apps/test-app/channels", now: Date().addingTimeInterval(offset))
+                let response = try await http.signed("GET", "/apps/1234/channels", now: Date().addingTimeInterval(offset))
                 #expect(response.status == 401)
                 #expect(["signing.expiredTimestamp", "signing.futureTimestamp"].contains(response.json["error"] as? String))
             }
-            #expect(try await http.signed("GET", "/apps/test-app/channels", now: Date().addingTimeInterval(-500)).status == 200)
+            #expect(try await http.signed("GET", "/apps/1234/channels", now: Date().addingTimeInterval(-500)).status == 200)
         }
     }
 
@@ -100,11 +100,11 @@ struct HubHTTPAPITests {
         try await TestHub.with { hub in
             let http = TestHTTP(hub)
             let wrongSecret = try RESTRequestSigner(appID: TestHub.appID, key: TestHub.key, secret: "wrong")
-            #expect(try await http.signed("GET", "/apps/test-app/channels", signer: wrongSecret).json["error"] as? String == "signing.invalidSignature")
+            #expect(try await http.signed("GET", "/apps/1234/channels", signer: wrongSecret).json["error"] as? String == "signing.invalidSignature")
             let wrongKey = try RESTRequestSigner(appID: TestHub.appID, key: "other-key", secret: TestHub.secret)
-            #expect(try await http.signed("GET", "/apps/test-app/channels", signer: wrongKey).status == 401)
-            #expect(try await http.raw("GET", "/apps/test-app/channels").status == 401)
-            #expect(try await http.raw("GET", "/apps/test-app/channels?auth_key=test-key&auth_timestamp=1&auth_version=1.0&auth_signature=00").status == 401)
+            #expect(try await http.signed("GET", "/apps/1234/channels", signer: wrongKey).status == 401)
+            #expect(try await http.raw("GET", "/apps/1234/channels").status == 401)
+            #expect(try await http.raw("GET", "/apps/1234/channels?auth_key=test-key&auth_timestamp=1&auth_version=1.0&auth_signature=00").status == 401)
         }
     }
 
@@ -112,9 +112,9 @@ struct HubHTTPAPITests {
         try await TestHub.with { hub in
             let http = TestHTTP(hub)
             let body = Data(#"{"name":"e","channel":"a","data":"x"}"#.utf8)
-            let signature = try TestHub.restSigner.sign(method: "POST", path: "/apps/test-app/events", body: body)
+            let signature = try TestHub.restSigner.sign(method: "POST", path: "/apps/1234/events", body: body)
             let tampered = Data(#"{"name":"e","channel":"b","data":"x"}"#.utf8)
-            let response = try await http.raw("POST", "/apps/test-app/events?" + signature.percentEncodedQuery, body: tampered)
+            let response = try await http.raw("POST", "/apps/1234/events?" + signature.percentEncodedQuery, body: tampered)
             #expect(response.status == 401)
             #expect(response.json["error"] as? String == "signing.bodyMD5Mismatch")
         }
@@ -139,35 +139,35 @@ struct HubHTTPAPITests {
     ])
     func badEventBodiesAreRefused(_ body: String, _ status: Int, _ code: String) async throws {
         try await TestHub.with { hub in
-            let response = try await TestHTTP(hub).signed("POST", "/apps/test-app/events", body: body)
+            let response = try await TestHTTP(hub).signed("POST", "/apps/1234/events", body: body)
             #expect(response.status == status)
             #expect(response.json["error"] as? String == code)
         }
     }
 
     @Test func limitsOnEventsAreEnforced() async throws {
-        try await TestHub.with { hub in
+        try await TestHub.with { hub throws in
             let http = TestHTTP(hub)
             let tooMuchData = #"{"name":"e","channel":"a","data":""# + String(repeating: "x", count: 10_241) + #""}"#
-            #expect(try await http.signed("POST", "/apps/test-app/events", body: tooMuchData).status == 413)
+            #expect(try await http.signed("POST", "/apps/1234/events", body: tooMuchData).status == 413)
             let justEnough = #"{"name":"e","channel":"a","data":""# + String(repeating: "x", count: 10_240) + #""}"#
-            #expect(try await http.signed("POST", "/apps/test-app/events", body: justEnough).status == 200)
+            #expect(try await http.signed("POST", "/apps/1234/events", body: justEnough).status == 200)
 
             let channels = (0...100).map { "\"c\($0)\"" }.joined(separator: ",")
             let tooMany = #"{"name":"e","channels":[\#(channels)],"data":"x"}"#
-            #expect(try await http.signed("POST", "/apps/test-app/events", body: tooMany).status == 400)
+            #expect(try await http.signed("POST", "/apps/1234/events", body: tooMany).status == 400)
 
             let longName = #"{"name":""# + String(repeating: "n", count: 201) + #"","channel":"a","data":"x"}"#
-            #expect(try await http.signed("POST", "/apps/test-app/events", body: longName).status == 400)
+            #expect(try await http.signed("POST", "/apps/1234/events", body: longName).status == 400)
 
             let items = (0...10).map { _ in #"{"name":"e","channel":"a","data":"x"}"# }.joined(separator: ",")
             let bigBatch = #"{"batch":[\#(items)]}"#
-            #expect(try await http.signed("POST", "/apps/test-app/batch_events", body: bigBatch).status == 400)
-            #expect(try await http.signed("POST", "/apps/test-app/batch_events", body: #"{"batch":[1]}"#).status == 400)
-            #expect(try await http.signed("POST", "/apps/test-app/batch_events", body: #"{}"#).status == 400)
+            #expect(try await http.signed("POST", "/apps/1234/batch_events", body: bigBatch).status == 400)
+            #expect(try await http.signed("POST", "/apps/1234/batch_events", body: #"{"batch":[1]}"#).status == 400)
+            #expect(try await http.signed("POST", "/apps/1234/batch_events", body: #"{}"#).status == 400)
 
             let huge = String(repeating: " ", count: 300_000)
-            #expect(try await http.signed("POST", "/apps/test-app/events", body: huge).status == 413)
+            #expect(try await http.signed("POST", "/apps/1234/events", body: huge).status == 413)
         }
     }
 
@@ -175,13 +175,13 @@ struct HubHTTPAPITests {
         try await TestHub.with { hub in
             let http = TestHTTP(hub)
             #expect(try await http.signed("GET", "/apps/unknown/channels").status == 404)
-            #expect(try await http.signed("GET", "/apps/test-app/channels", query: ["info": "user_count"]).status == 400)
-            #expect(try await http.signed("GET", "/apps/test-app/channels", query: ["info": "bogus"]).status == 400)
-            #expect(try await http.signed("GET", "/apps/test-app/channels/news", query: ["info": "user_count"]).status == 400)
-            #expect(try await http.signed("GET", "/apps/test-app/channels/news/users").status == 400)
-            #expect(try await http.signed("GET", "/apps/test-app/channels/bad%20name").status == 400)
-            let signature = try TestHub.restSigner.sign(method: "GET", path: "/apps/test-app/channels")
-            let doubled = try await http.raw("GET", "/apps/test-app/channels?" + signature.percentEncodedQuery + "&auth_key=x")
+            #expect(try await http.signed("GET", "/apps/1234/channels", query: ["info": "user_count"]).status == 400)
+            #expect(try await http.signed("GET", "/apps/1234/channels", query: ["info": "bogus"]).status == 400)
+            #expect(try await http.signed("GET", "/apps/1234/channels/news", query: ["info": "user_count"]).status == 400)
+            #expect(try await http.signed("GET", "/apps/1234/channels/news/users").status == 400)
+            #expect(try await http.signed("GET", "/apps/1234/channels/bad%20name").status == 400)
+            let signature = try TestHub.restSigner.sign(method: "GET", path: "/apps/1234/channels")
+            let doubled = try await http.raw("GET", "/apps/1234/channels?" + signature.percentEncodedQuery + "&auth_key=x")
             #expect(doubled.status == 400)
             #expect(doubled.json["error"] as? String == "api.duplicateParameter")
         }

@@ -163,7 +163,7 @@ struct HubSubscriptionTests {
             client.send(#"{"event":"pusher:unsubscribe","data":{"channel":"news"}}"#)
             client.send(#"{"event":"pusher:ping","data":{}}"#)
             _ = try await client.next(event: "pusher:pong")
-            let response = try await TestHTTP(hub).signed("POST", "/apps/test-app/events", body: #"{"name":"n","channel":"news","data":"{}"}"#)
+            let response = try await TestHTTP(hub).signed("POST", "/apps/1234/events", body: #"{"name":"n","channel":"news","data":"{}"}"#)
             #expect(response.status == 200)
             #expect(await client.unexpectedFrame(within: .milliseconds(300)) == nil)
             await client.disconnect()

@@ -8,7 +8,7 @@ import FoundationNetworking
 
 /// A hub on loopback with a known app and users, and helpers to talk to it.
 enum TestHub {
-    static let appID = "test-app"
+    static let appID = "1234"
     static let key = "test-key"
     static let secret = "test-secret"
     /// Base64 of the 32 bytes 0x00…0x1f.
@@ -67,7 +67,7 @@ enum TestHub {
         key: String? = nil,
         protocolVersion: Int = 7
     ) async throws -> (client: TestWebSocketClient, socketID: String) {
-        let client = TestWebSocketClient(url: hub.webSocketURL(forKey: key, protocolVersion: protocolVersion))
+        let client = try TestWebSocketClient(url: hub.webSocketURL(forKey: key, protocolVersion: protocolVersion))
         let established = try await client.next(event: "pusher:connection_established")
         guard let socketID = established.dataObject["socket_id"] as? String else {
             throw TestWebSocketClient.Failure(description: "no socket_id in \(established)")

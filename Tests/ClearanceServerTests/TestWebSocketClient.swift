@@ -1,78 +1,80 @@
 import Foundation
-import Logging
-import NIOWebSocket
-import WSClient
 
 /// A minimal WebSocket client for the hub tests: records every text frame, sends what it is
-/// told, and reports the close code the hub sent.
+/// told, and reports the close code the hub sent. Built on ``RawWebSocket`` (a reading thread
+/// per client) so that no frame is lost.
 final class TestWebSocketClient: Sendable {
-    enum Command: Sendable {
-        case text(String)
-        case binary([UInt8])
-        case close
-    }
-
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    private let inbox = FrameInbox()
-    private let commands: AsyncStream<Command>.Continuation
-    private let run: Task<UInt16?, any Error>
+    private enum Event: Sendable {
+        case text(String)
+        case ended(closeCode: UInt16?)
+    }
 
-    /// Connects to `url` and returns at once; frames arrive in ``next(timeout:)``.
-    init(url: URL) {
-        let (stream, continuation) = AsyncStream<Command>.makeStream()
-        commands = continuation
+    private let inbox = FrameInbox()
+    private let socket: RawWebSocket
+    private let consumer: Task<UInt16?, Never>
+
+    /// Connects to `url` (ws://127.0.0.1:PORT/…) and starts reading; frames arrive in ``next(timeout:)``.
+    init(url: URL) throws {
+        guard let host = url.host, let port = url.port else { throw Failure(description: "bad URL \(url)") }
+        let pathAndQuery = url.path + (url.query.map { "?" + $0 } ?? "")
+        let socket = try RawWebSocket(host: host, port: port, pathAndQuery: pathAndQuery.isEmpty ? "/" : pathAndQuery)
+        self.socket = socket
+        let (events, continuation) = AsyncStream<Event>.makeStream()
+        let reader = Thread {
+            var closeCode: UInt16?
+            var fragments: [UInt8] = []
+            while let frame = try? socket.readFrame() {
+                switch frame.opcode {
+                case RawWebSocket.Opcode.text.rawValue, RawWebSocket.Opcode.continuation.rawValue:
+                    fragments.append(contentsOf: frame.payload)
+                    if frame.fin {
+                        continuation.yield(.text(String(decoding: fragments, as: UTF8.self)))
+                        fragments = []
+                    }
+                case RawWebSocket.Opcode.ping.rawValue:
+                    try? socket.send(opcode: .pong, payload: frame.payload)
+                case RawWebSocket.Opcode.close.rawValue:
+                    if closeCode == nil, frame.payload.count >= 2 {
+                        closeCode = UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1])
+                    }
+                    try? socket.sendClose(code: closeCode ?? 1000)
+                default:
+                    break
+                }
+            }
+            continuation.yield(.ended(closeCode: closeCode))
+            continuation.finish()
+        }
+        reader.start()
         let inbox = inbox
-        let logger = Logger(label: "test.ws") { _ in SwiftLogNoOpLogHandler() }
-        run = Task {
-            let closeFrame = try await WebSocketClient.connect(
-                url: url.absoluteString,
-                configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 20, closeTimeout: .seconds(5)),
-                logger: logger
-            ) { inbound, outbound, _ in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        do {
-                            for try await message in inbound.messages(maxSize: 1 << 20) {
-                                if case let .text(text) = message { await inbox.push(text) }
-                            }
-                        } catch {}
-                        await inbox.finish()
-                    }
-                    group.addTask {
-                        for await command in stream {
-                            switch command {
-                            case let .text(text):
-                                try await outbound.write(.text(text))
-                            case let .binary(bytes):
-                                try await outbound.write(.binary(.init(bytes: bytes)))
-                            case .close:
-                                try await outbound.close(.normalClosure, reason: nil)
-                            }
-                        }
-                    }
-                    try await group.next()
-                    group.cancelAll()
+        consumer = Task {
+            var code: UInt16?
+            for await event in events {
+                switch event {
+                case let .text(text): await inbox.push(text)
+                case let .ended(closeCode): code = closeCode
                 }
             }
             await inbox.finish()
-            return closeFrame.map { UInt16(webSocketErrorCode: $0.closeCode) }
+            return code
         }
     }
 
     func send(_ text: String) {
-        commands.yield(.text(text))
+        try? socket.send(opcode: .text, payload: Array(text.utf8))
     }
 
     func sendBinary(_ bytes: [UInt8]) {
-        commands.yield(.binary(bytes))
+        try? socket.send(opcode: .binary, payload: bytes)
     }
 
-    /// Sends a close frame; the hub answers and the connection ends.
+    /// Sends a normal close frame; the hub answers and the connection ends.
     func close() {
-        commands.yield(.close)
+        try? socket.sendClose(code: 1000)
     }
 
     /// The next frame, or `nil` when none arrives within `timeout` or the connection ended.
@@ -95,7 +97,7 @@ final class TestWebSocketClient: Sendable {
         throw Failure(description: "no \(event) frame\(channel.map { " on \($0)" } ?? "") within \(timeout) (\(sourceLocation))")
     }
 
-    /// Asserts nothing but the ignored events arrives within `timeout`; returns the unexpected frame if one does.
+    /// The first frame other than the `ignoring` events within `timeout`, or `nil` when none comes.
     func unexpectedFrame(within timeout: Duration, ignoring: Set<String> = ["pusher:pong"]) async -> ReceivedFrame? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -106,10 +108,11 @@ final class TestWebSocketClient: Sendable {
         return nil
     }
 
-    /// The close code the hub sent, once the connection has ended (within `timeout`).
+    /// The close code the hub sent (`nil` if it closed without one), once the connection has ended.
     func closeCode(timeout: Duration = .seconds(10)) async throws -> UInt16? {
-        try await withThrowingTaskGroup(of: UInt16??.self) { group in
-            group.addTask { .some(try await self.run.value) }
+        let consumer = consumer
+        return try await withThrowingTaskGroup(of: UInt16??.self) { group in
+            group.addTask { .some(await consumer.value) }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 return nil
@@ -121,10 +124,13 @@ final class TestWebSocketClient: Sendable {
         }
     }
 
-    /// Ends the connection from the client side and waits for it to finish.
+    /// Ends the connection from the client side and waits (briefly) for it to finish.
     func disconnect() async {
         close()
-        commands.finish()
-        _ = try? await closeCode(timeout: .seconds(5))
+        do {
+            _ = try await closeCode(timeout: .seconds(3))
+        } catch {
+            socket.shutdownSocket()
+        }
     }
 }

@@ -51,11 +51,12 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         limits = try container.decodeIfPresent(HubLimits.self, forKey: .limits) ?? HubLimits()
     }
 
-    /// Reads and validates a JSON configuration file.
+    /// Reads a JSON configuration file and, unless `validating` is false (for callers that
+    /// complete it first, like `clearance serve` with its flags), validates it.
     ///
     /// - Throws: ``HubConfigurationError/unreadableFile(path:)``,
     ///   ``HubConfigurationError/malformedFile(path:reason:)`` or a validation error.
-    public static func load(contentsOf url: URL) throws(HubConfigurationError) -> HubConfiguration {
+    public static func load(contentsOf url: URL, validating: Bool = true) throws(HubConfigurationError) -> HubConfiguration {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -70,7 +71,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         } catch {
             throw .malformedFile(path: url.path, reason: "not valid JSON")
         }
-        try configuration.validate()
+        if validating { try configuration.validate() }
         return configuration
     }
 

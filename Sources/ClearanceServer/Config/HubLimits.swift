@@ -40,6 +40,9 @@ public struct HubLimits: Sendable, Hashable, Codable {
     public var maxHTTPBodyBytes: Int
     /// Most simultaneous connections across all apps; more are closed with 4100. `nil`: no limit.
     public var maxConnections: Int?
+    /// Frames queued for one connection before it counts as too slow a reader and is dropped.
+    /// Default 4,096.
+    public var maxQueuedFrames: Int
     /// Seconds the hub waits for a client to answer its close frame. Default 5.
     public var closeTimeout: Double
 
@@ -61,6 +64,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxEventNameLength: Int = 200,
         maxHTTPBodyBytes: Int = 262_144,
         maxConnections: Int? = nil,
+        maxQueuedFrames: Int = 4_096,
         closeTimeout: Double = 5
     ) {
         self.activityTimeout = activityTimeout
@@ -79,6 +83,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.maxEventNameLength = maxEventNameLength
         self.maxHTTPBodyBytes = maxHTTPBodyBytes
         self.maxConnections = maxConnections
+        self.maxQueuedFrames = maxQueuedFrames
         self.closeTimeout = closeTimeout
     }
 
@@ -105,6 +110,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxEventNameLength = try value(.maxEventNameLength, defaults.maxEventNameLength)
         maxHTTPBodyBytes = try value(.maxHTTPBodyBytes, defaults.maxHTTPBodyBytes)
         maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections)
+        maxQueuedFrames = try value(.maxQueuedFrames, defaults.maxQueuedFrames)
         closeTimeout = try value(.closeTimeout, defaults.closeTimeout)
     }
 
@@ -125,6 +131,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         if maxEventNameLength < 1 { return "maxEventNameLength" }
         if maxHTTPBodyBytes < 1_024 { return "maxHTTPBodyBytes" }
         if let limit = maxConnections, limit < 0 { return "maxConnections" }
+        if maxQueuedFrames < 16 { return "maxQueuedFrames" }
         if !(closeTimeout > 0) { return "closeTimeout" }
         return nil
     }

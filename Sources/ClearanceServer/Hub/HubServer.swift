@@ -31,16 +31,19 @@ public final class HubServer: Sendable {
     ///   - configuration: Apps, users, limits, and where to listen (port 0 picks a free one).
     ///   - adapter: Where channel state lives; a new ``InMemoryChannelState`` by default.
     ///   - logger: Where the hub logs. Secrets, tokens and signatures are never logged.
+    ///   - additionalRoutes: Mounts more routes on the hub's HTTP server (e.g. the development OAuth2 provider).
     /// - Throws: ``HubConfigurationError`` for an unusable configuration, or the server's
     ///   error when it cannot listen.
     public static func start(
         _ configuration: HubConfiguration,
         adapter: (any ChannelStateAdapter)? = nil,
-        logger: Logger = Logger(label: "clearance.hub")
+        logger: Logger = Logger(label: "clearance.hub"),
+        additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> HubServer {
         let hub = try Hub(configuration: configuration, adapter: adapter ?? InMemoryChannelState(), logger: logger)
         let router = Router()
         HubHTTPAPI(hub: hub).register(on: router)
+        additionalRoutes(router)
         DevelopmentUserDirectory(users: configuration.users).endpoints(signer: hub.defaultApp.signer).register(on: router)
 
         let server = try await RunningServer.start(

@@ -1,3 +1,4 @@
+import Hummingbird
 import Logging
 import ServiceLifecycle
 
@@ -10,18 +11,22 @@ public struct HubService: Service {
     private let adapter: (any ChannelStateAdapter)?
     private let logger: Logger
     private let onReady: @Sendable (HubServer) async -> Void
+    private let additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void
 
     /// - Parameters:
     ///   - configuration: Apps, users, limits, address.
     ///   - adapter: Channel state; in memory by default.
     ///   - logger: Where the hub logs.
     ///   - onReady: Called once the hub accepts connections.
+    ///   - additionalRoutes: Mounts more routes on the hub's HTTP server.
     public init(
         configuration: HubConfiguration,
         adapter: (any ChannelStateAdapter)? = nil,
         logger: Logger = Logger(label: "clearance.hub"),
-        onReady: @escaping @Sendable (HubServer) async -> Void = { _ in }
+        onReady: @escaping @Sendable (HubServer) async -> Void = { _ in },
+        additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) {
+        self.additionalRoutes = additionalRoutes
         self.configuration = configuration
         self.adapter = adapter
         self.logger = logger
@@ -30,7 +35,7 @@ public struct HubService: Service {
 
     /// Runs until the group shuts down.
     public func run() async throws {
-        let hub = try await HubServer.start(configuration, adapter: adapter, logger: logger)
+        let hub = try await HubServer.start(configuration, adapter: adapter, logger: logger, additionalRoutes: additionalRoutes)
         await onReady(hub)
         try? await gracefulShutdown()
         logger.info("hub.stopping")

@@ -1,8 +1,6 @@
 import ClearanceSigning
-import HummingbirdWebSocket
 import Logging
 import NIOCore
-import NIOWebSocket
 
 /// The protocol logic of one connection: reacts to each ``ConnectionInput`` in turn.
 ///
@@ -19,7 +17,6 @@ struct ConnectionSession {
     let app: HubApp
     let socketID: String
     let outbox: ConnectionOutbox
-    let outbound: WebSocketOutboundWriter
     let channel: any Channel
     let logger: Logger
 
@@ -33,7 +30,6 @@ struct ConnectionSession {
         app: HubApp,
         socketID: String,
         outbox: ConnectionOutbox,
-        outbound: WebSocketOutboundWriter,
         channel: any Channel,
         logger: Logger
     ) {
@@ -41,7 +37,6 @@ struct ConnectionSession {
         self.app = app
         self.socketID = socketID
         self.outbox = outbox
-        self.outbound = outbound
         self.channel = channel
         self.logger = logger
         timers = ConnectionTimers(settings: ConnectionTimers.Settings(limits: hub.limits), now: .now)
@@ -62,11 +57,11 @@ struct ConnectionSession {
             beginClose(code, now: now)
         case .outboxOverflow:
             guard !timers.isClosing else { break }
-            logger.warning("hub.connection.slowReader")
+            // The client does not read: a close frame would queue behind everything else, so
+            // drop the connection now.
+            logger.warning("hub.connection.slowReader", metadata: ["queued": "\(hub.limits.maxQueuedFrames)"])
             timers.closeStarted(at: now)
-            // The outbox is full, so the close cannot queue behind it: send it directly.
-            let code = HubCloseCode.overCapacity
-            try? await outbound.close(WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: code.message)
+            channel.close(promise: nil)
         case .binary:
             timers.receivedFrame(at: now)
             guard !timers.isClosing else { break }
@@ -190,8 +185,12 @@ struct ConnectionSession {
                 try app.signer.checkChannelAuth(auth: auth, socketID: socketID, channelName: channel, channelData: channelData)
             } catch {
                 switch error {
-                case .invalidSignature, .unknownKey, .malformedAuth:
-                    throw .auth("Invalid signature: \(error.message)")
+                case .invalidSignature:
+                    throw .auth("Invalid signature: expected the HMAC-SHA256 of socket_id:channel_name (:channel_data for presence) with the app secret.")
+                case .unknownKey:
+                    throw .auth("Invalid signature: the auth key is not this app's key.")
+                case .malformedAuth:
+                    throw .auth("Invalid signature: auth must be key:signature.")
                 default:
                     throw .auth(error.message, status: 400)
                 }

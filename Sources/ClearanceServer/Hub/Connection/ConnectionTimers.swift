@@ -26,9 +26,11 @@ struct ConnectionTimers: Sendable {
             closeTimeout = .seconds(limits.closeTimeout)
         }
 
-        /// How often to tick: a quarter of the shortest timer, between 50 ms and 5 s.
+        /// How often to tick: a quarter of the shortest liveness timer, between 50 ms and 5 s.
+        /// (The close handshake deadline is not counted: dropping an unresponsive client a few
+        /// seconds late costs nothing, while ticking fast costs every connection CPU.)
         var tickInterval: Duration {
-            var shortest = min(closeTimeout, serverPings ? min(activityTimeout, pongTimeout) : inactivityTimeout)
+            var shortest = serverPings ? min(activityTimeout, pongTimeout) : inactivityTimeout
             if let signInTimeout { shortest = min(shortest, signInTimeout) }
             return min(max(shortest / 4, .milliseconds(50)), .seconds(5))
         }

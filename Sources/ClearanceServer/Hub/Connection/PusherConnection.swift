@@ -1,7 +1,7 @@
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOWebSocket
-import WSCore
 
 /// One client connection: admits it, then runs three child tasks and a main loop.
 ///
@@ -15,8 +15,9 @@ import WSCore
 /// dropping a client that ignored the hub's close frame). Nothing is cancelled before that,
 /// except the ticker and a writer that can no longer write.
 struct PusherConnection: Sendable {
-    /// Frames buffered for a slow reader before it is closed with 4100.
-    static let outboxCapacity = 4_096
+    /// Client messages read ahead of the main loop; the reader waits for the loop beyond this,
+    /// so a client that floods the hub is slowed down by TCP instead of filling memory.
+    static let readAhead = 16
 
     let hub: Hub
     let app: HubApp
@@ -53,7 +54,7 @@ struct PusherConnection: Sendable {
         logger.info("hub.connection.opened", metadata: ["protocol": "\(protocolVersion)"])
 
         let (items, itemContinuation) = AsyncStream<ConnectionOutbox.Item>.makeStream(
-            bufferingPolicy: .bufferingOldest(Self.outboxCapacity)
+            bufferingPolicy: .bufferingOldest(hub.limits.maxQueuedFrames)
         )
         let outbox = ConnectionOutbox(continuation: itemContinuation) {
             inputContinuation.yield(.outboxOverflow)
@@ -66,12 +67,13 @@ struct PusherConnection: Sendable {
             app: app,
             socketID: socketID,
             outbox: outbox,
-            outbound: outbound,
             channel: channel,
             logger: logger
         )
         let tickInterval = session.tickInterval
         let maxMessageBytes = hub.limits.maxMessageBytes
+        let (credits, creditContinuation) = AsyncStream<Void>.makeStream()
+        for _ in 0..<Self.readAhead { creditContinuation.yield() }
 
         let readError: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
             group.addTask {
@@ -86,17 +88,22 @@ struct PusherConnection: Sendable {
                 return nil
             }
             group.addTask {
-                await Self.read(inbound, maxMessageBytes: maxMessageBytes, into: inputContinuation)
+                await Self.read(inbound, maxMessageBytes: maxMessageBytes, credits: credits, into: inputContinuation)
             }
 
             for await input in inputs {
                 guard await session.handle(input) else { break }
+                switch input {
+                case .text, .binary: creditContinuation.yield()
+                default: break
+                }
             }
 
             await hub.adapter.removeConnection(socketID: socketID, appID: app.id)
             await hub.registry.remove(socketID: socketID)
             outbox.finish()
             inputContinuation.finish()
+            creditContinuation.finish()
             group.cancelAll()
             var firstError: (any Error)?
             for await error in group where firstError == nil {
@@ -110,14 +117,17 @@ struct PusherConnection: Sendable {
         if let readError { throw readError }
     }
 
+    /// Reads messages into `inputs`, each one only with a credit from the main loop.
     private static func read(
         _ inbound: WebSocketInboundStream,
         maxMessageBytes: Int,
+        credits: AsyncStream<Void>,
         into inputs: AsyncStream<ConnectionInput>.Continuation
     ) async -> (any Error)? {
         var iterator = inbound.messages(maxSize: maxMessageBytes).makeAsyncIterator()
+        var credit = credits.makeAsyncIterator()
         do {
-            while let message = try await iterator.next() {
+            while await credit.next() != nil, let message = try await iterator.next() {
                 switch message {
                 case let .text(text): inputs.yield(.text(text))
                 case .binary: inputs.yield(.binary)

@@ -21,7 +21,7 @@ public enum HubCloseCode: UInt16, Error, Sendable, Hashable, CaseIterable {
     case noProtocolVersion = 4008
     /// 4009: the connection did not sign in within the required time.
     case unauthorized = 4009
-    /// 4100: the hub is at its connection limit, or the client reads too slowly to keep up.
+    /// 4100: the hub is at its connection limit.
     case overCapacity = 4100
     /// 4200: the hub is shutting down; reconnect at once (to another node, or when it is back).
     case reconnectImmediately = 4200

@@ -1,8 +1,9 @@
 /// The way into one connection: whatever is delivered here is written to its WebSocket, in
 /// order, by the connection's writer task.
 ///
-/// Delivering never waits. Each connection buffers a bounded number of frames; a connection
-/// that reads so slowly that its buffer overflows is closed with 4100.
+/// Delivering never waits. Each connection buffers a bounded number of frames
+/// (``HubLimits/maxQueuedFrames``); a connection that reads so slowly that its buffer overflows
+/// is dropped (a close code could not reach a client that does not read).
 public struct ConnectionOutbox: Sendable {
     /// Something to send to the client.
     public enum Delivery: Sendable, Hashable {
