@@ -21,6 +21,7 @@ struct DemoCommand: AsyncParsableCommand {
         await APIAuthorizationDemo(servers: servers, report: report).run()
         await servers.stop()
         try await OAuth2Demo(report: report).run()
+        try await RealtimeDemo(report: report).run()
         report.summary()
         if !report.allPassed { throw ExitCode(1) }
     }
