@@ -99,19 +99,19 @@ struct HubConnectionTests {
         let limits = TestHub.limits { $0.activityTimeout = 1; $0.pongTimeout = 0.5 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let (client, _) = try await TestHub.connect(hub)
-            let ping = try await client.next(event: "pusher:ping", timeout: .seconds(3))
+            let ping = try await client.next(event: "pusher:ping", timeout: .seconds(10))
             #expect(ping.event == "pusher:ping")
-            #expect(try await client.next(event: "pusher:error", timeout: .seconds(3)).errorCode == 4201)
+            #expect(try await client.next(event: "pusher:error", timeout: .seconds(10)).errorCode == 4201)
             #expect(try await client.closeCode() == 4201)
         }
     }
 
     @Test func answeringThePingKeepsTheConnection() async throws {
-        let limits = TestHub.limits { $0.activityTimeout = 1; $0.pongTimeout = 0.5 }
+        let limits = TestHub.limits { $0.activityTimeout = 1; $0.pongTimeout = 3 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let (client, _) = try await TestHub.connect(hub)
             for _ in 0..<2 {
-                _ = try await client.next(event: "pusher:ping", timeout: .seconds(3))
+                _ = try await client.next(event: "pusher:ping", timeout: .seconds(10))
                 client.send(#"{"event":"pusher:pong","data":{}}"#)
             }
             #expect(await client.unexpectedFrame(within: .milliseconds(300), ignoring: ["pusher:ping"]) == nil)
@@ -123,7 +123,7 @@ struct HubConnectionTests {
         let limits = TestHub.limits { $0.serverPings = false; $0.inactivityTimeout = 0.6 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let (client, _) = try await TestHub.connect(hub)
-            #expect(try await client.next(event: "pusher:error", timeout: .seconds(3)).errorCode == 4202)
+            #expect(try await client.next(event: "pusher:error", timeout: .seconds(10)).errorCode == 4202)
             #expect(try await client.closeCode() == 4202)
         }
     }
@@ -132,7 +132,7 @@ struct HubConnectionTests {
         let limits = TestHub.limits { $0.userAuthenticationTimeout = 0.5 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let (client, _) = try await TestHub.connect(hub)
-            #expect(try await client.next(event: "pusher:error", timeout: .seconds(3)).errorCode == 4009)
+            #expect(try await client.next(event: "pusher:error", timeout: .seconds(10)).errorCode == 4009)
             #expect(try await client.closeCode() == 4009)
         }
     }

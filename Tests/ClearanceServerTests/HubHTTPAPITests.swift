@@ -47,8 +47,8 @@ struct HubHTTPAPITests {
             let body = #"{"batch":[{"name":"first","channel":"batch","data":"1"},{"name":"second","channel":"batch","data":"2"}]}"#
             let response = try await TestHTTP(hub).signed("POST", "/apps/1234/batch_events", body: body)
             #expect(response.status == 200)
-            #expect(await client.next(timeout: .seconds(5))?.event == "first")
-            #expect(await client.next(timeout: .seconds(5))?.event == "second")
+            #expect(await client.next(timeout: .seconds(15))?.event == "first")
+            #expect(await client.next(timeout: .seconds(15))?.event == "second")
             await client.disconnect()
         }
     }
@@ -87,7 +87,7 @@ struct HubHTTPAPITests {
     @Test func expiredAndFutureTimestampsAreRefusedWith401() async throws {
         try await TestHub.with { hub in
             let http = TestHTTP(hub)
-            for offset in [-601.0, 601.0] {
+            for offset in [-700.0, 700.0] {
                 let response = try await http.signed("GET", "/apps/1234/channels", now: Date().addingTimeInterval(offset))
                 #expect(response.status == 401)
                 #expect(["signing.expiredTimestamp", "signing.futureTimestamp"].contains(response.json["error"] as? String))

@@ -78,7 +78,7 @@ final class TestWebSocketClient: Sendable {
     }
 
     /// The next frame, or `nil` when none arrives within `timeout` or the connection ended.
-    func next(timeout: Duration = .seconds(5)) async -> ReceivedFrame? {
+    func next(timeout: Duration = .seconds(15)) async -> ReceivedFrame? {
         await inbox.next(timeout: timeout).map(ReceivedFrame.init(text:))
     }
 
@@ -86,7 +86,7 @@ final class TestWebSocketClient: Sendable {
     func next(
         event: String,
         channel: String? = nil,
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(15),
         sourceLocation: String = #function
     ) async throws -> ReceivedFrame {
         let deadline = ContinuousClock.now + timeout
@@ -128,7 +128,7 @@ final class TestWebSocketClient: Sendable {
     func disconnect() async {
         close()
         do {
-            _ = try await closeCode(timeout: .seconds(3))
+            _ = try await closeCode(timeout: .seconds(10))
         } catch {
             socket.shutdownSocket()
         }
