@@ -7,7 +7,7 @@ let strict: [SwiftSetting] = [
 
 // Work being written in parallel, kept out of the build until it lands.
 let inProgressServer: [String] = []
-let inProgressCommands = ["ListenCommand.swift"]
+let inProgressCommands: [String] = []
 
 let package = Package(
     name: "Clearance",
@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Clearance", targets: ["Clearance"]),
         .library(name: "ClearanceHTTP", targets: ["ClearanceHTTP"]),
         .library(name: "ClearanceOAuth2", targets: ["ClearanceOAuth2"]),
+        .library(name: "ClearanceChannels", targets: ["ClearanceChannels"]),
         .library(name: "ClearanceSigning", targets: ["ClearanceSigning"]),
         .library(name: "ClearanceSecretBox", targets: ["ClearanceSecretBox"]),
         .library(name: "ClearanceServer", targets: ["ClearanceServer"]),
@@ -72,6 +73,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The Pusher protocol 7 channel client with pluggable channel authorization.
+        .target(
+            name: "ClearanceChannels",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceSecretBox",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Pusher channel-auth, REST and webhook signing: no server dependency.
         .target(
             name: "ClearanceSigning",
@@ -115,8 +127,10 @@ let package = Package(
                 "Clearance",
                 "ClearanceHTTP",
                 "ClearanceOAuth2",
+                "ClearanceChannels",
                 "ClearanceSigning",
                 "ClearanceServer",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -147,6 +161,18 @@ let package = Package(
                 "ClearanceServer", "ClearanceSigning", "ClearanceTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceChannelsTests",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceSecretBox", "ClearanceChannels",
+                "ClearanceServer", "ClearanceTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -1,0 +1,105 @@
+import Clearance
+import ClearanceHTTP
+import Foundation
+import HTTPTypes
+
+/// Asks the app's server: `POST` `socket_id` and `channel_name` (percent-encoded, plus the app's
+/// parameters) as a form to ``endpoint``, and reads `{"auth":…,"channel_data"?,"shared_secret"?}`.
+///
+/// The request goes through Clearance's `AuthorizedClient`, so its credential can come from any
+/// `CredentialSource` (an OAuth2 session, a `CachingCredentialSource`, …): an expired bearer is
+/// refreshed once on a 401 and the request retried once, rather than breaking channel auth after
+/// the device slept (pusher-js #190, #752). Before sending, ``HeaderProvider``s are awaited (to
+/// fetch or refresh a token) and the request hook may change anything (libPusher's
+/// `willAuthorizeChannel:withAuthOperation:`).
+///
+/// Each failure is its own ``ChannelAuthorizationError``: a status other than 200/201, an empty,
+/// non-JSON or non-object body, a body without `auth`, a transport error, or no answer within
+/// ``timeout``; the status and body are kept.
+public struct ServerChannelAuthorizer: ChannelAuthorizer {
+    /// Supplies header fields for each auth request, awaited just before it is sent.
+    public typealias HeaderProvider = @Sendable () async throws -> HTTPFields
+
+    /// The auth endpoint, e.g. `https://example.com/pusher/auth`.
+    public var endpoint: URL { client.endpoint }
+    /// The deadline for one auth request.
+    public var timeout: Duration { client.timeout }
+    let client: AuthEndpointClient
+
+    /// Creates a server-based authorizer.
+    ///
+    /// - Parameters:
+    ///   - endpoint: The auth URL.
+    ///   - parameters: Extra form fields sent with every request (the app's `params`).
+    ///   - headers: Fixed header fields sent with every request.
+    ///   - headerProviders: Async suppliers of header fields, awaited for every request.
+    ///   - credentialSource: A credential to put on every request (refreshed once on a 401 when
+    ///     the source can refresh), or nil.
+    ///   - transportSecurity: Where that credential may go; loopback or `https` by default.
+    ///   - transport: The HTTP transport; the shared AsyncHTTPClient one by default.
+    ///   - timeout: The deadline for one request. Default 10 s.
+    ///   - willSend: The request hook: adjust each request just before it is sent.
+    /// - Throws: ``ChannelAuthorizationError/misconfigured(reason:)`` when the endpoint is not an
+    ///   absolute `http`/`https` URL.
+    public init(
+        endpoint: URL,
+        parameters: [(String, String)] = [],
+        headers: HTTPFields = [:],
+        headerProviders: [HeaderProvider] = [],
+        credentialSource: (any CredentialSource)? = nil,
+        transportSecurity: TransportSecurity = .strict,
+        transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
+        timeout: Duration = .seconds(10),
+        willSend: AuthorizedClient.RequestHook? = nil
+    ) throws(ChannelAuthorizationError) {
+        let authorizer: RequestAuthorizer
+        do {
+            if let credentialSource {
+                authorizer = try RequestAuthorizer(policy: .always("channel-auth"), sources: ["channel-auth": credentialSource], transportSecurity: transportSecurity)
+            } else {
+                authorizer = try RequestAuthorizer(policy: AuthorizationPolicy(), sources: [:], transportSecurity: transportSecurity)
+            }
+        } catch {
+            throw .misconfigured(reason: error.message)
+        }
+        try self.init(endpoint: endpoint, parameters: parameters, headers: headers, headerProviders: headerProviders,
+                      requestAuthorizer: authorizer, transport: transport, timeout: timeout, willSend: willSend)
+    }
+
+    /// Creates a server-based authorizer whose requests follow a full Clearance
+    /// `RequestAuthorizer` (policy, named credential sources, transport security).
+    public init(
+        endpoint: URL,
+        parameters: [(String, String)] = [],
+        headers: HTTPFields = [:],
+        headerProviders: [HeaderProvider] = [],
+        requestAuthorizer: RequestAuthorizer,
+        transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
+        timeout: Duration = .seconds(10),
+        willSend: AuthorizedClient.RequestHook? = nil
+    ) throws(ChannelAuthorizationError) {
+        guard let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https", endpoint.host != nil else {
+            throw .misconfigured(reason: "the auth endpoint must be an absolute http or https URL")
+        }
+        client = AuthEndpointClient(
+            endpoint: endpoint, parameters: parameters, headers: headers, headerProviders: headerProviders,
+            requestAuthorizer: requestAuthorizer, transport: transport, hook: willSend, timeout: timeout
+        )
+    }
+
+    public func authorize(socketID: String, channelName: String) async throws -> ChannelAuthorization {
+        let (status, body) = try await client.post([("socket_id", socketID), ("channel_name", channelName)])
+        return try AuthEndpointResponse.channelAuthorization(status: status, body: body)
+    }
+
+    /// Authorizes several channels in one request (pusher-js-auth's batched format).
+    ///
+    /// - Returns: one result per channel; a channel the server left out is a 404.
+    /// - Throws: when the request as a whole failed (transport, timeout, status, body).
+    public func authorizeBatch(socketID: String, channelNames: [String]) async throws -> [String: Result<ChannelAuthorization, ChannelAuthorizationError>] {
+        var fields = [("socket_id", socketID)]
+        for (index, name) in channelNames.enumerated() { fields.append(("channel_name[\(index)]", name)) }
+        let (status, body) = try await client.post(fields)
+        return try AuthEndpointResponse.batch(status: status, body: body, channels: channelNames)
+    }
+}

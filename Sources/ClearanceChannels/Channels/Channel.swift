@@ -1,0 +1,130 @@
+import Clearance
+import ClearanceSigning
+import Foundation
+
+/// A handle on one subscribed channel: its state, its events, its presence members, and client
+/// events. ``ChannelClient/subscribe(_:)`` returns the same handle for the same name.
+///
+/// Streams (``events``, ``states``, ``members``, ``errors``) may be iterated by any number of
+/// tasks; each access makes a new stream. A slow reader loses its oldest buffered events rather
+/// than blocking the connection. After ``unsubscribe()`` every stream ends.
+public final class Channel: Sendable {
+    /// The channel name.
+    public let name: String
+    /// Public, private, presence, encrypted or server-to-user, from the name's prefix.
+    public let kind: ChannelNameKind
+    weak let client: ChannelClient?
+    let stateBox: ValueBroadcaster<ChannelSubscriptionState>
+    let eventBox = EventBroadcaster<ChannelEvent>(bufferLimit: 1024)
+    let errorBox = EventBroadcaster<ChannelError>(bufferLimit: 64)
+    let roster = PresenceRoster()
+
+    init(name: String, client: ChannelClient, state: ChannelSubscriptionState = .pending) {
+        self.name = name
+        self.kind = ChannelNameKind(channelName: name)
+        self.client = client
+        self.stateBox = ValueBroadcaster(state)
+    }
+
+    /// The subscription state now.
+    public var state: ChannelSubscriptionState { stateBox.value }
+
+    /// The subscription state, starting with the current one.
+    public var states: AsyncStream<ChannelSubscriptionState> { stateBox.subscribe() }
+
+    /// Every event from now on, `pusher:subscription_succeeded` and presence events included.
+    public var events: AsyncStream<ChannelEvent> { eventBox.subscribe() }
+
+    /// The events named `event` from now on.
+    public func bind(event: String) -> AsyncFilterSequence<AsyncStream<ChannelEvent>> {
+        eventBox.subscribe().filter { $0.name == event }
+    }
+
+    /// The events named `event`, decoded as JSON into `T`; iteration throws on the first event
+    /// that does not decode.
+    public func bind<T: Decodable & Sendable>(event: String, as type: T.Type) -> AsyncThrowingMapSequence<AsyncFilterSequence<AsyncStream<ChannelEvent>>, T> {
+        bind(event: event).map { try $0.decode(T.self) }
+    }
+
+    /// Problems that do not end the subscription: encrypted events dropped after a failed
+    /// decryption, client events the server refused.
+    public var errors: AsyncStream<ChannelError> { errorBox.subscribe() }
+
+    /// The presence member list now (empty for other kinds, and until subscribed).
+    public var currentMembers: PresenceMembers { roster.members }
+
+    /// Changes to the presence member list, starting with a snapshot; ``PresenceChange/cleared``
+    /// when the connection is lost.
+    public var members: AsyncStream<PresenceChange> { roster.subscribe() }
+
+    /// Waits until the channel is subscribed.
+    /// - Throws: the ``ChannelError`` the subscription failed with, ``ChannelError/unsubscribed``,
+    ///   or, when the waiting task is cancelled, ``ChannelError/connectionFailed(_:)`` with
+    ///   ``ChannelClientError/notConnected``.
+    public func subscribed() async throws(ChannelError) {
+        for await state in states {
+            switch state {
+            case .subscribed: return
+            case .failed(let error): throw error
+            case .unsubscribed: throw .unsubscribed
+            case .pending: continue
+            }
+        }
+        throw .connectionFailed(.notConnected)
+    }
+
+    /// Sends a client event: `event` must start with `client-`, the channel must be a subscribed
+    /// private or presence channel (never encrypted), at most 10 per second per connection, and
+    /// `data` at most 10 KB of JSON.
+    public func trigger(_ event: String, data: some Encodable & Sendable) async throws(ChannelError) {
+        let json: String
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            json = String(decoding: try encoder.encode(data), as: UTF8.self)
+        } catch {
+            throw .clientEventRejected(.unencodableData)
+        }
+        try await trigger(event, json: json)
+    }
+
+    /// Sends a client event whose data is the JSON text `json`.
+    public func trigger(_ event: String, json: String) async throws(ChannelError) {
+        guard let client else { throw .connectionFailed(.notConnected) }
+        try await client.trigger(event, on: self, json: json)
+    }
+
+    /// Unsubscribes; every stream of this handle ends.
+    public func unsubscribe() async {
+        await client?.unsubscribe(name)
+    }
+
+    // MARK: - Updates from the client
+
+    func setState(_ state: ChannelSubscriptionState) {
+        switch (stateBox.value, state) {
+        case (.pending, .pending), (.subscribed, .subscribed): return
+        default: stateBox.send(state)
+        }
+    }
+
+    func deliver(_ event: ChannelEvent) {
+        eventBox.send(event)
+    }
+
+    func report(_ error: ChannelError) {
+        errorBox.send(error)
+    }
+
+    func finish() {
+        stateBox.send(.unsubscribed)
+        stateBox.finish()
+        eventBox.finish()
+        errorBox.finish()
+        roster.finish()
+    }
+}
+
+extension Channel: CustomStringConvertible {
+    public var description: String { "Channel(\(name), \(state))" }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// One event received on a channel.
+///
+/// ``data`` is the payload as text: for the usual string-holding-JSON payload, the JSON text
+/// (decode it with ``decode(_:decoder:)``); for encrypted channels, the decrypted text.
+public struct ChannelEvent: Sendable, Hashable {
+    /// The event name (`pusher:subscription_succeeded`, `pusher:member_added`, the app's names, …).
+    public let name: String
+    /// The channel it arrived on.
+    public let channel: String
+    /// The payload text, if any.
+    public let data: String?
+    /// For client events on presence channels: the sender's user id.
+    public let userID: String?
+
+    /// Creates an event.
+    public init(name: String, channel: String, data: String?, userID: String? = nil) {
+        self.name = name
+        self.channel = channel
+        self.data = data
+        self.userID = userID
+    }
+
+    /// Decodes ``data`` as JSON into `T`. A payload that is plain text (not JSON) decodes as
+    /// `String`.
+    /// - Throws: `DecodingError` when it does not decode.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+        let text = data ?? "null"
+        do {
+            return try decoder.decode(T.self, from: Data(text.utf8))
+        } catch {
+            if let string = text as? T { return string }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Clearance
+import ClearanceSigning
+import Logging
+
+extension ChannelClient {
+    /// One text frame from socket `token`.
+    func received(_ text: String, on token: UInt64) async {
+        guard var live = socket, live.token == token else { return }
+        live.monitor.received(at: .now)
+        socket = live
+        let frame: IncomingFrame
+        do {
+            frame = try IncomingFrame(parsing: text)
+        } catch {
+            logger.debug("channels.frame.unreadable", metadata: ["bytes": "\(text.utf8.count)"])
+            return
+        }
+        switch frame.event {
+        case "pusher:connection_established":
+            await established(frame, on: token)
+        case "pusher:ping":
+            await send(OutgoingFrame.pong, on: token)
+        case "pusher:pong":
+            break
+        case "pusher:error":
+            pusherError(frame)
+        case "pusher:signin_success":
+            await signInSucceeded(frame, on: token)
+        case "pusher_internal:subscription_succeeded":
+            subscriptionSucceeded(frame)
+        case "pusher:subscription_error":
+            subscriptionError(frame)
+        case "pusher_internal:member_added":
+            memberAdded(frame)
+        case "pusher_internal:member_removed":
+            memberRemoved(frame)
+        default:
+            channelEvent(frame)
+        }
+    }
+
+    private func established(_ frame: IncomingFrame, on token: UInt64) async {
+        guard let established = ConnectionEstablished(frame) else {
+            socket?.endCause = .protocolViolation("pusher:connection_established without a valid socket_id")
+            return
+        }
+        socket?.established = true
+        socket?.monitor.adopt(serverSeconds: established.activityTimeout)
+        let generation = machine.established(socketID: established.socketID)
+        filter.connected(socketID: established.socketID, generation: generation)
+        rateLimiter = ClientEventRateLimiter()
+        logger.debug("channels.connected", metadata: ["socketID": "\(established.socketID)"])
+        publishState()
+        for name in records.keys.sorted() where records[name]?.kind != .serverToUser {
+            startSubscription(name)
+        }
+        startSignInIfWanted()
+    }
+
+    private func subscriptionSucceeded(_ frame: IncomingFrame) {
+        guard let name = frame.channel, let record = records[name] else { return }
+        if record.kind == .presence {
+            let members = PresenceMembers(subscriptionData: frame.data, myID: record.myUserID) ?? PresenceMembers(me: nil, members: [:])
+            record.channel.roster.replace(with: members)
+        }
+        record.channel.setState(.subscribed)
+        record.channel.deliver(ChannelEvent(name: "pusher:subscription_succeeded", channel: name, data: frame.data))
+    }
+
+    private func subscriptionError(_ frame: IncomingFrame) {
+        let object = frame.dataObject ?? [:]
+        let rejection = ServerRejection.subscriptionError(
+            type: object["type"] as? String,
+            error: (object["error"] as? String) ?? frame.data,
+            status: FrameJSON.int(object["status"])
+        )
+        guard let name = frame.channel, let record = records[name] else {
+            serverErrorBox.send(rejection)
+            return
+        }
+        logger.debug("channels.subscription.rejected", metadata: ["channel": "\(name)", "code": "\(rejection.code)"])
+        record.channel.setState(.failed(.rejectedByServer(rejection)))
+    }
+
+    /// `pusher:error` names no channel on most servers. It is given to the channel it names, or
+    /// the one pending channel whose name its message quotes ("Invalid signature: … of
+    /// 123.456:private-x …"), or the pending sign-in, or the only pending channel that needed
+    /// authorization; otherwise it goes to ``serverErrors``.
+    private func pusherError(_ frame: IncomingFrame) {
+        let object = frame.dataObject ?? [:]
+        let message = (object["message"] as? String) ?? frame.data ?? ""
+        let code = FrameJSON.int(object["code"])
+        let rejection = ServerRejection.pusherError(code: code, message: message)
+        if code == 4301 {
+            // A refused client event: the connection stays, no subscription is affected.
+            let channel = frame.channel.flatMap { records[$0]?.channel }
+            channel?.report(.rejectedByServer(rejection))
+            if channel == nil { serverErrorBox.send(rejection) }
+            return
+        }
+        let waiting = records.values.filter { $0.subscribeSent && !$0.channel.state.isSubscribed && $0.kind.requiresAuthorization }
+        let target: SubscriptionRecord?
+        if let name = frame.channel {
+            target = records[name]
+        } else if let quoted = waiting.filter({ message.contains($0.channel.name) }).max(by: { $0.channel.name.count < $1.channel.name.count }) {
+            target = quoted
+        } else if signInState.awaitingServer {
+            signInState.fail(.rejectedByServer(rejection))
+            return
+        } else if waiting.count == 1 {
+            target = waiting.first
+        } else {
+            target = nil
+        }
+        guard let target else {
+            logger.debug("channels.server.error", metadata: ["code": "\(code.map(String.init) ?? "none")"])
+            serverErrorBox.send(rejection)
+            return
+        }
+        target.channel.setState(.failed(.rejectedByServer(rejection)))
+    }
+
+    private func memberAdded(_ frame: IncomingFrame) {
+        guard let name = frame.channel, let record = records[name], let object = frame.dataObject,
+              let id = FrameJSON.string(object["user_id"]) else { return }
+        record.channel.roster.add(PresenceMember(id: id, infoJSON: object["user_info"].flatMap(FrameJSON.text)))
+        record.channel.deliver(ChannelEvent(name: "pusher:member_added", channel: name, data: frame.data))
+    }
+
+    private func memberRemoved(_ frame: IncomingFrame) {
+        guard let name = frame.channel, let record = records[name], let object = frame.dataObject,
+              let id = FrameJSON.string(object["user_id"]) else { return }
+        record.channel.roster.remove(id: id)
+        record.channel.deliver(ChannelEvent(name: "pusher:member_removed", channel: name, data: frame.data))
+    }
+
+    private func channelEvent(_ frame: IncomingFrame) {
+        guard let name = frame.channel, let record = records[name] else { return }
+        if record.kind.isEncrypted && !frame.event.hasPrefix("pusher:") && !frame.event.hasPrefix("pusher_internal:") {
+            decryptAndDeliver(frame, record: record, reauthorized: false)
+            return
+        }
+        record.channel.deliver(ChannelEvent(name: frame.event, channel: name, data: frame.data, userID: frame.userID))
+    }
+
+    /// Opens an encrypted event; on failure re-authorizes once (the key may have rotated), then
+    /// reports and drops it.
+    func decryptAndDeliver(_ frame: IncomingFrame, record: SubscriptionRecord, reauthorized: Bool) {
+        let name = record.channel.name
+        guard let payload = EncryptedPayload(frame.data) else {
+            record.channel.report(.decryptionFailed(event: frame.event, reason: "the data is not {nonce, ciphertext} in base64"))
+            return
+        }
+        if let key = record.sharedSecret, let plaintext = try? payload.open(with: key) {
+            record.channel.deliver(ChannelEvent(name: frame.event, channel: name, data: plaintext, userID: frame.userID))
+            return
+        }
+        guard !reauthorized else {
+            logger.debug("channels.decryption.failed", metadata: ["channel": "\(name)", "event": "\(frame.event)"])
+            record.channel.report(.decryptionFailed(event: frame.event, reason: "secretbox authentication failed with the current shared secret, also after re-authorizing"))
+            return
+        }
+        reauthorizeForDecryption(frame, channel: name)
+    }
+}

@@ -1,0 +1,168 @@
+import Clearance
+import ClearanceSigning
+import Logging
+
+/// A Pusher Channels protocol 7 client on swift-websocket's `WSClient`, with pluggable channel
+/// authorization.
+///
+/// ```swift
+/// let client = ChannelClient(key: "app-key", options: ChannelClientOptions(
+///     endpoint: .host("127.0.0.1", port: 6001),
+///     authorizer: try ServerChannelAuthorizer(endpoint: authURL, credentialSource: session)))
+/// await client.connect()
+/// let orders = await client.subscribe("private-orders")
+/// for await event in orders.bind(event: "created") { … }
+/// ```
+///
+/// - The connection's state (``states``) follows ``ConnectionState``; lost connections are
+///   re-opened by ``ReconnectPolicy`` (close codes 4000–4099 stop, 4100–4199 back off, 4200–4299
+///   reconnect at once).
+/// - ``subscribe(_:)`` before ``connect()`` queues the subscription; the same name returns the
+///   same ``Channel``.
+/// - Private, presence and encrypted channels are authorized by the options' authorizer for
+///   every new socket id; an authorization that arrives for an earlier socket is discarded, never
+///   sent (``StaleAuthorizationFilter``).
+/// - Nothing fails silently: authorization errors, server rejections and dropped encrypted
+///   events reach the channel as ``ChannelError``s.
+public actor ChannelClient {
+    /// The app key.
+    public nonisolated let key: String
+    /// The options it was made with.
+    public nonisolated let options: ChannelClientOptions
+    let logger: Logger
+
+    var machine: ConnectionMachine
+    let stateBox: ValueBroadcaster<ConnectionState>
+    let serverErrorBox = EventBroadcaster<ServerRejection>(bufferLimit: 64)
+    var filter = StaleAuthorizationFilter()
+    var records: [String: SubscriptionRecord] = [:]
+    var socket: LiveSocket?
+    var nextSocketToken: UInt64 = 0
+    var connectionTask: Task<Void, Never>?
+    var rateLimiter = ClientEventRateLimiter()
+    var signInState = SignInState()
+    var random = SystemRandomNumberGenerator()
+    /// Subscribe frames sent, with their socket ids, for tests and diagnostics (never signatures).
+    private(set) var subscribeLog: [(channel: String, socketID: String?)] = []
+
+    /// Creates a client; nothing happens until ``connect()``.
+    public init(key: String, options: ChannelClientOptions = ChannelClientOptions()) {
+        self.key = key
+        self.options = options
+        self.logger = options.logger
+        self.machine = ConnectionMachine(policy: options.reconnectPolicy)
+        self.stateBox = ValueBroadcaster(.initialized)
+    }
+
+    // MARK: - Connection
+
+    /// The connection state now.
+    public var state: ConnectionState { machine.state }
+
+    /// The connection state, starting with the current one.
+    public nonisolated var states: AsyncStream<ConnectionState> { stateBox.subscribe() }
+
+    /// `pusher:error` frames that name no channel and no pending sign-in (for example a refused
+    /// client event, code 4301).
+    public nonisolated var serverErrors: AsyncStream<ServerRejection> { serverErrorBox.subscribe() }
+
+    /// The socket id while connected.
+    public var socketID: String? { machine.state.socketID }
+
+    /// How many authorizations arrived for an earlier socket and were discarded.
+    public var staleAuthorizationsDiscarded: Int { filter.discarded }
+
+    /// Opens the connection (and keeps it open, reconnecting as the policy says) until
+    /// ``disconnect()``. Does nothing when already connecting or connected.
+    public func connect() {
+        guard machine.connectRequested() else { return }
+        do {
+            _ = try options.webSocketURL(key: key)
+        } catch {
+            machine.failed(error)
+            publishState()
+            return
+        }
+        publishState()
+        connectionTask = Task { await self.runConnectionLoop() }
+    }
+
+    /// Closes the connection and stops reconnecting; waits until the socket is closed.
+    /// Subscriptions are kept and renewed by the next ``connect()``.
+    public func disconnect() async {
+        machine.disconnectRequested()
+        let task = connectionTask
+        connectionTask = nil
+        task?.cancel()
+        await task?.value
+        socketEnded()
+        publishState()
+    }
+
+    /// Waits until connected (or until the connection fails for good).
+    /// - Returns: the socket id.
+    /// - Throws: the ``ChannelClientError`` of a failed connection, or
+    ///   ``ChannelClientError/notConnected`` when disconnected or cancelled.
+    public func connected() async throws(ChannelClientError) -> String {
+        for await state in states {
+            switch state {
+            case .connected(let socketID): return socketID
+            case .failed(let error): throw error
+            case .disconnected: throw .notConnected
+            default: continue
+            }
+        }
+        throw .notConnected
+    }
+
+    func publishState() {
+        if stateBox.value != machine.state {
+            logger.debug("channels.state", metadata: ["state": "\(machine.state)"])
+            stateBox.send(machine.state)
+        }
+    }
+
+    // MARK: - Channels
+
+    /// The channel named `name`, subscribing to it (now, or as soon as connected). The same name
+    /// always returns the same handle until it is unsubscribed.
+    public func subscribe(_ name: String) -> Channel {
+        if let existing = records[name] { return existing.channel }
+        let channel = Channel(name: name, client: self)
+        records[name] = SubscriptionRecord(channel: channel)
+        do {
+            try ChannelNameLimits.default.validate(name)
+        } catch {
+            channel.setState(.failed(.invalidChannelName(error)))
+            return channel
+        }
+        if socket?.established == true { startSubscription(name) }
+        return channel
+    }
+
+    /// The handle for `name`, if subscribed.
+    public func channel(named name: String) -> Channel? {
+        records[name]?.channel
+    }
+
+    /// Every subscribed channel.
+    public var channels: [Channel] { records.values.map(\.channel) }
+
+    /// Unsubscribes from `name`; the handle's streams end.
+    public func unsubscribe(_ name: String) async {
+        guard let record = records.removeValue(forKey: name) else { return }
+        if record.subscribeSent, let token = socket?.token {
+            await send(OutgoingFrame.unsubscribe(channel: name), on: token)
+        }
+        record.channel.finish()
+    }
+
+    /// Subscribe frames sent so far on any socket: channel and socket id (tests and diagnostics).
+    public var sentSubscriptions: [(channel: String, socketID: String?)] { subscribeLog }
+
+    func noteSubscribeSent(_ name: String) {
+        if subscribeLog.count >= 10_000 { subscribeLog.removeFirst(5_000) }
+        subscribeLog.append((name, machine.state.socketID))
+        records[name]?.subscribeSent = true
+    }
+}

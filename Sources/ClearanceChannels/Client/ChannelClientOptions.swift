@@ -1,0 +1,111 @@
+import Clearance
+import Logging
+
+/// How a ``ChannelClient`` connects, authorizes and recovers.
+public struct ChannelClientOptions: Sendable {
+    /// Where the server is.
+    public enum Endpoint: Sendable, Hashable {
+        /// Hosted Pusher: `ws-CLUSTER.pusher.com`.
+        case cluster(String)
+        /// Any Pusher-compatible server; `port` nil means 443 with TLS, 80 without.
+        case host(String, port: Int? = nil)
+    }
+
+    /// The server. Default: hosted Pusher's `mt1` cluster.
+    public var endpoint: Endpoint
+    /// `wss` or `ws`; nil (the default) means TLS, except plain `ws` for a loopback host.
+    public var useTLS: Bool?
+    /// Silence after which the client sends `pusher:ping`; the server's `activity_timeout` is
+    /// used when it is shorter. Default 120 s.
+    public var activityTimeout: Duration
+    /// How long to wait for `pusher:pong` (or any frame) after a ping. Default 30 s.
+    public var pongTimeout: Duration
+    /// How long to wait for `pusher:connection_established` after opening the socket. Default 10 s.
+    public var connectTimeout: Duration
+    /// Authorizes private, presence and encrypted channels. Without one, such channels fail with
+    /// ``ChannelAuthorizationError/misconfigured(reason:)``.
+    public var authorizer: (any ChannelAuthorizer)?
+    /// Authenticates the user for ``ChannelClient/signIn()``.
+    public var userAuthenticator: (any UserAuthenticator)?
+    /// The deadline for one authorization or sign-in attempt, whatever the authorizer. Default 15 s.
+    public var authorizationTimeout: Duration
+    /// How transient authorization failures are retried.
+    public var authorizationRetry: AuthorizationRetryPolicy
+    /// When to reconnect after the connection ended.
+    public var reconnectPolicy: ReconnectPolicy
+    /// The largest message accepted from the server. Default 1 MiB.
+    public var maximumMessageSize: Int
+    /// How long the closing handshake may take on disconnect. Default 1 s.
+    public var closeTimeout: Duration
+    /// The `client` and `version` sent in the connection URL.
+    public var clientName: String
+    /// The version sent in the connection URL.
+    public var clientVersion: String
+    /// Where the client logs. Signatures, tokens and shared secrets are never logged.
+    public var logger: Logger
+
+    /// Creates options.
+    public init(
+        endpoint: Endpoint = .cluster("mt1"),
+        useTLS: Bool? = nil,
+        activityTimeout: Duration = .seconds(120),
+        pongTimeout: Duration = .seconds(30),
+        connectTimeout: Duration = .seconds(10),
+        authorizer: (any ChannelAuthorizer)? = nil,
+        userAuthenticator: (any UserAuthenticator)? = nil,
+        authorizationTimeout: Duration = .seconds(15),
+        authorizationRetry: AuthorizationRetryPolicy = AuthorizationRetryPolicy(),
+        reconnectPolicy: ReconnectPolicy = .standard,
+        maximumMessageSize: Int = 1 << 20,
+        closeTimeout: Duration = .seconds(1),
+        clientName: String = "clearance-swift",
+        clientVersion: String = "1.0.0",
+        logger: Logger = Logger(label: "clearance.channels")
+    ) {
+        self.endpoint = endpoint
+        self.useTLS = useTLS
+        self.activityTimeout = activityTimeout
+        self.pongTimeout = pongTimeout
+        self.connectTimeout = connectTimeout
+        self.authorizer = authorizer
+        self.userAuthenticator = userAuthenticator
+        self.authorizationTimeout = authorizationTimeout
+        self.authorizationRetry = authorizationRetry
+        self.reconnectPolicy = reconnectPolicy
+        self.maximumMessageSize = maximumMessageSize
+        self.closeTimeout = closeTimeout
+        self.clientName = clientName
+        self.clientVersion = clientVersion
+        self.logger = logger
+    }
+
+    /// The host name the client connects to.
+    public var host: String {
+        switch endpoint {
+        case .cluster(let cluster): "ws-\(cluster).pusher.com"
+        case .host(let host, _): host
+        }
+    }
+
+    /// Whether the connection uses TLS.
+    public var usesTLS: Bool { useTLS ?? !Origin.isLoopback(host: host) }
+
+    /// The port the client connects to.
+    public var port: Int {
+        if case .host(_, let port?) = endpoint { return port }
+        return usesTLS ? 443 : 80
+    }
+
+    /// `ws[s]://HOST:PORT/app/KEY?protocol=7&client=…&version=…`.
+    /// - Throws: ``ChannelClientError/invalidOptions(reason:)`` for an empty key or host.
+    public func webSocketURL(key: String) throws(ChannelClientError) -> String {
+        guard !key.isEmpty else { throw .invalidOptions(reason: "the app key is empty") }
+        let host = self.host
+        guard !host.isEmpty, !host.contains("/"), !host.contains(" ") else {
+            throw .invalidOptions(reason: "'\(host)' is not a host name")
+        }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(usesTLS ? "wss" : "ws")://\(bracketed):\(port)/app/\(FormBody.escape(key))"
+            + "?protocol=7&client=\(FormBody.escape(clientName))&version=\(FormBody.escape(clientVersion))"
+    }
+}

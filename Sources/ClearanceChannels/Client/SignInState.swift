@@ -1,0 +1,44 @@
+/// The user sign-in's progress on the current socket, and who waits for it.
+struct SignInState: Sendable {
+    /// ``ChannelClient/signIn()`` was called: sign in on every socket from now on.
+    var wanted = false
+    /// The authenticator is being asked.
+    var authenticating = false
+    /// `pusher:signin` was sent; no answer yet.
+    var awaitingServer = false
+    /// The `#server-to-user-<id>` channel, once signed in.
+    var userChannel: String?
+    /// Signed in on the current socket.
+    var signedIn = false
+    private var waiters: [UInt64: CheckedContinuation<Result<Channel, ChannelError>, Never>] = [:]
+
+    mutating func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<Result<Channel, ChannelError>, Never>) {
+        waiters[id] = continuation
+    }
+
+    mutating func cancelWaiter(_ id: UInt64) {
+        waiters.removeValue(forKey: id)?.resume(returning: .failure(.connectionFailed(.notConnected)))
+    }
+
+    mutating func succeed(_ channel: Channel) {
+        signedIn = true
+        awaitingServer = false
+        let waiting = waiters
+        waiters = [:]
+        for continuation in waiting.values { continuation.resume(returning: .success(channel)) }
+    }
+
+    mutating func fail(_ error: ChannelError) {
+        authenticating = false
+        awaitingServer = false
+        let waiting = waiters
+        waiters = [:]
+        for continuation in waiting.values { continuation.resume(returning: .failure(error)) }
+    }
+
+    mutating func socketEnded() {
+        authenticating = false
+        awaitingServer = false
+        signedIn = false
+    }
+}

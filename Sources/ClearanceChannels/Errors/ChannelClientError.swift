@@ -1,0 +1,78 @@
+import Clearance
+
+/// Why a ``ChannelClient``'s connection failed or was lost.
+///
+/// Every case has a stable ``code``, a human ``message`` and, where there is one, the
+/// ``underlyingError``. Messages never contain a signature, a token or a shared secret: text that
+/// comes from a server or an underlying error is passed through `Redactor` first.
+public enum ChannelClientError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server closed the connection with a Pusher close code (4000–4399) and a reason.
+    case closedByServer(code: UInt16, reason: String)
+    /// The WebSocket could not be opened or broke (DNS, refused, TLS, upgrade refused, reset).
+    case transport(underlying: any Error)
+    /// The server sent no `pusher:connection_established` in time, or nothing at all for longer
+    /// than the activity timeout plus the pong timeout.
+    case timedOut(reason: String)
+    /// The server broke the protocol (for example an unusable `pusher:connection_established`).
+    case protocolViolation(reason: String)
+    /// The options cannot work (an empty key, a host that is not a host, …).
+    case invalidOptions(reason: String)
+    /// An operation needs a connection and there is none.
+    case notConnected
+
+    /// Stable machine-readable codes, one per case.
+    public var code: String {
+        switch self {
+        case .closedByServer: "channels.connection.closedByServer"
+        case .transport: "channels.connection.transport"
+        case .timedOut: "channels.connection.timedOut"
+        case .protocolViolation: "channels.connection.protocolViolation"
+        case .invalidOptions: "channels.connection.invalidOptions"
+        case .notConnected: "channels.connection.notConnected"
+        }
+    }
+
+    /// The same as ``code``; named like ``AuthorizationError/qualifiedCode`` for symmetry.
+    public var qualifiedCode: String { code }
+
+    /// The Pusher close code, for ``closedByServer(code:reason:)``.
+    public var closeCode: UInt16? {
+        if case .closedByServer(let code, _) = self { return code }
+        return nil
+    }
+
+    /// The error that caused this one, if any.
+    public var underlyingError: (any Error)? {
+        if case .transport(let error) = self { return error }
+        return nil
+    }
+
+    /// A human sentence saying what went wrong. Never contains a secret.
+    public var message: String {
+        switch self {
+        case .closedByServer(let code, let reason):
+            "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Redactor.scrub(reason))")."
+        case .transport(let error):
+            "The WebSocket connection failed: \(Redactor.scrub(String(describing: error)))."
+        case .timedOut(let reason):
+            "The connection timed out: \(reason)."
+        case .protocolViolation(let reason):
+            "The server broke the Pusher protocol: \(Redactor.scrub(reason))."
+        case .invalidOptions(let reason):
+            "The client options cannot work: \(reason)."
+        case .notConnected:
+            "The client is not connected."
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
+}

@@ -1,0 +1,55 @@
+import Clearance
+
+/// How the server itself refused a subscription or sign-in. Servers differ, so each shape is its
+/// own case, with everything the server said kept.
+public enum ServerRejection: Sendable, Hashable, CustomStringConvertible {
+    /// `pusher:error` `{"message":…,"code":…}`: hosted Pusher and poxa ("Invalid signature: …"),
+    /// Reverb (code 4009).
+    case pusherError(code: Int?, message: String)
+    /// soketi's `pusher:subscription_error` `{"type":…,"error":…,"status":…}`.
+    case subscriptionError(type: String?, error: String?, status: Int?)
+    /// The server closed the connection with this code (4009: unauthorized) while the channel waited.
+    case connectionClosed(code: UInt16, reason: String)
+
+    /// Stable machine-readable codes.
+    public var code: String {
+        switch self {
+        case .pusherError: "channels.server.pusherError"
+        case .subscriptionError: "channels.server.subscriptionError"
+        case .connectionClosed: "channels.server.connectionClosed"
+        }
+    }
+
+    /// The status or Pusher code the server gave, if any.
+    public var status: Int? {
+        switch self {
+        case .pusherError(let code, _): code
+        case .subscriptionError(_, _, let status): status
+        case .connectionClosed(let code, _): Int(code)
+        }
+    }
+
+    /// A human sentence. Server text is redacted: some servers echo the expected signature.
+    public var message: String {
+        switch self {
+        case .pusherError(let code, let message):
+            "The server refused\(code.map { " (code \($0))" } ?? ""): \(Self.scrubbed(message))"
+        case .subscriptionError(let type, let error, let status):
+            "The server refused the subscription\(status.map { " (status \($0))" } ?? "")\(type.map { " [\($0)]" } ?? ""): \(Self.scrubbed(error ?? "no reason given"))"
+        case .connectionClosed(let code, let reason):
+            "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Self.scrubbed(reason))")"
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    /// Pusher's "Invalid signature: Expected HMAC SHA256 hex digest of …, but got KEY:SIG" quotes
+    /// the signature it got: mask anything hex-looking of signature length.
+    static func scrubbed(_ text: String) -> String {
+        var result = Redactor.scrub(text)
+        if let expression = try? Regex(#"[0-9a-fA-F]{32,}"#) {
+            result = result.replacing(expression, with: Redactor.mask)
+        }
+        return result
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// One frame from the server: `{"event":…,"channel":…,"data":…,"user_id":…}`.
+///
+/// `data` is usually a *string holding JSON*; ``data`` is that string's content then, or the JSON
+/// text of the value when the server sent an object. Decoding it (``dataObject``) is the second
+/// decode the protocol needs.
+struct IncomingFrame: Sendable, Hashable {
+    /// The event name, e.g. `pusher:connection_established` or an app event.
+    let event: String
+    /// The channel, for channel events.
+    let channel: String?
+    /// The payload as text: the string's content when `data` was a string, otherwise JSON text.
+    let data: String?
+    /// The sender of a client event on a presence channel.
+    let userID: String?
+
+    init(event: String, channel: String? = nil, data: String? = nil, userID: String? = nil) {
+        self.event = event
+        self.channel = channel
+        self.data = data
+        self.userID = userID
+    }
+
+    /// Parses a text frame.
+    /// - Throws: ``FrameError`` when it is not a JSON object with a string `event`.
+    init(parsing text: String) throws(FrameError) {
+        guard let object = FrameJSON.object(text) else { throw .notJSONObject }
+        guard let event = object["event"] as? String else { throw .missingEvent }
+        self.event = event
+        self.channel = object["channel"] as? String
+        self.userID = FrameJSON.string(object["user_id"])
+        switch object["data"] {
+        case nil, is NSNull:
+            self.data = nil
+        case let string as String:
+            self.data = string
+        case let value?:
+            self.data = FrameJSON.text(value)
+        }
+    }
+
+    /// ``data`` decoded as a JSON object (the second decode), or nil.
+    var dataObject: [String: Any]? {
+        data.flatMap(FrameJSON.object)
+    }
+}

@@ -1,0 +1,200 @@
+import ArgumentParser
+import ClearanceChannels
+import Foundation
+import HTTPTypes
+import Logging
+
+/// `clearance listen`: subscribes to channels and prints their events as JSON lines.
+struct ListenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Subscribe to Pusher channels and print every event as a JSON line until interrupted.",
+        discussion: """
+            Connects with the Pusher protocol 7 to hosted Pusher (--cluster) or any compatible \
+            server (--host/--port), over TLS unless the host is loopback. Private, presence and \
+            encrypted channels are authorized by POSTing to --auth-url, with the --header fields. \
+            Events go to standard output, one JSON object per line; connection states and errors \
+            go to standard error.
+            """
+    )
+
+    @Option(help: "The app key.")
+    var key: String
+
+    @Option(help: "Hosted Pusher cluster, e.g. mt1 or eu.")
+    var cluster: String?
+
+    @Option(help: "Server host (instead of --cluster).")
+    var host: String?
+
+    @Option(help: "Server port (default 443 with TLS, 80 without).")
+    var port: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Use TLS (default: yes, except for a loopback host).")
+    var tls: Bool?
+
+    @Option(name: .customLong("auth-url"), help: "Channel authorization endpoint for private, presence and encrypted channels.")
+    var authURL: String?
+
+    @Option(name: .customLong("user-auth-url"), help: "User authentication endpoint: sign in and print the user's events too.")
+    var userAuthURL: String?
+
+    @Option(name: .customLong("header"), help: "A header for the auth requests, 'Name: value' (repeatable).")
+    var headers: [String] = []
+
+    @Argument(help: "The channels to subscribe to.")
+    var channels: [String]
+
+    func validate() throws {
+        if cluster != nil && host != nil { throw ValidationError("Give --cluster or --host, not both.") }
+        if port != nil && host == nil { throw ValidationError("--port needs --host.") }
+        if channels.isEmpty { throw ValidationError("Name at least one channel.") }
+        _ = try headerFields()
+    }
+
+    func run() async throws {
+        var options = ChannelClientOptions(
+            endpoint: host.map { .host($0, port: port) } ?? .cluster(cluster ?? "mt1"),
+            useTLS: tls,
+            logger: Logger(label: "clearance.listen") { _ in SwiftLogNoOpLogHandler() }
+        )
+        let fields = try headerFields()
+        do {
+            if let authURL {
+                options.authorizer = try ServerChannelAuthorizer(endpoint: try url(authURL), headers: fields)
+            }
+            if let userAuthURL {
+                options.userAuthenticator = try ServerUserAuthenticator(endpoint: try url(userAuthURL), headers: fields)
+            }
+        } catch let error as ChannelAuthorizationError {
+            throw ValidationError(error.message)
+        }
+        let client = ChannelClient(key: key, options: options)
+        await client.connect()
+        var subscribed: [Channel] = []
+        for name in channels { subscribed.append(await client.subscribe(name)) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await state in client.states {
+                    Self.report(["state": .string(state.description)] + Self.errorFields(state))
+                    // The server refused the connection for good (4000–4099): nothing more will come.
+                    if case .failed = state { throw ExitCode.failure }
+                }
+            }
+            group.addTask {
+                for await rejection in client.serverErrors {
+                    Self.report(["error": .string(rejection.code), "message": .string(rejection.message)])
+                }
+            }
+            for channel in subscribed { Self.watch(channel, in: &group) }
+            if userAuthURL != nil {
+                group.addTask {
+                    do {
+                        let userChannel = try await client.signIn()
+                        Self.report(["signedIn": .string(userChannel.name)])
+                        try await withThrowingTaskGroup(of: Void.self) { inner in
+                            Self.watch(userChannel, in: &inner)
+                            try await inner.waitForAll()
+                        }
+                    } catch let error as ChannelError {
+                        Self.report(["error": .string(error.code), "message": .string(error.message)])
+                    } catch {
+                        Self.report(["error": .string("channels.signIn"), "message": .string(String(describing: error))])
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
+    /// Prints `channel`'s events, state changes and reported problems.
+    private static func watch(_ channel: Channel, in group: inout ThrowingTaskGroup<Void, any Error>) {
+        group.addTask {
+            for await event in channel.events {
+                var line: [String: JSONLine.Value] = ["channel": .string(event.channel), "event": .string(event.name)]
+                if let data = event.data { line["data"] = .raw(FrameText.isJSON(data) ? data : JSONLine.quoted(data)) }
+                if let userID = event.userID { line["user_id"] = .string(userID) }
+                FileHandle.standardOutput.write(Data((JSONLine.render(line) + "\n").utf8))
+            }
+        }
+        group.addTask {
+            for await state in channel.states {
+                var line: [String: JSONLine.Value] = ["channel": .string(channel.name), "state": .string(state.description)]
+                if case .failed(let error) = state {
+                    line["error"] = .string(error.code)
+                    line["message"] = .string(error.message)
+                    if let status = error.status { line["status"] = .raw(String(status)) }
+                }
+                report(line)
+            }
+        }
+        group.addTask {
+            for await error in channel.errors {
+                report(["channel": .string(channel.name), "error": .string(error.code), "message": .string(error.message)])
+            }
+        }
+    }
+
+    private static func errorFields(_ state: ConnectionState) -> [String: JSONLine.Value] {
+        guard case .failed(let error) = state else { return [:] }
+        return ["error": .string(error.code), "message": .string(error.message)]
+    }
+
+    private static func report(_ line: [String: JSONLine.Value]) {
+        FileHandle.standardError.write(Data((JSONLine.render(line) + "\n").utf8))
+    }
+
+    private func url(_ text: String) throws -> URL {
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+            throw ValidationError("'\(text)' is not an absolute URL.")
+        }
+        return url
+    }
+
+    private func headerFields() throws -> HTTPFields {
+        var fields = HTTPFields()
+        for header in headers {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let name = HTTPField.Name(parts[0].trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--header must look like 'Name: value'.")
+            }
+            fields.append(HTTPField(name: name, value: parts[1].trimmingCharacters(in: .whitespaces)))
+        }
+        return fields
+    }
+}
+
+/// One output line: a JSON object with sorted keys, whose values are strings or raw JSON.
+private enum JSONLine {
+    enum Value {
+        case string(String)
+        case raw(String)
+    }
+
+    static func render(_ members: [String: Value]) -> String {
+        "{" + members.keys.sorted().map { key in
+            let value: String = switch members[key]! {
+            case .string(let text): quoted(text)
+            case .raw(let json): json
+            }
+            return "\(quoted(key)):\(value)"
+        }.joined(separator: ",") + "}"
+    }
+
+    static func quoted(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    }
+}
+
+/// Whether event data is JSON (printed as is) or plain text (printed as a string).
+private enum FrameText {
+    static func isJSON(_ text: String) -> Bool {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
+    }
+}
+
+private func + (lhs: [String: JSONLine.Value], rhs: [String: JSONLine.Value]) -> [String: JSONLine.Value] {
+    lhs.merging(rhs) { _, new in new }
+}

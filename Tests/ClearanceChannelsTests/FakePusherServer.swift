@@ -1,0 +1,66 @@
+import ClearanceServer
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Synchronization
+
+/// What the fake server does in answer to a frame.
+enum FakeAction: Sendable {
+    case send(String)
+    case close(code: Int, reason: String)
+}
+
+/// A scripted Pusher server for behaviour the hub does not show (hosted Pusher's and Reverb's
+/// `pusher:error` shapes, chosen close codes, a server that never answers pings). Every
+/// connection gets `connection_established` with socket id `N.N` (N counts connections), then
+/// `script(connection, frame)` decides the answer to each frame the client sends.
+enum FakePusherServer {
+    static func start(
+        activityTimeout: Int = 120,
+        script: @escaping @Sendable (_ connection: Int, _ event: String, _ data: [String: Any]) -> [FakeAction]
+    ) async throws -> FakePusherServerBox {
+        let box = FakePusherServerBox()
+        let server = try await RunningServer.start(
+            Router(),
+            server: .http1WebSocketUpgrade { _, _, _ in
+                .upgrade([:]) { inbound, outbound, _ in
+                    let connection = box.connections.withLock { $0 += 1; return $0 }
+                    try await outbound.write(.text(#"{"event":"pusher:connection_established","data":"{\"socket_id\":\"\#(connection).\#(connection)\",\"activity_timeout\":\#(activityTimeout)}"}"#))
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message else { continue }
+                        box.received.withLock { $0.append((connection, text)) }
+                        let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+                        let event = object["event"] as? String ?? ""
+                        let data = object["data"] as? [String: Any] ?? [:]
+                        for action in script(connection, event, data) {
+                            switch action {
+                            case .send(let frame):
+                                try await outbound.write(.text(frame))
+                            case .close(let code, let reason):
+                                try await outbound.close(.init(codeNumber: code), reason: reason)
+                                return
+                            }
+                        }
+                    }
+                }
+            },
+            logger: HubFixture.quiet
+        )
+        box.server = server
+        return box
+    }
+}
+
+/// The fake server and what it saw.
+final class FakePusherServerBox: @unchecked Sendable {
+    var server: RunningServer!
+    let received = Mutex<[(connection: Int, text: String)]>([])
+    let connections = Mutex(0)
+    var port: Int { server.port }
+
+    func frames(event: String) -> [(connection: Int, text: String)] {
+        received.withLock { $0.filter { $0.text.contains(#""event":"\#(event)""#) } }
+    }
+
+    func stop() async { await server.stop() }
+}

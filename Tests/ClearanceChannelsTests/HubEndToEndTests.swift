@@ -1,0 +1,341 @@
+import Clearance
+import ClearanceChannels
+import ClearanceSecretBox
+import ClearanceServer
+import ClearanceSigning
+import Foundation
+import Synchronization
+import Testing
+
+@Suite(.serialized) struct HubEndToEndTests {
+    @Test func queuedPublicSubscriptionReceivesTriggeredEvents() async throws {
+        try await HubFixture.with { box in
+            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port))
+            let news = await client.subscribe("news")
+            #expect(await client.subscribe("news") === news)
+            #expect(news.state.description == "pending")
+            await client.connect()
+            let socketID = try await client.connected()
+            #expect(SocketIDFormat.isValid(socketID))
+            try await news.subscribed()
+            struct Headline: Decodable, Sendable { let title: String }
+            let headlines = news.bind(event: "headline", as: Headline.self)
+            async let received = first(headlines) { _ in true }
+            try await Task.sleep(for: .milliseconds(50))
+            try await HubFixture.trigger(box.hub, event: "headline", channels: ["news"], data: #"{"title":"hello"}"#)
+            #expect(try await received.title == "hello")
+            await client.disconnect()
+            #expect(await client.state == .disconnected)
+        }
+    }
+
+    @Test func privateAndPresenceThroughTheServerAuthorizerWithMembers() async throws {
+        try await HubFixture.with { box in
+            let hub = box.hub
+            let alice = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, authorizer: try HubFixture.serverAuthorizer(hub, token: "alice-token")))
+            await alice.connect()
+            let orders = await alice.subscribe("private-orders")
+            let room = await alice.subscribe("presence-room")
+            try await orders.subscribed()
+            try await room.subscribed()
+            #expect(room.currentMembers.me?.id == "alice")
+            #expect(Set(room.currentMembers.members.keys) == ["alice"])
+            struct Info: Decodable { let name: String }
+            #expect(try room.currentMembers.me?.decodeInfo(Info.self).name == "Alice")
+
+            let changes = room.members
+            let bob = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, authorizer: try HubFixture.serverAuthorizer(hub, token: "bob-token")))
+            await bob.connect()
+            try await bob.subscribe("presence-room").subscribed()
+            let added = try await first(changes) { if case .added = $0 { true } else { false } }
+            #expect(added == .added(PresenceMember(id: "bob", infoJSON: #"{"name":"Bob"}"#)))
+            #expect(Set(room.currentMembers.members.keys) == ["alice", "bob"])
+            #expect(try await HubFixture.users(hub, channel: "presence-room") == ["alice", "bob"])
+
+            // A stream ends when the task iterating it is cancelled: take a new one for the next wait.
+            let removals = room.members
+            await bob.disconnect()
+            let removed = try await first(removals) { if case .removed = $0 { true } else { false } }
+            #expect(removed == .removed(PresenceMember(id: "bob", infoJSON: #"{"name":"Bob"}"#)))
+            #expect(Set(room.currentMembers.members.keys) == ["alice"])
+            #expect(try await HubFixture.users(hub, channel: "presence-room") == ["alice"])
+
+            let shipped = orders.events
+            try await HubFixture.trigger(hub, event: "shipped", channels: ["private-orders"], data: #"{"id":7}"#)
+            let event = try await first(shipped) { $0.name == "shipped" }
+            #expect(event.data == #"{"id":7}"#)
+            await alice.disconnect()
+            #expect(room.currentMembers.count == 0)
+        }
+    }
+
+    @Test func deniedChannelGetsTheEndpointsStatusAndBody() async throws {
+        try await HubFixture.with { box in
+            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, authorizer: try HubFixture.serverAuthorizer(box.hub, token: "nobody")))
+            await client.connect()
+            let channel = await client.subscribe("private-secret")
+            do {
+                try await channel.subscribed()
+                Issue.record("an unknown caller must be denied")
+            } catch let error as ChannelError {
+                #expect(error.code == "channels.auth.httpStatus")
+                #expect(error.status == 403)
+                guard case .authorization(let authError) = error else { Issue.record("not an authorization error"); return }
+                #expect(authError.body?.isEmpty == false)
+            }
+            await client.disconnect()
+        }
+    }
+
+    @Test func serverRejectionOfABadSignatureIsTyped() async throws {
+        try await HubFixture.with { box in
+            let forged = CustomChannelAuthorizer { _, _ in ChannelAuthorization(auth: "\(HubFixture.key):" + String(repeating: "ab", count: 32)) }
+            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, authorizer: forged))
+            await client.connect()
+            let channel = await client.subscribe("private-forged")
+            do {
+                try await channel.subscribed()
+                Issue.record("a forged signature must be refused")
+            } catch let error as ChannelError {
+                #expect(error.code == "channels.server.subscriptionError")
+                #expect(error.status == 401)
+                #expect(!error.message.contains(String(repeating: "ab", count: 20)))
+            }
+            await client.disconnect()
+        }
+    }
+
+    @Test func unknownAppKeyFailsTheConnectionForGood() async throws {
+        try await HubFixture.with { box in
+            let client = ChannelClient(key: "no-such-key", options: HubFixture.options(box.hub.port))
+            await client.connect()
+            do {
+                _ = try await client.connected()
+                Issue.record("an unknown key must fail")
+            } catch let error as ChannelClientError {
+                #expect(error.closeCode == 4001)
+            }
+            #expect(await client.state.isTerminal)
+        }
+    }
+
+    @Test func hubRestartsReauthorizeEveryChannelWithTheNewSocketID() async throws {
+        let restarts = Int(ProcessInfo.processInfo.environment["CHANNELS_RESTARTS"] ?? "") ?? 100
+        try await HubFixture.with { box in
+            let recording = RecordingAuthorizer(try HubFixture.serverAuthorizer(box.hub, token: "alice-token"))
+            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, authorizer: recording))
+            let names = ["news", "private-a", "private-b", "presence-room", "private-encrypted-c"]
+            var channels: [Channel] = []
+            for name in names { channels.append(await client.subscribe(name)) }
+            await client.connect()
+            var socketIDs: [String] = []
+            let trace = ProcessInfo.processInfo.environment["CHANNELS_TRACE"] != nil
+            let began = ContinuousClock.now
+            for round in 0...restarts {
+                if trace { print("round \(round) at \(ContinuousClock.now - began)") }
+                if round > 0 { try await box.restart() }
+                if trace { print("  restarted at \(ContinuousClock.now - began)") }
+                try await eventually("round \(round): connected on a new socket, every channel subscribed") {
+                    guard let socketID = await client.socketID, socketID != socketIDs.last else { return false }
+                    return channels.allSatisfy { $0.state.isSubscribed }
+                }
+                let socketID = try #require(await client.socketID)
+                socketIDs.append(socketID)
+                let authorizedNow = Set(recording.recorded.filter { $0.socketID == socketID }.map(\.channel))
+                #expect(authorizedNow == ["private-a", "private-b", "presence-room", "private-encrypted-c"], "round \(round)")
+                #expect(try await HubFixture.users(box.hub, channel: "presence-room") == ["alice"])
+            }
+            #expect(Set(socketIDs).count == restarts + 1)
+            // Every subscribe that went out carried the socket id it was signed for: the hub
+            // accepted each one (no channel failed), and none was sent for an earlier socket.
+            let sent = await client.sentSubscriptions
+            #expect(sent.count == names.count * (restarts + 1))
+            for (channel, socketID) in sent where channel != "news" {
+                #expect(recording.recorded.contains { $0.socketID == socketID && $0.channel == channel })
+            }
+            await client.disconnect()
+        }
+    }
+
+    @Test func anAuthorizationForAnEarlierSocketIsNeverSent() async throws {
+        try await HubFixture.with { box in
+            let firstSocket = Mutex<String?>(nil)
+            let release = AsyncStream<Void>.makeStream()
+            let hubAuthorizer = try HubFixture.serverAuthorizer(box.hub, token: "alice-token")
+            let slowFirst = CustomChannelAuthorizer { socketID, channel in
+                let isFirst = firstSocket.withLock { current in
+                    if current == nil { current = socketID }
+                    return current == socketID
+                }
+                if isFirst {
+                    // Ignores cancellation on purpose: answers only when the test says so.
+                    await Task.detached { for await _ in release.stream { break } }.value
+                }
+                return try await hubAuthorizer.authorize(socketID: socketID, channelName: channel)
+            }
+            var options = HubFixture.options(box.hub.port, authorizer: slowFirst)
+            options.authorizationTimeout = .seconds(30)
+            let client = ChannelClient(key: HubFixture.key, options: options)
+            await client.connect()
+            let channel = await client.subscribe("private-slow")
+            try await eventually("first authorization started") { firstSocket.withLock { $0 != nil } }
+            let oldSocket = try #require(firstSocket.withLock { $0 })
+            try await box.restart()
+            try await channel.subscribed()
+            let newSocket = try #require(await client.socketID)
+            #expect(newSocket != oldSocket)
+            release.continuation.yield()
+            try await Task.sleep(for: .milliseconds(200))
+            let sent = await client.sentSubscriptions.filter { $0.channel == "private-slow" }
+            #expect(sent.map(\.socketID) == [newSocket])
+            #expect(channel.state.isSubscribed)
+            await client.disconnect()
+        }
+    }
+
+    @Test func authorizationThatHangsIsRetriedThenFails() async throws {
+        try await HubFixture.with { box in
+            let calls = Mutex(0)
+            let hanging = CustomChannelAuthorizer { _, _ in
+                calls.withLock { $0 += 1 }
+                await Task.detached { try? await Task.sleep(for: .seconds(30)) }.value
+                throw ChannelAuthorizationError.denied(reason: "too late")
+            }
+            var options = HubFixture.options(box.hub.port, authorizer: hanging)
+            options.authorizationTimeout = .milliseconds(200)
+            options.authorizationRetry = AuthorizationRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(50))
+            let client = ChannelClient(key: HubFixture.key, options: options)
+            await client.connect()
+            let channel = await client.subscribe("private-hang")
+            let started = ContinuousClock.now
+            do {
+                try await channel.subscribed()
+                Issue.record("must fail")
+            } catch let error as ChannelError {
+                #expect(error.code == "channels.auth.timedOut")
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(calls.withLock { $0 } == 3)
+            await client.disconnect()
+        }
+    }
+
+    @Test func clientEventsFollowTheRules() async throws {
+        try await HubFixture.with { box in
+            let hub = box.hub
+            let alice = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, authorizer: try HubFixture.serverAuthorizer(hub, token: "alice-token")))
+            let bob = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, authorizer: try HubFixture.serverAuthorizer(hub, token: "bob-token")))
+            await alice.connect()
+            await bob.connect()
+            let aliceChat = await alice.subscribe("presence-chat")
+            let bobChat = await bob.subscribe("presence-chat")
+            try await aliceChat.subscribed()
+            try await bobChat.subscribed()
+            struct Message: Codable, Sendable, Equatable { let text: String }
+            async let received = first(bobChat.events) { $0.name == "client-message" }
+            try await Task.sleep(for: .milliseconds(50))
+            try await aliceChat.trigger("client-message", data: Message(text: "hi"))
+            let event = try await received
+            #expect(try event.decode(Message.self) == Message(text: "hi"))
+            #expect(event.userID == "alice")
+
+            func rejection(_ body: () async throws -> Void) async -> String? {
+                do { try await body(); return nil } catch { return (error as? ChannelError)?.code ?? "\(error)" }
+            }
+            #expect(await rejection { try await aliceChat.trigger("message", json: "{}") } == "channels.clientEvent.invalidName")
+            let news = await alice.subscribe("news")
+            try await news.subscribed()
+            #expect(await rejection { try await news.trigger("client-x", json: "{}") } == "channels.clientEvent.channelKindNotAllowed")
+            let secret = await alice.subscribe("private-encrypted-x")
+            #expect(await rejection { try await secret.trigger("client-x", json: "{}") } == "channels.clientEvent.encryptedChannel")
+            let pending = await alice.subscribe("private-never")
+            await pending.unsubscribe()
+            #expect(await rejection { try await pending.trigger("client-x", json: "{}") } == "channels.clientEvent.notSubscribed")
+            #expect(await rejection { try await aliceChat.trigger("client-big", json: "\"" + String(repeating: "x", count: 11_000) + "\"") } == "channels.clientEvent.dataTooLarge")
+            var codes: [String?] = []
+            for _ in 0..<10 { codes.append(await rejection { try await aliceChat.trigger("client-burst", json: "1") }) }
+            #expect(codes.contains("channels.clientEvent.rateLimited"))
+            await alice.disconnect()
+            await bob.disconnect()
+        }
+    }
+
+    @Test func encryptedEventsAreDecryptedAndBadOnesReportedAfterOneReauthorization() async throws {
+        try await HubFixture.with { box in
+            let recording = RecordingAuthorizer(try HubFixture.serverAuthorizer(box.hub, token: "alice-token"))
+            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, authorizer: recording))
+            await client.connect()
+            let channel = await client.subscribe("private-encrypted-vault")
+            try await channel.subscribed()
+            let key = try #require(Data(base64Encoded: try HubFixture.signer.sharedSecret(channelName: "private-encrypted-vault")))
+            func sealed(_ text: String, key: Data) throws -> String {
+                let nonce = (0..<24).map { _ in UInt8.random(in: 0...255) }
+                let box = try SecretBox.seal(Array(text.utf8), nonce: nonce, key: Array(key))
+                return #"{"nonce":"\#(Data(nonce).base64EncodedString())","ciphertext":"\#(Data(box).base64EncodedString())"}"#
+            }
+            async let secret = first(channel.events) { $0.name == "secret" }
+            try await Task.sleep(for: .milliseconds(50))
+            try await HubFixture.trigger(box.hub, event: "secret", channels: ["private-encrypted-vault"], data: try sealed(#"{"code":42}"#, key: key))
+            #expect(try await secret.data == #"{"code":42}"#)
+
+            let callsBefore = recording.recorded.count
+            async let problem = first(channel.errors) { _ in true }
+            try await Task.sleep(for: .milliseconds(50))
+            try await HubFixture.trigger(box.hub, event: "tampered", channels: ["private-encrypted-vault"], data: try sealed("{}", key: Data(repeating: 9, count: 32)))
+            let reported = try await problem
+            #expect(reported.code == "channels.decryptionFailed")
+            #expect(recording.recorded.count == callsBefore + 1)
+            #expect(channel.state.isSubscribed)
+            await client.disconnect()
+        }
+    }
+
+    @Test func signInThenServerToUserEvents() async throws {
+        try await HubFixture.with { box in
+            let hub = box.hub
+            let authenticator = try ServerUserAuthenticator(endpoint: hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer alice-token"])
+            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, userAuthenticator: authenticator))
+            await client.connect()
+            let userChannel = try await client.signIn()
+            #expect(userChannel.name == "#server-to-user-alice")
+            try await userChannel.subscribed()
+            async let event = first(userChannel.events) { $0.name == "notice" }
+            try await Task.sleep(for: .milliseconds(50))
+            try await HubFixture.trigger(hub, event: "notice", channels: ["#server-to-user-alice"], data: #"{"n":1}"#)
+            #expect(try await event.data == #"{"n":1}"#)
+
+            // After a restart the client signs in again with its new socket id.
+            let before = try #require(await client.socketID)
+            try await box.restart()
+            try await eventually("signed in again on a new socket") {
+                guard let now = await client.socketID, now != before else { return false }
+                return userChannel.state.isSubscribed
+            }
+            let again = userChannel.bind(event: "notice")
+            try await HubFixture.trigger(box.hub, event: "notice", channels: ["#server-to-user-alice"], data: #"{"n":2}"#)
+            #expect(try await first(again) { _ in true }.data == #"{"n":2}"#)
+            await client.disconnect()
+        }
+    }
+
+    @Test func deniedSignInAndInvalidChannelNamesAreReported() async throws {
+        try await HubFixture.with { box in
+            let authenticator = try ServerUserAuthenticator(endpoint: box.hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer nobody"])
+            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, userAuthenticator: authenticator))
+            let invalid = await client.subscribe("bad name!")
+            guard case .failed(.invalidChannelName) = invalid.state else {
+                Issue.record("an invalid name must fail at once, not \(invalid.state)")
+                return
+            }
+            await client.connect()
+            do {
+                _ = try await client.signIn()
+                Issue.record("an unknown user must be refused")
+            } catch let error as ChannelError {
+                #expect(error.code == "channels.auth.httpStatus")
+                #expect(error.status == 403)
+            }
+            await client.disconnect()
+        }
+    }
+}

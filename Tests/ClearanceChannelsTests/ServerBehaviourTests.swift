@@ -1,0 +1,116 @@
+import ClearanceChannels
+import Foundation
+import Synchronization
+import Testing
+
+@Suite(.serialized) struct ServerBehaviourTests {
+    static let signature = "test-key:" + String(repeating: "0a", count: 32)
+    static let authorizer = CustomChannelAuthorizer { _, _ in ChannelAuthorization(auth: signature) }
+
+    func client(_ fake: FakePusherServerBox, configure: (inout ChannelClientOptions) -> Void = { _ in }) -> ChannelClient {
+        var options = HubFixture.options(fake.port, authorizer: Self.authorizer)
+        configure(&options)
+        return ChannelClient(key: "test-key", options: options)
+    }
+
+    @Test func hostedPusherInvalidSignatureErrorReachesTheChannelItNames() async throws {
+        let fake = try await FakePusherServer.start { _, event, data in
+            guard event == "pusher:subscribe", let channel = data["channel"] as? String else { return [] }
+            if channel == "news" { return [.send(#"{"event":"pusher_internal:subscription_succeeded","channel":"news","data":"{}"}"#)] }
+            return [.send(#"{"event":"pusher:error","data":{"code":null,"message":"Invalid signature: Expected HMAC SHA256 hex digest of 1.1:\#(channel), but got \#(Self.signature)"}}"#)]
+        }
+        let client = client(fake)
+        await client.connect()
+        let news = await client.subscribe("news")
+        let a = await client.subscribe("private-a")
+        try await news.subscribed()
+        do {
+            try await a.subscribed()
+            Issue.record("must fail")
+        } catch {
+            #expect(error.code == "channels.server.pusherError")
+            #expect(error.message.contains("Invalid signature"))
+            #expect(!error.message.contains(String(repeating: "0a", count: 20)))
+        }
+        #expect(news.state.isSubscribed)
+        await client.disconnect()
+        await fake.stop()
+    }
+
+    @Test func reverbCode4009ErrorFailsTheWaitingChannel() async throws {
+        let fake = try await FakePusherServer.start { _, event, _ in
+            event == "pusher:subscribe" ? [.send(#"{"event":"pusher:error","data":{"code":4009,"message":"Connection is unauthorized"}}"#)] : []
+        }
+        let client = client(fake)
+        await client.connect()
+        let channel = await client.subscribe("private-b")
+        do {
+            try await channel.subscribed()
+            Issue.record("must fail")
+        } catch {
+            #expect(error.code == "channels.server.pusherError")
+            #expect(error.status == 4009)
+        }
+        await client.disconnect()
+        await fake.stop()
+    }
+
+    @Test func close4009FailsTheConnectionAndTheWaitingChannels() async throws {
+        let fake = try await FakePusherServer.start { _, event, _ in
+            event == "pusher:subscribe" ? [.close(code: 4009, reason: "unauthorized")] : []
+        }
+        let client = client(fake)
+        await client.connect()
+        let channel = await client.subscribe("private-c")
+        do {
+            try await channel.subscribed()
+            Issue.record("must fail")
+        } catch {
+            #expect(error.code == "channels.server.connectionClosed")
+            #expect(error.status == 4009)
+        }
+        #expect(await client.state == .failed(.closedByServer(code: 4009, reason: "unauthorized")))
+        #expect(fake.connections.withLock { $0 } == 1)
+        await fake.stop()
+    }
+
+    @Test func closeCodesDecideHowSoonToReconnect() async throws {
+        let opened = Mutex<[ContinuousClock.Instant]>([])
+        let fake = try await FakePusherServer.start { connection, event, _ in
+            guard event == "pusher:subscribe" else { return [] }
+            opened.withLock { $0.append(.now) }
+            switch connection {
+            case 1: return [.close(code: 4100, reason: "over capacity")]
+            case 2: return [.close(code: 4200, reason: "restarting")]
+            default: return [.send(#"{"event":"pusher_internal:subscription_succeeded","channel":"news","data":"{}"}"#)]
+            }
+        }
+        let client = client(fake)
+        let news = await client.subscribe("news")
+        await client.connect()
+        try await news.subscribed()
+        let times = opened.withLock { $0 }
+        #expect(times.count == 3)
+        #expect(times[1] - times[0] >= .seconds(1))
+        #expect(times[2] - times[1] < .milliseconds(900))
+        #expect(await client.socketID == "3.3")
+        await client.disconnect()
+        await fake.stop()
+    }
+
+    @Test func unansweredPingsEndTheSocketAndServerPingsAreAnswered() async throws {
+        let fake = try await FakePusherServer.start(activityTimeout: 1) { _, event, _ in
+            event == "pusher:subscribe" ? [.send(#"{"event":"pusher:ping","data":{}}"#)] : []
+        }
+        let client = client(fake) { $0.pongTimeout = .milliseconds(300) }
+        _ = await client.subscribe("news")
+        await client.connect()
+        try await eventually("a second connection after an unanswered ping", timeout: .seconds(5)) {
+            fake.connections.withLock { $0 } >= 2
+        }
+        #expect(fake.frames(event: "pusher:ping").count >= 1)
+        #expect(fake.frames(event: "pusher:pong").count >= 1)
+        await client.disconnect()
+        await fake.stop()
+    }
+}
