@@ -22,6 +22,7 @@ struct DemoCommand: AsyncParsableCommand {
         await servers.stop()
         try await OAuth2Demo(report: report).run()
         try await RealtimeDemo(report: report).run()
+        try await ChannelsDemo(report: report).run()
         report.summary()
         if !report.allPassed { throw ExitCode(1) }
     }
