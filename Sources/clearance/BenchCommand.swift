@@ -17,14 +17,18 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(help: "Iterations of the credential-application loop.") var iterations = 1_000_000
     @Option(help: "Concurrent requests in the refresh fan-in.") var requests = 10_000
+    @Option(help: "Private channels subscribed in the channel-authorization figure.") var channels = 1_000
+    @Option(help: "Which figures: credentials, fan-in, hub, channels (comma-separated; default all).") var only: String?
 
     func run() async throws {
         #if DEBUG
         print("note: this is a debug build; run `swift run -c release clearance bench` for meaningful numbers.\n")
         #endif
-        try await CredentialApplicationBench(iterations: iterations).run()
-        try await RefreshFanInBench(requests: requests).run()
-        try await HubBench().run()
+        let parts = Set((only ?? "credentials,fan-in,hub,channels").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        if parts.contains("credentials") { try await CredentialApplicationBench(iterations: iterations).run() }
+        if parts.contains("fan-in") { try await RefreshFanInBench(requests: requests).run() }
+        if parts.contains("hub") { try await HubBench().run() }
+        if parts.contains("channels") { try await ChannelsBench(channels: channels).run() }
     }
 }
 
