@@ -170,7 +170,7 @@ let package = Package(
             name: "ClearanceChannelsTests",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceSecretBox", "ClearanceChannels",
-                "ClearanceServer", "ClearanceTesting",
+                "ClearanceServer", "ClearanceTesting", "clearance",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
