@@ -135,7 +135,7 @@ import Testing
                 if trace { print("round \(round) at \(ContinuousClock.now - began)") }
                 if round > 0 { try await box.restart() }
                 if trace { print("  restarted at \(ContinuousClock.now - began)") }
-                try await eventually("round \(round): connected on a new socket, every channel subscribed") {
+                try await eventually("round \(round): connected on a new socket, every channel subscribed", timeout: .seconds(30)) {
                     guard let socketID = await client.socketID, socketID != socketIDs.last else { return false }
                     return channels.allSatisfy { $0.state.isSubscribed }
                 }

@@ -219,7 +219,11 @@ struct DjangoInteropTests {
                 // once (DEVICE_FLOW_INTERVAL is 1 s), so `authorization_pending` is exercised.
                 for await prompt in prompts {
                     #expect(prompt.verificationURI.absoluteString == django.url + "/o/device/")
-                    try await Task.sleep(for: .milliseconds(1_500))
+                    // Wait for the first `authorization_pending` answer (not a fixed delay: load varies).
+                    let deadline = ContinuousClock.now + .seconds(15)
+                    while !logs.text.contains("device authorization pending"), ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
                     try await django.browser([
                         "device", prompt.verificationURI.absoluteString, "--user-code", prompt.userCode,
                         "--username", "alice", "--password", django.password,
