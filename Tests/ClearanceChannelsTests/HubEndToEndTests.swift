@@ -135,6 +135,12 @@ import Testing
                 if trace { print("round \(round) at \(ContinuousClock.now - began)") }
                 if round > 0 { try await box.restart() }
                 if trace { print("  restarted at \(ContinuousClock.now - began)") }
+                let snapshot = channels
+                let watch: Task<Void, any Error>? = trace ? Task {
+                    try await Task.sleep(for: .seconds(8))
+                    print("  STUCK? state=\(await client.state) socket=\(await client.socketID ?? "-") channels=\(snapshot.map { "\($0.name):\($0.state)" }) sent=\(await client.sentSubscriptions.suffix(6))")
+                } : nil
+                defer { watch?.cancel() }
                 try await eventually("round \(round): connected on a new socket, every channel subscribed", timeout: .seconds(30)) {
                     guard let socketID = await client.socketID, socketID != socketIDs.last else { return false }
                     return channels.allSatisfy { $0.state.isSubscribed }

@@ -41,8 +41,52 @@ extension ChannelClient {
         )
         var wsLogger = logger
         wsLogger[metadataKey: "component"] = "websocket"
+        // swift-websocket's connect has no timeout and ignores cancellation until the upgrade
+        // completes: a server that accepts TCP but never answers (one shutting down, say) would
+        // hold the client in `connecting` for ever. So the attempt runs on its own, and is given
+        // up after `connectTimeout` if its handler has not started; a late handler then closes at once.
+        connectAttempt = (connectAttempt.id &+ 1, false, false)
+        let attempt = connectAttempt.id
+        let timeout = options.connectTimeout
+        let outcome = ConnectOutcome()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<DisconnectCause, Never>) in
+                outcome.install(continuation)
+                Task {
+                    let cause = await self.connectAndRun(url: url, configuration: configuration, logger: wsLogger, attempt: attempt)
+                    outcome.resume(cause)
+                }
+                Task {
+                    try? await Task.sleep(for: timeout)
+                    if self.abandonIfNotStarted(attempt) {
+                        outcome.resume(.timedOut("no WebSocket upgrade within \(timeout)"))
+                    }
+                }
+            }
+        } onCancel: {
+            outcome.resume(.transport(CancellationError()))
+        }
+    }
+
+    /// Marks `attempt` given up unless its handler already started; true when it was given up.
+    private func abandonIfNotStarted(_ attempt: UInt64) -> Bool {
+        guard connectAttempt.id == attempt, !connectAttempt.started else { return false }
+        connectAttempt.abandoned = true
+        connectAttemptsGivenUp += 1
+        return true
+    }
+
+    /// Marks `attempt` started; false when it was given up (its socket must close at once).
+    private func beginAttempt(_ attempt: UInt64) -> Bool {
+        guard connectAttempt.id == attempt, !connectAttempt.abandoned else { return false }
+        connectAttempt.started = true
+        return true
+    }
+
+    private func connectAndRun(url: String, configuration: WebSocketClientConfiguration, logger wsLogger: Logger, attempt: UInt64) async -> DisconnectCause {
         do {
             let closeFrame = try await WebSocketClient.connect(url: url, configuration: configuration, logger: wsLogger) { inbound, outbound, _ in
+                guard await self.beginAttempt(attempt) else { return }
                 try await self.runSocket(inbound: inbound, outbound: outbound)
             }
             if let cause = socket?.endCause { return cause }

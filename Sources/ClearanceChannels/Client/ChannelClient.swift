@@ -38,6 +38,10 @@ public actor ChannelClient {
     var records: [String: SubscriptionRecord] = [:]
     var socket: LiveSocket?
     var nextSocketToken: UInt64 = 0
+    /// The WebSocket connect attempt in progress, and whether its handler started or it was given up.
+    var connectAttempt: (id: UInt64, started: Bool, abandoned: Bool) = (0, false, false)
+    /// How many WebSocket connect attempts were given up at `connectTimeout` (for tests and diagnostics).
+    public internal(set) var connectAttemptsGivenUp = 0
     var connectionTask: Task<Void, Never>?
     var rateLimiter = ClientEventRateLimiter()
     var signInState = SignInState()
