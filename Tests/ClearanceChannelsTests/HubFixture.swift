@@ -70,7 +70,7 @@ enum HubFixture {
             connectTimeout: .seconds(5),
             authorizer: authorizer,
             userAuthenticator: userAuthenticator,
-            authorizationTimeout: .seconds(5),
+            authorizationTimeout: .seconds(15),
             authorizationRetry: AuthorizationRetryPolicy(maximumAttempts: 2, initialDelay: .milliseconds(50)),
             reconnectPolicy: ReconnectPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), jitter: 0.1),
             logger: quiet
