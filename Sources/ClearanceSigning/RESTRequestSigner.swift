@@ -63,6 +63,24 @@ public struct RESTRequestSigner: Sendable {
                  timestamp: Int64(now.timeIntervalSince1970.rounded(.down)))
     }
 
+    /// The full URL of a signed request: `baseURL` (scheme, host, port) + `path` + the signed query.
+    ///
+    /// - Throws: what ``sign(method:path:query:body:now:)`` throws.
+    public func signedURL(
+        method: String,
+        baseURL: URL,
+        path: String,
+        query: [String: String] = [:],
+        body: Data? = nil,
+        now: Date = Date()
+    ) throws(SigningError) -> URL {
+        let signature = try sign(method: method, path: path, query: query, body: body, now: now)
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) ?? URLComponents()
+        components.percentEncodedPath = path
+        components.percentEncodedQuery = signature.percentEncodedQuery
+        return components.url ?? baseURL
+    }
+
     /// Signs a request with an explicit `auth_timestamp` in seconds since 1970.
     ///
     /// - Throws: ``SigningError/reservedParameter(_:)`` or ``SigningError/duplicateParameter(_:)``.

@@ -96,7 +96,7 @@ struct RefreshFanInBench {
 
     func run() async throws {
         print("\nRefresh fan-in: \(requests) concurrent requests through AuthorizedClient to a loopback server")
-        let quiet = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
+        let quiet = Logger.silent("bench")
         let api = await DemoAPI()
         let server = try await RunningServer.start(api.router(), logger: quiet)
         let httpClient = AsyncHTTPClientTransport.makeClient(connectionsPerHost: 16)

@@ -26,7 +26,7 @@ struct ChannelsBench {
 
     func run() async throws {
         print("\nSubscribing \(channels) private channels on one connection (auth endpoint on the embedded hub)")
-        let quiet = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
+        let quiet = Logger.silent("bench")
         let user = DevelopmentUser(token: "bench-\(UUID().uuidString)", id: "bench")
         let configuration = HubConfiguration(port: 0, apps: [HubAppConfiguration(id: "100001", key: "bench-key", secret: HubConfiguration.randomSecret())], users: [user])
         let hub = try await HubServer.start(configuration, logger: quiet)

@@ -18,7 +18,7 @@ struct ChannelsDemo {
 
     func run() async throws {
         report.begin("Channel client with server-based authorization on the embedded hub")
-        let quiet = Logger(label: "clearance.demo.channels", factory: { _ in SwiftLogNoOpLogHandler() })
+        let quiet = Logger.silent("clearance.demo.channels")
         let secret = HubConfiguration.randomSecret()
         let alice = DevelopmentUser(token: "alice-\(UUID().uuidString)", id: "alice", info: .object(["name": .string("Alice")]))
         let bob = DevelopmentUser(token: "bob-\(UUID().uuidString)", id: "bob", info: .object(["name": .string("Bob")]))
@@ -49,8 +49,7 @@ struct ChannelsDemo {
         }
         func trigger(_ event: String, on channel: String) async throws -> Int {
             let body = try JSONSerialization.data(withJSONObject: ["name": event, "channels": [channel], "data": #"{"demo":true}"#], options: [.sortedKeys])
-            let signature = try rest.sign(method: "POST", path: rest.eventsPath, body: body)
-            let url = URL(string: "http://127.0.0.1:\(port)\(rest.eventsPath)?\(signature.percentEncodedQuery)")!
+            let url = try rest.signedURL(method: "POST", baseURL: URL(string: "http://127.0.0.1:\(port)")!, path: rest.eventsPath, body: body)
             return try await http.send(HTTPRequest(method: .post, url: url, headerFields: [.contentType: "application/json"]), body: body).0.status.code
         }
         func waitFor(_ what: String, seconds: Double = 10, _ condition: () async -> Bool) async throws {

@@ -36,7 +36,7 @@ struct DemoServers {
     let otherServer: RunningServer
 
     static func start() async throws -> DemoServers {
-        let quiet = Logger(label: "clearance.demo.server", factory: { _ in SwiftLogNoOpLogHandler() })
+        let quiet = Logger.silent("clearance.demo.server")
         let api = await DemoAPI()
         let other = await DemoAPI(apiKey: "other-origin-key")
         let apiServer = try await RunningServer.start(api.router(), logger: quiet)

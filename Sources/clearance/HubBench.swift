@@ -253,7 +253,7 @@ struct HubBench {
         let rssBefore = hub.residentKilobytes()
 
         let samples = Samples()
-        let logger = Logger(label: "bench.client") { _ in SwiftLogNoOpLogHandler() }
+        let logger = Logger.silent("bench.client")
         let url = "ws://127.0.0.1:\(hub.port)/app/\(HubProcess.key)?protocol=7&client=clearance-bench&version=1.0.0"
         let subscribe = #"{"event":"pusher:subscribe","data":{"channel":"bench"}}"#
         let started = ContinuousClock.now
@@ -376,8 +376,8 @@ struct HubBench {
             let body = #"{"name":"\#(name)","channel":"\#(channel)","data":"# + String(quoted.dropFirst().dropLast()) + "}"
             let path = "/apps/\(Self.appID)/events"
             let signer = try RESTRequestSigner(appID: Self.appID, key: Self.key, secret: Self.secret)
-            let signature = try signer.sign(method: "POST", path: path, body: Data(body.utf8))
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)?\(signature.percentEncodedQuery)")!)
+            let url = try signer.signedURL(method: "POST", baseURL: URL(string: "http://127.0.0.1:\(port)")!, path: path, body: Data(body.utf8))
+            var request = URLRequest(url: url)
             request.httpMethod = "POST"
             request.httpBody = Data(body.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

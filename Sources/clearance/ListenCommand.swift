@@ -56,7 +56,7 @@ struct ListenCommand: AsyncParsableCommand {
         var options = ChannelClientOptions(
             endpoint: host.map { .host($0, port: port) } ?? .cluster(cluster ?? "mt1"),
             useTLS: tls,
-            logger: Logger(label: "clearance.listen") { _ in SwiftLogNoOpLogHandler() }
+            logger: Logger.silent("clearance.listen")
         )
         let fields = try headerFields()
         do {

@@ -25,7 +25,7 @@ struct OAuth2Demo {
 
     func run() async throws {
         report.begin("OAuth2 sessions (PodioKit-style) on the embedded development provider")
-        let quiet = Logger(label: "clearance.demo.oauth2", factory: { _ in SwiftLogNoOpLogHandler() })
+        let quiet = Logger.silent("clearance.demo.oauth2")
         let provider = try await DevelopmentOAuth2Provider(logger: quiet)
         let server = try await RunningServer.start(provider.router(), logger: quiet)
         let base = server.baseURL

@@ -13,7 +13,7 @@ struct RealtimeDemo {
 
     func run() async throws {
         report.begin("Realtime channel authorization on the embedded Pusher-compatible hub")
-        let quiet = Logger(label: "clearance.demo.hub", factory: { _ in SwiftLogNoOpLogHandler() })
+        let quiet = Logger.silent("clearance.demo.hub")
         let app = HubAppConfiguration(id: "100001", key: "demo-key", secret: HubConfiguration.randomSecret())
         let alice = DevelopmentUser(token: "alice-\(UUID().uuidString)", id: "alice", info: .object(["name": .string("Alice")]))
         let hub = try await HubServer.start(HubConfiguration(port: 0, apps: [app], users: [alice]), logger: quiet)
@@ -54,15 +54,13 @@ struct RealtimeDemo {
         await report.step("HTTP API: a signed trigger is accepted; the same request with a tampered body is refused") {
             let path = "/apps/\(app.id)/events"
             let body = Data(#"{"name":"order-shipped","channels":["private-orders"],"data":"{\"id\":42}"}"#.utf8)
-            let signature = try rest.sign(method: "POST", path: path, body: body)
-            var url = URLComponents(url: hub.httpURL.appending(path: path), resolvingAgainstBaseURL: false)!
-            url.percentEncodedQuery = signature.percentEncodedQuery
+            let url = try rest.signedURL(method: "POST", baseURL: hub.httpURL, path: path, body: body)
             let json: HTTPFields = [.contentType: "application/json"]
-            let (accepted, _) = try await anonymous.send(.post, url.url!, headerFields: json, body: body)
+            let (accepted, _) = try await anonymous.send(.post, url, headerFields: json, body: body)
             let tampered = Data(#"{"name":"order-shipped","channels":["private-orders"],"data":"{\"id\":43}"}"#.utf8)
             var refused = "accepted"
             do {
-                _ = try await anonymous.send(.post, url.url!, headerFields: json, body: tampered)
+                _ = try await anonymous.send(.post, url, headerFields: json, body: tampered)
             } catch {
                 refused = AuthorizationError(wrapping: error).qualifiedCode
             }
