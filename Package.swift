@@ -1,17 +1,28 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The module graph, lowest first (ARCHITECTURE.md draws it); a module imports only modules
+// listed before it.
+//
+//   ClearanceWire                    package-only wire helpers: JSON, forms, percent-encoding
+//   Clearance                        core: credentials, sources, policy, errors, events, lock
+//   ClearanceHTTP                    transports, the authorized client, the OpenAPI middleware
+//   ClearanceOAuth2                  OAuth2 sessions, grants, session stores, loopback redirects
+//   ClearanceSecretBox, ClearanceSigning
+//   ClearanceChannels                the Pusher protocol 7 client and its channel authorizers
+//   ClearanceServer                  the production hub, HTTP API and auth endpoints
+//   ClearanceDevelopment             development servers: demo API, OAuth2 provider, users, hosting
+//   ClearanceTesting                 helpers for apps testing code that uses Clearance
+//   ClearanceDemo, ClearanceBench    what `clearance demo` and `clearance bench` run
+//   clearance                        the command-line tool (commands only)
+
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-// Work being written in parallel, kept out of the build until it lands.
-let inProgressServer: [String] = []
-let inProgressCommands: [String] = []
-
 let package = Package(
     name: "Clearance",
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],  // Synchronization.Mutex
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "Clearance", targets: ["Clearance"]),
         .library(name: "ClearanceHTTP", targets: ["ClearanceHTTP"]),
@@ -20,6 +31,7 @@ let package = Package(
         .library(name: "ClearanceSigning", targets: ["ClearanceSigning"]),
         .library(name: "ClearanceSecretBox", targets: ["ClearanceSecretBox"]),
         .library(name: "ClearanceServer", targets: ["ClearanceServer"]),
+        .library(name: "ClearanceDevelopment", targets: ["ClearanceDevelopment"]),
         .library(name: "ClearanceTesting", targets: ["ClearanceTesting"]),
         .executable(name: "clearance", targets: ["clearance"]),
     ],
@@ -28,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -37,12 +50,15 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
-        // The core model: credentials, sources, policies, errors, events. No HTTP client, no server.
+        // Wire formats every module speaks, written once, `package` access only: the exact-bytes
+        // JSON scanner and writer, percent-encoding and form fields. No dependencies.
+        .target(name: "ClearanceWire", swiftSettings: strict),
+        // The core model: credentials, sources, policies, errors, events, the lock. No HTTP client, no server.
         .target(
             name: "Clearance",
             dependencies: [
+                "ClearanceWire",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -60,106 +76,176 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // OAuth2 sessions: grants, refresh, automatic sign-in, secure session storage.
+        // OAuth2 sessions: grants, refresh, automatic sign-in, secure session storage, the
+        // loopback redirect listener (on SwiftNIO, which AsyncHTTPClient already brings).
         .target(
             name: "ClearanceOAuth2",
             dependencies: [
-                "Clearance",
-                "ClearanceHTTP",
+                "Clearance", "ClearanceHTTP", "ClearanceWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            swiftSettings: strict
+        ),
+        // NaCl secretbox (XSalsa20-Poly1305) in Swift, written from the published specification.
+        .target(name: "ClearanceSecretBox", dependencies: ["Clearance"], swiftSettings: strict),
+        // Pusher channel-auth, REST and webhook signing: no server dependency.
+        .target(
+            name: "ClearanceSigning",
+            dependencies: ["Clearance", "ClearanceWire", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         // The Pusher protocol 7 channel client with pluggable channel authorization.
         .target(
             name: "ClearanceChannels",
             dependencies: [
-                "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceSecretBox",
+                "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceSecretBox", "ClearanceWire",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
-        // Pusher channel-auth, REST and webhook signing: no server dependency.
-        .target(
-            name: "ClearanceSigning",
-            dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strict
-        ),
-        // NaCl secretbox (XSalsa20-Poly1305) in Swift, written from the published specification.
-        .target(
-            name: "ClearanceSecretBox",
-            swiftSettings: strict
-        ),
-        // Servers: the demo API, the Pusher-compatible hub, auth endpoints.
+        // The production server half: the Pusher-compatible hub, its HTTP API, auth endpoints,
+        // configuration and limits, on Hummingbird.
         .target(
             name: "ClearanceServer",
             dependencies: [
-                "Clearance",
-                "ClearanceSigning",
+                "Clearance", "ClearanceSigning", "ClearanceWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Development servers: the demo API, the development OAuth2 provider, development users
+        // behind the hub's auth endpoints, and a helper that runs any router on loopback.
+        .target(
+            name: "ClearanceDevelopment",
+            dependencies: [
+                "Clearance", "ClearanceSigning", "ClearanceServer", "ClearanceWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: inProgressServer,
             swiftSettings: strict
         ),
         // Helpers for testing code that uses Clearance (log capture, counters).
         .target(
             name: "ClearanceTesting",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["Clearance", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // What `clearance demo` runs: every job against the development servers, step by step.
+        .target(
+            name: "ClearanceDemo",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
+                "ClearanceServer", "ClearanceDevelopment",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // What `clearance bench` runs: figures against baselines measured in the same run.
+        .target(
+            name: "ClearanceBench",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceChannels", "ClearanceSigning",
+                "ClearanceServer", "ClearanceDevelopment",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/ClearanceBench",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "clearance",
             dependencies: [
-                "Clearance",
-                "ClearanceHTTP",
-                "ClearanceOAuth2",
-                "ClearanceChannels",
-                "ClearanceSigning",
-                "ClearanceServer",
+                "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceDemo", "ClearanceBench", "ClearanceWire",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
-            exclude: inProgressCommands,
+            swiftSettings: strict
+        ),
+
+        // Test support shared by the test targets: fixtures, the Python-peer launcher, the hub
+        // fixture, seeded randomness, the built executable.
+        .target(
+            name: "ClearanceTestSupport",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceServer", "ClearanceDevelopment",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ClearanceTestSupport",
+            resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "ClearanceSigningTests",
-            dependencies: ["ClearanceSigning"],
-            resources: [.copy("Fixtures")],
+            name: "ClearanceWireTests",
+            dependencies: ["ClearanceWire"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceTests",
+            dependencies: ["Clearance", "ClearanceWire", "ClearanceTesting", "ClearanceTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceHTTPTests",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceServer", "ClearanceDevelopment", "ClearanceTesting", "ClearanceTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ClearanceOAuth2Tests",
             dependencies: [
-                "ClearanceOAuth2", "Clearance", "ClearanceHTTP", "ClearanceServer", "ClearanceTesting", "clearance",
+                "ClearanceOAuth2", "Clearance", "ClearanceHTTP", "ClearanceWire", "ClearanceServer", "ClearanceDevelopment",
+                "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
-            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceSigningTests",
+            dependencies: ["ClearanceSigning", "Clearance", "ClearanceWire", "ClearanceTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceSecretBoxTests",
+            dependencies: ["ClearanceSecretBox", "ClearanceTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ClearanceServerTests",
             dependencies: [
-                "ClearanceServer", "ClearanceSigning", "ClearanceTesting",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceSigning", "ClearanceWire", "Clearance",
+                "ClearanceTesting", "ClearanceTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -170,30 +256,11 @@ let package = Package(
             name: "ClearanceChannelsTests",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceSecretBox", "ClearanceChannels",
-                "ClearanceServer", "ClearanceTesting", "clearance",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceWire", "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "ClearanceSecretBoxTests",
-            dependencies: ["ClearanceSecretBox"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "ClearanceTests",
-            dependencies: ["Clearance", "ClearanceTesting"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "ClearanceHTTPTests",
-            dependencies: [
-                "Clearance", "ClearanceHTTP", "ClearanceServer", "ClearanceTesting",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: strict
         ),

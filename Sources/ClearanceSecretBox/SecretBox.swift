@@ -1,3 +1,5 @@
+import Clearance
+
 /// NaCl `crypto_secretbox`: XSalsa20 encryption with a Poly1305 tag, as used by Pusher
 /// `private-encrypted-` channels (`{"nonce": base64(24 bytes), "ciphertext": base64(box)}`).
 ///
@@ -153,7 +155,7 @@ extension SecretBox {
                 UnsafeRawBufferPointer(start: ciphertext, count: count),
                 key: UnsafeRawPointer(block0), tag: UnsafeMutableRawPointer(spare))
             var message: [UInt8]? = nil
-            if ConstantTime.equal(UnsafeRawPointer(spare), tag, count: tagLength) {
+            if ConstantTime.equals(UnsafeRawBufferPointer(start: UnsafeRawPointer(spare), count: tagLength), UnsafeRawBufferPointer(start: tag, count: tagLength)) {
                 message = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                     if count > 0 {
                         crypt(ciphertext, output: UnsafeMutableRawPointer(buffer.baseAddress!), count: count,

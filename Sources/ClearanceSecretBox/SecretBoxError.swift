@@ -1,7 +1,9 @@
+import Clearance
+
 /// Why `SecretBox.seal` or `SecretBox.open` refused its input.
 ///
 /// Messages describe lengths only; they never contain key, nonce, or message bytes.
-public enum SecretBoxError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum SecretBoxError: ClearanceError, Equatable {
     /// The key was not ``SecretBox/keyLength`` (32) bytes long; carries the length received.
     case invalidKeyLength(Int)
     /// The nonce was not ``SecretBox/nonceLength`` (24) bytes long; carries the length received.
@@ -12,13 +14,20 @@ public enum SecretBoxError: Error, Sendable, Equatable, CustomStringConvertible 
     /// No plaintext is released.
     case authenticationFailed
 
-    /// A stable machine-readable identifier, such as `"secretbox.authenticationFailed"`.
-    public var code: String {
+    /// Stable machine-readable codes, one per failure; ``qualifiedCode`` is `secretbox.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case invalidKeyLength, invalidNonceLength, boxTooShort, authenticationFailed
+    }
+
+    public static let codeDomain = "secretbox"
+
+    /// The stable code of this error.
+    public var code: Code {
         switch self {
-        case .invalidKeyLength: "secretbox.invalidKeyLength"
-        case .invalidNonceLength: "secretbox.invalidNonceLength"
-        case .boxTooShort: "secretbox.boxTooShort"
-        case .authenticationFailed: "secretbox.authenticationFailed"
+        case .invalidKeyLength: .invalidKeyLength
+        case .invalidNonceLength: .invalidNonceLength
+        case .boxTooShort: .boxTooShort
+        case .authenticationFailed: .authenticationFailed
         }
     }
 
@@ -35,7 +44,4 @@ public enum SecretBoxError: Error, Sendable, Equatable, CustomStringConvertible 
             "secretbox authentication failed: wrong key or nonce, or the box was altered"
         }
     }
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
 }

@@ -1,3 +1,5 @@
+import Clearance
+import ClearanceWire
 import Crypto
 import Foundation
 
@@ -208,7 +210,7 @@ public struct ChannelAuthSigner: Sendable {
         guard let colon = auth.utf8.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedAuth }
         let givenKey = String(auth[..<colon])
         let givenSignature = String(auth[auth.utf8.index(after: colon)...])
-        let keyMatches = ConstantTimeComparison.equals(key, givenKey)
+        let keyMatches = ConstantTime.equals(key, givenKey)
         let signatureMatches = KeyedHMAC.matches(hex: givenSignature, code: code)
         guard keyMatches else { throw .unknownKey }
         guard signatureMatches else { throw .invalidSignature }

@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// What a channel authorization endpoint returns for one channel.
 ///
 /// Encodes (``jsonString``, or `Codable` with the wire keys) as `{"auth":…}` plus
@@ -29,13 +31,13 @@ public struct ChannelAuthorization: Sendable, Hashable, Codable {
     public var jsonString: String {
         switch (channelData, sharedSecret) {
         case (nil, nil):
-            JSONText.object(["auth": auth])
+            JSONWriter.object(["auth": auth])
         case let (channelData?, nil):
-            JSONText.object(["auth": auth, "channel_data": channelData])
+            JSONWriter.object(["auth": auth, "channel_data": channelData])
         case let (nil, sharedSecret?):
-            JSONText.object(["auth": auth, "shared_secret": sharedSecret])
+            JSONWriter.object(["auth": auth, "shared_secret": sharedSecret])
         case let (channelData?, sharedSecret?):
-            JSONText.object(["auth": auth, "channel_data": channelData, "shared_secret": sharedSecret])
+            JSONWriter.object(["auth": auth, "channel_data": channelData, "shared_secret": sharedSecret])
         }
     }
 

@@ -32,4 +32,29 @@ enum Hex {
             return write(bytes, into: output, at: position)
         }
     }
+
+    /// The bytes of lower-case hex text (the form Pusher signatures take), or nil for anything
+    /// else: an odd length, upper-case digits, other characters.
+    static func decodeLowercase(_ text: String) -> [UInt8]? {
+        let utf8 = text.utf8
+        guard utf8.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 2)
+        var high: UInt8?
+        for character in utf8 {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return bytes
+    }
 }

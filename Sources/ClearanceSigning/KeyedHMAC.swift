@@ -1,3 +1,4 @@
+import ClearanceWire
 import Crypto
 import Foundation
 
@@ -50,13 +51,11 @@ struct KeyedHMAC: Sendable {
         }
     }
 
-    /// Whether `given` (hex text) is the lower-case hex encoding of `code`, compared in constant time.
+    /// Whether `given` is the lower-case hex encoding of `code`. The hex is decoded and the MAC
+    /// compared by swift-crypto's constant-time equality.
     static func matches(hex given: String, code: HashedAuthenticationCode<SHA256>) -> Bool {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * SHA256.byteCount) { expected in
-            let written = code.withUnsafeBytes { Hex.write($0, into: expected, at: 0) }
-            let expectedBytes = UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: expected[0..<written]))
-            return given.withUTF8Buffer { ConstantTimeComparison.equals(expectedBytes, $0) }
-        }
+        guard let bytes = Hex.decodeLowercase(given), bytes.count == SHA256.byteCount else { return false }
+        return code == bytes
     }
 
     /// Lower-case hex of `code`, after `prefix`, in one allocation.

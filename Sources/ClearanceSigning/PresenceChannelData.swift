@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// The parts of a presence channel's `channel_data` that the protocol gives meaning to.
 ///
 /// `channel_data` must be a JSON object whose `user_id` is a non-empty string or a number, at
@@ -20,7 +22,7 @@ public struct PresenceChannelData: Sendable, Hashable {
     ///   ``SigningError/invalidPresenceUserID`` when `user_id` is missing or unusable.
     public init(parsing channelData: String) throws(SigningError) {
         let parsed: Result<(String, Bool, String?), SigningError> = channelData.withUTF8Buffer { bytes in
-            guard let lookups = JSONObjectScanner.scan(bytes, keys: ["user_id", "user_info"]) else {
+            guard let lookups = JSONScanner.scanObject(bytes, keys: ["user_id", "user_info"]) else {
                 return .failure(.invalidChannelData)
             }
             let userIDLookup = lookups[0]
@@ -31,7 +33,7 @@ public struct PresenceChannelData: Sendable, Hashable {
             let isNumber: Bool
             switch member.kind {
             case .string:
-                guard let decoded = JSONObjectScanner.decodeString(bytes, range: member.range) else {
+                guard let decoded = JSONScanner.decodeString(bytes, range: member.range) else {
                     return .failure(.invalidPresenceUserID)
                 }
                 userID = String(decoding: decoded, as: UTF8.self)

@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// The parts of user sign-in `user_data` that the protocol gives meaning to.
 ///
 /// `user_data` must be a JSON object whose `id` is a non-empty string (a duplicated `id` member
@@ -21,11 +23,11 @@ public struct PusherUserData: Sendable, Hashable {
     ///   ``SigningError/invalidUserDataID`` when `id` is missing, not a string, or empty.
     public init(parsing userData: String) throws(SigningError) {
         let parsed: Result<String, SigningError> = userData.withUTF8Buffer { bytes in
-            guard let lookups = JSONObjectScanner.scan(bytes, keys: ["id"]) else {
+            guard let lookups = JSONScanner.scanObject(bytes, keys: ["id"]) else {
                 return .failure(.invalidUserData)
             }
             guard lookups[0].occurrences == 1, let member = lookups[0].member, member.kind == .string,
-                  let decoded = JSONObjectScanner.decodeString(bytes, range: member.range),
+                  let decoded = JSONScanner.decodeString(bytes, range: member.range),
                   !decoded.isEmpty
             else {
                 return .failure(.invalidUserDataID)

@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// The result of signing a Pusher HTTP API request: the query parameters to send and the
 /// intermediate values (useful for logging and tests).
 public struct RESTRequestSignature: Sendable, Hashable {
@@ -40,26 +42,7 @@ public struct RESTRequestSignature: Sendable, Hashable {
     /// percent-encoded except for RFC 3986 unreserved characters.
     public var percentEncodedQuery: String {
         sortedQueryItems
-            .map { Self.percentEncode($0.name) + "=" + Self.percentEncode($0.value) }
+            .map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
             .joined(separator: "&")
-    }
-
-    static func percentEncode(_ string: String) -> String {
-        let hexDigits: StaticString = "0123456789ABCDEF"
-        var output: [UInt8] = []
-        output.reserveCapacity(string.utf8.count)
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                output.append(byte)
-            default:
-                output.append(UInt8(ascii: "%"))
-                output.append(hexDigits.utf8Start[Int(byte >> 4)])
-                output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

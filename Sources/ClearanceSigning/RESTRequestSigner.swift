@@ -1,3 +1,4 @@
+import ClearanceWire
 import Crypto
 import Foundation
 

@@ -1,3 +1,5 @@
+import Clearance
+import ClearanceWire
 import Crypto
 import Foundation
 
@@ -61,7 +63,7 @@ public struct RESTRequestVerifier: Sendable {
         guard let version = parameters["auth_version"] else { throw .missingParameter("auth_version") }
         if hasBody, parameters["body_md5"] == nil { throw .missingParameter("body_md5") }
 
-        guard ConstantTimeComparison.equals(key, authKey) else { throw .unknownKey }
+        guard ConstantTime.equals(key, authKey) else { throw .unknownKey }
         guard version == RESTRequestSigner.authVersion else { throw .unsupportedAuthVersion }
 
         let stringToSign = RESTRequestSigner.stringToSign(method: method, path: path, parameters: parameters)
@@ -79,7 +81,7 @@ public struct RESTRequestVerifier: Sendable {
 
         if let givenMD5 = parameters["body_md5"] {
             let expectedMD5 = RESTRequestSigner.md5Hex(body ?? Data())
-            guard ConstantTimeComparison.equals(expectedMD5, givenMD5.lowercased()) else { throw .bodyMD5Mismatch }
+            guard ConstantTime.equals(expectedMD5, givenMD5.lowercased()) else { throw .bodyMD5Mismatch }
         }
     }
 

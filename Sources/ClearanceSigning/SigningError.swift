@@ -1,10 +1,12 @@
+import Clearance
+
 /// Everything that can go wrong while signing or verifying Pusher Channels payloads.
 ///
 /// Each case has a stable ``code`` (for logs, metrics and HTTP error bodies) and a human
 /// ``message``. Messages never contain the app secret or the master key, and they do not echo
 /// caller-supplied values such as socket ids or channel names, so they are safe to log and to
 /// return to clients.
-public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum SigningError: ClearanceError, Equatable {
     // MARK: Credentials
 
     /// The app key is empty or contains a `:` (which would make `key:signature` ambiguous).
@@ -67,35 +69,42 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The signature does not match.
     case invalidSignature
 
-    /// A stable, machine-readable identifier such as `signing.invalidSocketID`.
-    public var code: String {
+    /// Stable machine-readable codes, one per case; ``qualifiedCode`` is `signing.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case invalidKey, emptySecret, invalidAppID, invalidMasterKey, missingMasterKey, invalidSocketID, emptyChannelName, invalidChannelName, channelNameTooLong, serverToUserChannel, missingChannelData, invalidChannelData, invalidPresenceUserID, invalidUserData, invalidUserDataID, malformedAuth, reservedParameter, duplicateParameter, missingParameter, unknownKey, unsupportedAuthVersion, invalidTimestamp, expiredTimestamp, futureTimestamp, bodyMD5Mismatch, invalidSignature
+    }
+
+    public static let codeDomain = "signing"
+
+    /// The stable code of this error.
+    public var code: Code {
         switch self {
-        case .invalidKey: "signing.invalidKey"
-        case .emptySecret: "signing.emptySecret"
-        case .invalidAppID: "signing.invalidAppID"
-        case .invalidMasterKey: "signing.invalidMasterKey"
-        case .missingMasterKey: "signing.missingMasterKey"
-        case .invalidSocketID: "signing.invalidSocketID"
-        case .emptyChannelName: "signing.emptyChannelName"
-        case .invalidChannelName: "signing.invalidChannelName"
-        case .channelNameTooLong: "signing.channelNameTooLong"
-        case .serverToUserChannel: "signing.serverToUserChannel"
-        case .missingChannelData: "signing.missingChannelData"
-        case .invalidChannelData: "signing.invalidChannelData"
-        case .invalidPresenceUserID: "signing.invalidPresenceUserID"
-        case .invalidUserData: "signing.invalidUserData"
-        case .invalidUserDataID: "signing.invalidUserDataID"
-        case .malformedAuth: "signing.malformedAuth"
-        case .reservedParameter: "signing.reservedParameter"
-        case .duplicateParameter: "signing.duplicateParameter"
-        case .missingParameter: "signing.missingParameter"
-        case .unknownKey: "signing.unknownKey"
-        case .unsupportedAuthVersion: "signing.unsupportedAuthVersion"
-        case .invalidTimestamp: "signing.invalidTimestamp"
-        case .expiredTimestamp: "signing.expiredTimestamp"
-        case .futureTimestamp: "signing.futureTimestamp"
-        case .bodyMD5Mismatch: "signing.bodyMD5Mismatch"
-        case .invalidSignature: "signing.invalidSignature"
+        case .invalidKey: .invalidKey
+        case .emptySecret: .emptySecret
+        case .invalidAppID: .invalidAppID
+        case .invalidMasterKey: .invalidMasterKey
+        case .missingMasterKey: .missingMasterKey
+        case .invalidSocketID: .invalidSocketID
+        case .emptyChannelName: .emptyChannelName
+        case .invalidChannelName: .invalidChannelName
+        case .channelNameTooLong: .channelNameTooLong
+        case .serverToUserChannel: .serverToUserChannel
+        case .missingChannelData: .missingChannelData
+        case .invalidChannelData: .invalidChannelData
+        case .invalidPresenceUserID: .invalidPresenceUserID
+        case .invalidUserData: .invalidUserData
+        case .invalidUserDataID: .invalidUserDataID
+        case .malformedAuth: .malformedAuth
+        case .reservedParameter: .reservedParameter
+        case .duplicateParameter: .duplicateParameter
+        case .missingParameter: .missingParameter
+        case .unknownKey: .unknownKey
+        case .unsupportedAuthVersion: .unsupportedAuthVersion
+        case .invalidTimestamp: .invalidTimestamp
+        case .expiredTimestamp: .expiredTimestamp
+        case .futureTimestamp: .futureTimestamp
+        case .bodyMD5Mismatch: .bodyMD5Mismatch
+        case .invalidSignature: .invalidSignature
         }
     }
 
@@ -156,7 +165,4 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
             "Invalid signature."
         }
     }
-
-    /// `message (code)`.
-    public var description: String { "\(message) (\(code))" }
 }

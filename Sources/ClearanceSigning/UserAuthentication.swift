@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// What a user authentication (sign-in) endpoint returns.
 ///
 /// Encodes (``jsonString``, or `Codable` with the wire keys) as `{"auth":…,"user_data":…}`.
@@ -20,7 +22,7 @@ public struct UserAuthentication: Sendable, Hashable, Codable {
 
     /// The response body as compact JSON with keys in sorted order; deterministic byte for byte.
     public var jsonString: String {
-        JSONText.object(["auth": auth, "user_data": userData])
+        JSONWriter.object(["auth": auth, "user_data": userData])
     }
 
     /// The wire names of the members.

@@ -1,3 +1,4 @@
+import Clearance
 import Crypto
 import Foundation
 
@@ -41,7 +42,7 @@ public struct WebhookSigner: Sendable {
     /// Whether `key` is this app's key and `signature` is the body's signature, compared in
     /// constant time.
     public func verify(key: String, signature: String, body: some DataProtocol) -> Bool {
-        let keyMatches = ConstantTimeComparison.equals(self.key, key)
+        let keyMatches = ConstantTime.equals(self.key, key)
         let signatureMatches = KeyedHMAC.matches(hex: signature, code: mac.code(for: body))
         return keyMatches && signatureMatches
     }

@@ -1,9 +1,9 @@
-import Synchronization
+import Clearance
 
-/// A thread-safe counter that escaping and concurrent closures can capture (a `Mutex` cannot be
-/// captured by an escaping closure).
+/// A thread-safe counter that escaping and concurrent closures can capture: count token fetches,
+/// requests or callbacks in a test.
 public final class Counter: Sendable {
-    private let storage = Mutex(0)
+    private let storage = Locked(0)
 
     public init() {}
 

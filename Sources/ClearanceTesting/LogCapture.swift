@@ -1,5 +1,5 @@
+import Clearance
 import Logging
-import Synchronization
 
 /// A swift-log handler that keeps every line (level, message and metadata) at trace level, so a
 /// test can search what was logged, e.g. for secrets:
@@ -11,7 +11,7 @@ import Synchronization
 /// #expect(!logs.text.contains(token))
 /// ```
 public final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     public init() {}
 

@@ -6,6 +6,9 @@ struct ClearanceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clearance",
         abstract: "Authorize what your app does against a backend: API keys and tokens per endpoint, OAuth2 sessions, channel authorization.",
-        subcommands: [DemoCommand.self, RequestCommand.self, BenchCommand.self] + ExtraCommands.all
+        subcommands: [
+            DemoCommand.self, RequestCommand.self, LoginCommand.self, SessionCommand.self,
+            ServeCommand.self, ListenCommand.self, ChannelAuthCommand.self, UserAuthCommand.self, BenchCommand.self,
+        ]
     )
 }

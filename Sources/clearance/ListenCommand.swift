@@ -1,5 +1,6 @@
 import ArgumentParser
 import ClearanceChannels
+import ClearanceWire
 import Foundation
 import HTTPTypes
 import Logging
@@ -83,7 +84,7 @@ struct ListenCommand: AsyncParsableCommand {
             }
             group.addTask {
                 for await rejection in client.serverErrors {
-                    Self.report(["error": .string(rejection.code), "message": .string(rejection.message)])
+                    Self.report(["error": .string(rejection.qualifiedCode), "message": .string(rejection.message)])
                 }
             }
             for channel in subscribed { Self.watch(channel, in: &group) }
@@ -97,7 +98,7 @@ struct ListenCommand: AsyncParsableCommand {
                             try await inner.waitForAll()
                         }
                     } catch let error as ChannelError {
-                        Self.report(["error": .string(error.code), "message": .string(error.message)])
+                        Self.report(["error": .string(error.qualifiedCode), "message": .string(error.message)])
                     } catch {
                         Self.report(["error": .string("channels.signIn"), "message": .string(String(describing: error))])
                     }
@@ -112,37 +113,37 @@ struct ListenCommand: AsyncParsableCommand {
     private static func watch(_ channel: Channel, in group: inout ThrowingTaskGroup<Void, any Error>) {
         group.addTask {
             for await event in channel.events {
-                var line: [String: JSONLine.Value] = ["channel": .string(event.channel), "event": .string(event.name)]
-                if let data = event.data { line["data"] = .raw(FrameText.isJSON(data) ? data : JSONLine.quoted(data)) }
+                var line: [String: JSONValue] = ["channel": .string(event.channel), "event": .string(event.name)]
+                if let data = event.data { line["data"] = JSONValue(parsing: data) ?? .string(data) }
                 if let userID = event.userID { line["user_id"] = .string(userID) }
-                FileHandle.standardOutput.write(Data((JSONLine.render(line) + "\n").utf8))
+                FileHandle.standardOutput.write(Data((JSONValue.object(line).jsonText + "\n").utf8))
             }
         }
         group.addTask {
             for await state in channel.states {
-                var line: [String: JSONLine.Value] = ["channel": .string(channel.name), "state": .string(state.description)]
+                var line: [String: JSONValue] = ["channel": .string(channel.name), "state": .string(state.description)]
                 if case .failed(let error) = state {
-                    line["error"] = .string(error.code)
+                    line["error"] = .string(error.qualifiedCode)
                     line["message"] = .string(error.message)
-                    if let status = error.status { line["status"] = .raw(String(status)) }
+                    if let status = error.status { line["status"] = .number(String(status)) }
                 }
                 report(line)
             }
         }
         group.addTask {
             for await error in channel.errors {
-                report(["channel": .string(channel.name), "error": .string(error.code), "message": .string(error.message)])
+                report(["channel": .string(channel.name), "error": .string(error.qualifiedCode), "message": .string(error.message)])
             }
         }
     }
 
-    private static func errorFields(_ state: ConnectionState) -> [String: JSONLine.Value] {
+    private static func errorFields(_ state: ConnectionState) -> [String: JSONValue] {
         guard case .failed(let error) = state else { return [:] }
-        return ["error": .string(error.code), "message": .string(error.message)]
+        return ["error": .string(error.qualifiedCode), "message": .string(error.message)]
     }
 
-    private static func report(_ line: [String: JSONLine.Value]) {
-        FileHandle.standardError.write(Data((JSONLine.render(line) + "\n").utf8))
+    private static func report(_ line: [String: JSONValue]) {
+        FileHandle.standardError.write(Data((JSONValue.object(line).jsonText + "\n").utf8))
     }
 
     private func url(_ text: String) throws -> URL {
@@ -165,36 +166,6 @@ struct ListenCommand: AsyncParsableCommand {
     }
 }
 
-/// One output line: a JSON object with sorted keys, whose values are strings or raw JSON.
-private enum JSONLine {
-    enum Value {
-        case string(String)
-        case raw(String)
-    }
-
-    static func render(_ members: [String: Value]) -> String {
-        "{" + members.keys.sorted().map { key in
-            let value: String = switch members[key]! {
-            case .string(let text): quoted(text)
-            case .raw(let json): json
-            }
-            return "\(quoted(key)):\(value)"
-        }.joined(separator: ",") + "}"
-    }
-
-    static func quoted(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
-    }
-}
-
-/// Whether event data is JSON (printed as is) or plain text (printed as a string).
-private enum FrameText {
-    static func isJSON(_ text: String) -> Bool {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
-    }
-}
-
-private func + (lhs: [String: JSONLine.Value], rhs: [String: JSONLine.Value]) -> [String: JSONLine.Value] {
+private func + (lhs: [String: JSONValue], rhs: [String: JSONValue]) -> [String: JSONValue] {
     lhs.merging(rhs) { _, new in new }
 }

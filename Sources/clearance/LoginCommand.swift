@@ -54,14 +54,15 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.makeStore()
-        var configuration = OAuth2SessionConfiguration(
+        let configuration = OAuth2SessionConfiguration(
             tokenEndpoint: URL(string: tokenURL)!, clientID: clientID, clientSecret: clientSecret,
             clientAuthentication: clientAuth.flatMap(ClientAuthenticationMethod.init(rawValue:)),
-            revocationEndpoint: revocationURL.flatMap(URL.init(string:)), headerScheme: headerScheme, scopes: scopes,
+            revocationEndpoint: revocationURL.flatMap(URL.init(string:)),
+            authorizationEndpoint: authorizeURL.flatMap(URL.init(string:)),
+            deviceAuthorizationEndpoint: deviceURL.flatMap(URL.init(string:)),
+            headerScheme: headerScheme, scopes: scopes,
             store: store, transportSecurity: TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP),
             storesClientConfiguration: true, notificationCenter: nil)
-        configuration.endpoints.deviceAuthorization = deviceURL.flatMap(URL.init(string:))
-        configuration.endpoints.authorization = authorizeURL.flatMap(URL.init(string:))
         let session = OAuth2Session(configuration: configuration)
         do {
             if let username {
@@ -76,7 +77,7 @@ struct LoginCommand: AsyncParsableCommand {
             } else {
                 let listener = try await LoopbackRedirectListener.start()
                 defer { Task { await listener.stop() } }
-                try await session.signIn(with: AuthorizationCodeFlow(receiver: LoopbackReceiver(listener: listener)) { url in
+                try await session.signIn(with: AuthorizationCodeFlow(receiver: listener) { url in
                     print("Open this URL in your browser to sign in:")
                     print(url.absoluteString)
                 })
@@ -100,12 +101,5 @@ struct LoginCommand: AsyncParsableCommand {
         #else
         throw ValidationError("Use --password-stdin on this platform.")
         #endif
-    }
-
-    /// Lets ClearanceOAuth2's authorization code flow wait on ClearanceServer's loopback listener.
-    struct LoopbackReceiver: AuthorizationRedirectReceiver {
-        let listener: LoopbackRedirectListener
-        var redirectURI: URL { listener.redirectURI }
-        func receiveRedirect() async throws -> URL { try await listener.receiveRedirect() }
     }
 }

@@ -65,7 +65,7 @@ struct RequestCommand: AsyncParsableCommand {
         let authorizer = try RequestAuthorizer(
             policy: sources.isEmpty ? AuthorizationPolicy() : .always("cli"), sources: sources,
             transportSecurity: TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP))
-        let httpTransport: any HTTPTransport = transport == .ahc ? AsyncHTTPClientTransport.shared : URLSessionTransport()
+        let httpTransport: any HTTPTransport = transport == .ahc ? AsyncHTTPClientHTTPTransport.shared : URLSessionHTTPTransport()
         let client = AuthorizedClient(authorizer: authorizer, transport: httpTransport)
         let request = HTTPRequest(method: HTTPRequest.Method(method.uppercased())!, url: URL(string: url)!, headerFields: fields)
         do {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClearanceDevelopment
 import ClearanceServer
 import Foundation
 import Logging
@@ -51,7 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "clearance.serve")
 
-        let (configuration, notes) = try resolveConfiguration()
+        let (hub, notes) = try resolveConfiguration()
+        let configuration = hub.configuration
         for note in notes { Self.say(note) }
 
         // The development OAuth2 provider (token, revoke, me) on the same HTTP server.
@@ -59,8 +61,8 @@ struct ServeCommand: AsyncParsableCommand {
         Self.say("development OAuth2 provider (DEVELOPMENT ONLY, not for production): POST /oauth/token, POST /oauth/revoke, GET /oauth/me; "
             + "clients \(provider.configuration.clients.keys.sorted().joined(separator: ",")), users \(provider.configuration.users.keys.sorted().joined(separator: ",")), "
             + "apps \(provider.configuration.apps.keys.sorted().joined(separator: ",")) (their passwords and tokens are the built-in demo ones)")
-        let service = HubService(
-            configuration: configuration, logger: Logger(label: "clearance.hub"),
+        let service = try hub.service(
+            logger: Logger(label: "clearance.hub"),
             onReady: { hub in
                 let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
                 Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString) oauth2=\(hub.httpURL.absoluteString)/oauth/token")
@@ -76,24 +78,25 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The configuration (file, then flags, then defaults) and the lines to print about it.
-    private func resolveConfiguration() throws -> (HubConfiguration, [String]) {
-        var configuration: HubConfiguration
+    private func resolveConfiguration() throws -> (DevelopmentHub, [String]) {
+        var hub: DevelopmentHub
         var notes: [String] = []
         if let config {
             do {
-                configuration = try HubConfiguration.load(contentsOf: URL(fileURLWithPath: config), validating: false)
+                hub = try DevelopmentHub.load(contentsOf: URL(fileURLWithPath: config), validating: false)
             } catch {
-                throw ValidationError(error.description)
+                throw ValidationError(String(describing: error))
             }
         } else {
-            configuration = HubConfiguration(apps: [])
-            configuration.users = ["alice", "bob"].map { name in
+            hub = DevelopmentHub(configuration: HubConfiguration(apps: []))
+            hub.users = ["alice", "bob"].map { name in
                 DevelopmentUser(token: HubConfiguration.randomSecret(), id: name, info: .object(["name": .string(name.capitalized)]))
             }
-            for user in configuration.users {
+            for user in hub.users {
                 notes.append("user \(user.id) token=\(user.token)")
             }
         }
+        var configuration = hub.configuration
         if let host { configuration.host = host }
         if let port { configuration.port = port }
 
@@ -108,17 +111,18 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if configuration.apps.isEmpty { configuration.apps = [app] } else { configuration.apps[0] = app }
 
+        hub.configuration = configuration
         do {
-            try configuration.validate()
+            try hub.validate()
         } catch {
-            throw ValidationError(error.description)
+            throw ValidationError(String(describing: error))
         }
         notes.insert(contentsOf: ["app id=\(app.id)", "app key=\(app.key)"], at: 0)
         if generatedSecret { notes.insert("app secret=\(app.secret) (generated)", at: 2) }
         if !app.id.allSatisfy({ $0.isASCII && $0.isNumber }) {
             notes.append("note: the official pusher Python library only accepts app ids made of digits")
         }
-        return (configuration, notes)
+        return (hub, notes)
     }
 
     /// One line on stdout, written at once (stdout may be a pipe read by another program).

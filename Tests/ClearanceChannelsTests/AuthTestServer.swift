@@ -1,4 +1,6 @@
+import ClearanceDevelopment
 import ClearanceServer
+import ClearanceWire
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,10 +1,9 @@
 import Clearance
-import ClearanceChannels
+@testable import ClearanceChannels
 import ClearanceHTTP
 import ClearanceSigning
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
 
 /// The error `authorize` threw, as a `ChannelAuthorizationError`.
@@ -37,24 +36,24 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
 
     @Test func everyFailureHasItsOwnError() async throws {
         try await AuthTestServer.with { server in
-            func failure(_ path: String, timeout: Duration = .seconds(5)) async throws -> ChannelAuthorizationError? {
-                let authorizer = try ServerChannelAuthorizer(endpoint: server.url(path), timeout: timeout)
+            func failure(_ path: String) async throws -> ChannelAuthorizationError? {
+                let authorizer = try ServerChannelAuthorizer(endpoint: server.url(path))
                 return await authorizationError { try await authorizer.authorize(socketID: "1.2", channelName: "private-a") }
             }
             let forbidden = try #require(try await failure("status/403"))
-            #expect(forbidden.code == "channels.auth.httpStatus")
+            #expect(forbidden.qualifiedCode == "channels.auth.httpStatus")
             #expect(forbidden.status == 403)
-            #expect(forbidden.body == #"{"error":"refused","code":403}"#)
+            #expect(forbidden.response?.bodyText == #"{"error":"refused","code":403}"#)
             let serverError = try #require(try await failure("status/500"))
-            #expect(serverError.code == "channels.auth.httpStatus")
+            #expect(serverError.qualifiedCode == "channels.auth.httpStatus")
             #expect(serverError.status == 500)
             #expect(serverError.isTransient)
             let unauthorized = try #require(try await failure("status/401"))
             #expect(unauthorized.status == 401)
-            #expect(unauthorized.body?.contains("refused") == true)
-            #expect(try await failure("notjson")?.code == "channels.auth.notJSON")
-            #expect(try await failure("empty")?.code == "channels.auth.emptyBody")
-            #expect(try await failure("array")?.code == "channels.auth.notObject")
+            #expect(unauthorized.response?.bodyText.contains("refused") == true)
+            #expect(try await failure("notjson")?.qualifiedCode == "channels.auth.notJSON")
+            #expect(try await failure("empty")?.qualifiedCode == "channels.auth.emptyBody")
+            #expect(try await failure("array")?.qualifiedCode == "channels.auth.notObject")
         }
     }
 
@@ -65,24 +64,31 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
         }
         let authorizer = try ServerChannelAuthorizer(endpoint: URL(string: "http://127.0.0.1:9/pusher/auth")!, transport: FailingTransport())
         let error = await authorizationError { try await authorizer.authorize(socketID: "1.2", channelName: "private-a") }
-        #expect(error?.code == "channels.auth.transport")
-        #expect(error?.underlyingError is Unreachable)
+        #expect(error?.qualifiedCode == "channels.auth.transport")
+        #expect(error?.underlying is Unreachable)
         #expect(error?.isTransient == true)
     }
 
-    @Test func aTimeoutReturnsAtTheDeadlineEvenWhileTheRequestHangs() async throws {
+    @Test func theClientsDeadlineReturnsOnTimeEvenWhileTheRequestHangs() async throws {
         try await AuthTestServer.with { server in
-            let authorizer = try ServerChannelAuthorizer(endpoint: server.url("slow"), timeout: .milliseconds(200))
+            // The one deadline on the authorization path is the client's (authorizationTimeout).
+            let authorizer = try ServerChannelAuthorizer(endpoint: server.url("slow"))
             let started = ContinuousClock.now
-            let error = await authorizationError { try await authorizer.authorize(socketID: "1.2", channelName: "private-a") }
-            #expect(error?.code == "channels.auth.timedOut")
+            let attempt = await ChannelClient.attempt(timeout: .milliseconds(200)) {
+                try await authorizer.authorize(socketID: "1.2", channelName: "private-a")
+            }
+            guard case .failure(let error) = attempt else {
+                Issue.record("expected a timeout, got \(attempt)")
+                return
+            }
+            #expect(error.qualifiedCode == "channels.auth.timedOut")
             #expect(ContinuousClock.now - started < .seconds(2))
         }
     }
 
     @Test func hookAndAsyncHeaderProvidersShapeTheRequest() async throws {
         try await AuthTestServer.with { server in
-            let calls = Mutex(0)
+            let calls = Locked(0)
             let authorizer = try ServerChannelAuthorizer(
                 endpoint: server.url("ok"),
                 headers: [HTTPField.Name("X-Test")!: "static"],
@@ -108,14 +114,14 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
         try await AuthTestServer.with { server in
             let authorizer = try ServerChannelAuthorizer(endpoint: server.url("ok"), headerProviders: [{ throw NoToken() }])
             let error = await authorizationError { try await authorizer.authorize(socketID: "1.2", channelName: "private-a") }
-            #expect(error?.code == "channels.auth.credential")
+            #expect(error?.qualifiedCode == "channels.auth.credential")
             #expect(await server.log.count == 0)
         }
     }
 
     @Test func anExpiredBearerIsRefreshedOnceThroughAuthorizedClient() async throws {
         try await AuthTestServer.with { server in
-            let fetches = Mutex(0)
+            let fetches = Locked(0)
             let source = CachingCredentialSource(ClosureCredentialSource {
                 let count = fetches.withLock { $0 += 1; return $0 }
                 return .bearer(count == 1 ? "stale-token" : "fresh-token")
@@ -134,7 +140,7 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
     @Test func aBearerOverPlainHTTPToAnotherHostIsRefused() async throws {
         let authorizer = try ServerChannelAuthorizer(endpoint: URL(string: "http://auth.example.com/pusher/auth")!, credentialSource: StaticCredentialSource(.bearer("secret-token")))
         let error = await authorizationError { try await authorizer.authorize(socketID: "1.2", channelName: "private-a") }
-        #expect(error?.code == "channels.auth.credential")
+        #expect(error?.qualifiedCode == "channels.auth.credential")
         #expect(error?.message.contains("secret-token") == false)
     }
 
@@ -181,7 +187,7 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
             #expect(try await broken.auth == "key:single-private-broken")
             let deniedError = await denied
             #expect(deniedError?.status == 403)
-            #expect(deniedError?.body == #"{"error":"forbidden"}"#)
+            #expect(deniedError?.response?.bodyText == #"{"error":"forbidden"}"#)
             // One batch, plus one single request each for the missing and the 500 entry; none for the 403.
             #expect(await server.log.count == 3)
         }
@@ -207,10 +213,10 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
         }
         #expect(try await authorizer.authorize(socketID: "1.2", channelName: "private-a").auth == "key:1.2-private-a")
         let denied = await authorizationError { try await authorizer.authorize(socketID: "1.2", channelName: "private-no") }
-        #expect(denied?.code == "channels.auth.denied")
+        #expect(denied?.qualifiedCode == "channels.auth.denied")
         struct AppFailure: Error {}
         let failing = CustomChannelAuthorizer { _, _ in throw AppFailure() }
-        #expect(await authorizationError { try await failing.authorize(socketID: "1.2", channelName: "private-a") }?.code == "channels.auth.custom")
+        #expect(await authorizationError { try await failing.authorize(socketID: "1.2", channelName: "private-a") }?.qualifiedCode == "channels.auth.custom")
     }
 
     @Test func completionHandlerVariant() async throws {
@@ -225,7 +231,7 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
             }
         })
         #expect(try await authorizer.authorize(socketID: "1.2", channelName: "private-a").auth == "key:1.2")
-        #expect(await authorizationError { try await authorizer.authorize(socketID: "1.2", channelName: "private-no") }?.code == "channels.auth.denied")
+        #expect(await authorizationError { try await authorizer.authorize(socketID: "1.2", channelName: "private-no") }?.qualifiedCode == "channels.auth.denied")
     }
 
     @Test func aCompletionHandlerNeverCalledIsCancellable() async throws {
@@ -233,7 +239,10 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
         let task = Task { try await authorizer.authorize(socketID: "1.2", channelName: "private-a") }
         try await Task.sleep(for: .milliseconds(50))
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: ChannelAuthorizationError.self) { try await task.value }
+        if case .failure(let error) = await task.result {
+            #expect((error as? ChannelAuthorizationError)?.code == .cancelled)
+        }
     }
 
     @Test func inlineSecretSignsLikeTheServer() async throws {
@@ -244,6 +253,6 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
         let encrypted = try await authorizer.authorize(socketID: "1.2", channelName: "private-encrypted-x")
         #expect(encrypted.sharedSecret == (try signer.sharedSecret(channelName: "private-encrypted-x")))
         let noPresence = try InlineSecretChannelAuthorizer(key: "key", secret: "secret")
-        #expect(await authorizationError { try await noPresence.authorize(socketID: "1.2", channelName: "presence-room") }?.code == "channels.auth.misconfigured")
+        #expect(await authorizationError { try await noPresence.authorize(socketID: "1.2", channelName: "presence-room") }?.qualifiedCode == "channels.auth.misconfigured")
     }
 }

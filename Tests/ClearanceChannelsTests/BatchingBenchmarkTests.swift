@@ -1,15 +1,16 @@
+import Clearance
 import ClearanceChannels
 import ClearanceHTTP
 import ClearanceServer
+import ClearanceTestSupport
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
 
 /// Counts the requests that go through it.
 final class CountingTransport: HTTPTransport {
     let base: any HTTPTransport
-    private let count = Mutex(0)
+    private let count = Locked(0)
     init(_ base: any HTTPTransport) { self.base = base }
     var requests: Int { count.withLock { $0 } }
     func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
@@ -25,19 +26,18 @@ final class CountingTransport: HTTPTransport {
     static let channelCount = Int(ProcessInfo.processInfo.environment["CHANNELS_BENCH_CHANNELS"] ?? "") ?? 1_000
 
     func run(batching: Bool, hub: HubServer) async throws -> (seconds: Double, requests: Int) {
-        let counting = CountingTransport(HubFixture.http)
+        let counting = CountingTransport(TestHub.http)
         let server = try ServerChannelAuthorizer(
             endpoint: hub.httpURL.appendingPathComponent("pusher/auth"),
             headers: [.authorization: "Bearer alice-token"],
-            transport: counting,
-            timeout: .seconds(30)
+            transport: counting
         )
         let authorizer: any ChannelAuthorizer = batching
             ? BatchingChannelAuthorizer(server: server, window: .milliseconds(10), maximumBatchSize: 100)
             : server
-        var options = HubFixture.options(hub.port, authorizer: authorizer)
+        var options = TestHub.options(hub.port, authorizer: authorizer)
         options.authorizationTimeout = .seconds(60)
-        let client = ChannelClient(key: HubFixture.key, options: options)
+        let client = ChannelClient(key: TestHub.key, options: options)
         var channels: [Channel] = []
         for index in 0..<Self.channelCount { channels.append(await client.subscribe("private-bench-\(batching ? "b" : "s")-\(index)")) }
         let started = ContinuousClock.now
@@ -49,7 +49,7 @@ final class CountingTransport: HTTPTransport {
     }
 
     @Test func batchingNeedsTenTimesFewerRequestsAndIsFaster() async throws {
-        try await HubFixture.with { box in
+        try await TestHub.withBox { box in
             let single = try await run(batching: false, hub: box.hub)
             let batched = try await run(batching: true, hub: box.hub)
             print("channels bench: \(Self.channelCount) private channels: per-channel \(single.requests) requests in \(String(format: "%.3f", single.seconds)) s; batched \(batched.requests) requests in \(String(format: "%.3f", batched.seconds)) s (\(String(format: "%.1f", single.seconds / batched.seconds))× faster)")

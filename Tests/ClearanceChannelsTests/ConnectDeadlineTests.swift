@@ -1,5 +1,7 @@
 import ClearanceChannels
+import ClearanceDevelopment
 import ClearanceServer
+import ClearanceTestSupport
 import Foundation
 import Hummingbird
 import Logging

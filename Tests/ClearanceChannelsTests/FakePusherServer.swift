@@ -1,8 +1,10 @@
+import Clearance
+import ClearanceDevelopment
 import ClearanceServer
+import ClearanceTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
-import Synchronization
 
 /// What the fake server does in answer to a frame.
 enum FakeAction: Sendable {
@@ -44,7 +46,7 @@ enum FakePusherServer {
                     }
                 }
             },
-            logger: HubFixture.quiet
+            logger: TestHub.quietLogger
         )
         box.server = server
         return box
@@ -54,8 +56,8 @@ enum FakePusherServer {
 /// The fake server and what it saw.
 final class FakePusherServerBox: @unchecked Sendable {
     var server: RunningServer!
-    let received = Mutex<[(connection: Int, text: String)]>([])
-    let connections = Mutex(0)
+    let received = Locked<[(connection: Int, text: String)]>([])
+    let connections = Locked(0)
     var port: Int { server.port }
 
     func frames(event: String) -> [(connection: Int, text: String)] {

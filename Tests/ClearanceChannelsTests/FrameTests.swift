@@ -1,3 +1,5 @@
+import Clearance
+import ClearanceWire
 import Foundation
 import Testing
 @testable import ClearanceChannels
@@ -43,7 +45,7 @@ import Testing
     @Test func clientEventEmbedsItsJSON() throws {
         let text = OutgoingFrame.clientEvent("client-x", channel: "private-a", dataJSON: #"{"n":1}"#)
         #expect(text == #"{"event":"client-x","channel":"private-a","data":{"n":1}}"#)
-        #expect(FrameJSON.quoted("a\u{1}\n") == #""a\u0001\n""#)
+        #expect(OutgoingFrame.unsubscribe(channel: "a\u{1}\n") == #"{"event":"pusher:unsubscribe","data":{"channel":"a\u0001\n"}}"#)
     }
 
     @Test func presenceSnapshotIsRead() throws {
@@ -55,11 +57,11 @@ import Testing
         #expect(try members.members["a"]?.decodeInfo(Info.self).name == "A")
     }
 
-    @Test func formBodyPercentEncodesEverythingButUnreserved() {
-        #expect(FormBody.escape("private-a;b=c,d@e") == "private-a%3Bb%3Dc%2Cd%40e")
-        #expect(FormBody.escape("#server-to-user-1") == "%23server-to-user-1")
-        #expect(FormBody.escape("a b+é") == "a%20b%2B%C3%A9")
-        #expect(FormBody.encode([("socket_id", "1.2"), ("channel_name[0]", "x")]) == "socket_id=1.2&channel_name%5B0%5D=x")
+    @Test func authRequestBodiesPercentEncodeEverythingButUnreserved() {
+        #expect(PercentEncoding.encode("private-a;b=c,d@e") == "private-a%3Bb%3Dc%2Cd%40e")
+        #expect(PercentEncoding.encode("#server-to-user-1") == "%23server-to-user-1")
+        #expect(PercentEncoding.encode("a b+é") == "a%20b%2B%C3%A9")
+        #expect(FormFields.encode([("socket_id", "1.2"), ("channel_name[0]", "x")], style: .rfc3986) == "socket_id=1.2&channel_name%5B0%5D=x")
     }
 
     @Test func encryptedPayloadOpens() throws {
@@ -81,10 +83,10 @@ import Testing
     @Test func eachBadAnswerHasItsOwnCode() {
         func code(_ status: Int, _ body: String) -> String? {
             do {
-                _ = try AuthEndpointResponse.channelAuthorization(status: status, body: data(body))
+                _ = try AuthEndpointResponse.channelAuthorization(AuthEndpointAnswer(status: status, body: data(body)))
                 return nil
             } catch {
-                return error.code
+                return error.qualifiedCode
             }
         }
         #expect(code(403, #"{"error":"no"}"#) == "channels.auth.httpStatus")
@@ -98,17 +100,17 @@ import Testing
 
     @Test func statusAndBodyAreKept() {
         do {
-            _ = try AuthEndpointResponse.channelAuthorization(status: 403, body: data(#"{"error":"forbidden"}"#))
+            _ = try AuthEndpointResponse.channelAuthorization(AuthEndpointAnswer(status: 403, body: data(#"{"error":"forbidden"}"#)))
             Issue.record("403 must fail")
         } catch {
             #expect(error.status == 403)
-            #expect(error.body == #"{"error":"forbidden"}"#)
+            #expect(error.response?.bodyText == #"{"error":"forbidden"}"#)
         }
     }
 
     @Test func batchAnswerIsReadPerChannel() throws {
         let body = #"{"a":{"status":200,"data":{"auth":"k:a"}},"b":{"status":403,"data":{"error":"no"}},"c":{"data":"{\"auth\":\"k:c\"}"}}"#
-        let results = try AuthEndpointResponse.batch(status: 200, body: data(body), channels: ["a", "b", "c", "d"])
+        let results = try AuthEndpointResponse.batch(AuthEndpointAnswer(status: 200, body: data(body)), channels: ["a", "b", "c", "d"])
         #expect(try results["a"]?.get().auth == "k:a")
         #expect(try results["c"]?.get().auth == "k:c")
         guard case .failure(let b)? = results["b"], case .failure(let d)? = results["d"] else {
@@ -122,7 +124,7 @@ import Testing
     }
 
     @Test func messagesNeverShowSecrets() {
-        let error = ChannelAuthorizationError.httpStatus(status: 500, body: #"{"auth":"key:0123456789abcdef0123456789abcdef","shared_secret":"c2VjcmV0"}"#)
+        let error = ChannelAuthorizationError.httpStatus(HTTPErrorResponse(status: 500, body: Data(#"{"auth":"key:0123456789abcdef0123456789abcdef","shared_secret":"c2VjcmV0"}"#.utf8)))
         #expect(!error.message.contains("0123456789abcdef"))
         #expect(!error.message.contains("c2VjcmV0"))
         let rejection = ServerRejection.pusherError(code: nil, message: "Invalid signature: Expected HMAC SHA256 hex digest of 1.2:private-a, but got key:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")

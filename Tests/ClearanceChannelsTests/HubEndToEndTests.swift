@@ -3,14 +3,14 @@ import ClearanceChannels
 import ClearanceSecretBox
 import ClearanceServer
 import ClearanceSigning
+import ClearanceTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @Suite(.serialized) struct HubEndToEndTests {
     @Test func queuedPublicSubscriptionReceivesTriggeredEvents() async throws {
-        try await HubFixture.with { box in
-            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port))
+        try await TestHub.withBox { box in
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(box.hub.port))
             let news = await client.subscribe("news")
             #expect(await client.subscribe("news") === news)
             #expect(news.state.description == "pending")
@@ -22,7 +22,7 @@ import Testing
             let headlines = news.bind(event: "headline", as: Headline.self)
             async let received = first(headlines) { _ in true }
             try await Task.sleep(for: .milliseconds(50))
-            try await HubFixture.trigger(box.hub, event: "headline", channels: ["news"], data: #"{"title":"hello"}"#)
+            try await TestHub.trigger(box.hub, event: "headline", channels: ["news"], data: #"{"title":"hello"}"#)
             #expect(try await received.title == "hello")
             await client.disconnect()
             #expect(await client.state == .disconnected)
@@ -30,9 +30,9 @@ import Testing
     }
 
     @Test func privateAndPresenceThroughTheServerAuthorizerWithMembers() async throws {
-        try await HubFixture.with { box in
+        try await TestHub.withBox { box in
             let hub = box.hub
-            let alice = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, authorizer: try HubFixture.serverAuthorizer(hub, token: "alice-token")))
+            let alice = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, authorizer: try TestHub.serverAuthorizer(hub, token: "alice-token")))
             await alice.connect()
             let orders = await alice.subscribe("private-orders")
             let room = await alice.subscribe("presence-room")
@@ -44,13 +44,13 @@ import Testing
             #expect(try room.currentMembers.me?.decodeInfo(Info.self).name == "Alice")
 
             let changes = room.members
-            let bob = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, authorizer: try HubFixture.serverAuthorizer(hub, token: "bob-token")))
+            let bob = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, authorizer: try TestHub.serverAuthorizer(hub, token: "bob-token")))
             await bob.connect()
             try await bob.subscribe("presence-room").subscribed()
             let added = try await first(changes) { if case .added = $0 { true } else { false } }
             #expect(added == .added(PresenceMember(id: "bob", infoJSON: #"{"name":"Bob"}"#)))
             #expect(Set(room.currentMembers.members.keys) == ["alice", "bob"])
-            #expect(try await HubFixture.users(hub, channel: "presence-room") == ["alice", "bob"])
+            #expect(try await TestHub.users(hub, channel: "presence-room") == ["alice", "bob"])
 
             // A stream ends when the task iterating it is cancelled: take a new one for the next wait.
             let removals = room.members
@@ -58,10 +58,10 @@ import Testing
             let removed = try await first(removals) { if case .removed = $0 { true } else { false } }
             #expect(removed == .removed(PresenceMember(id: "bob", infoJSON: #"{"name":"Bob"}"#)))
             #expect(Set(room.currentMembers.members.keys) == ["alice"])
-            #expect(try await HubFixture.users(hub, channel: "presence-room") == ["alice"])
+            #expect(try await TestHub.users(hub, channel: "presence-room") == ["alice"])
 
             let shipped = orders.events
-            try await HubFixture.trigger(hub, event: "shipped", channels: ["private-orders"], data: #"{"id":7}"#)
+            try await TestHub.trigger(hub, event: "shipped", channels: ["private-orders"], data: #"{"id":7}"#)
             let event = try await first(shipped) { $0.name == "shipped" }
             #expect(event.data == #"{"id":7}"#)
             await alice.disconnect()
@@ -70,34 +70,34 @@ import Testing
     }
 
     @Test func deniedChannelGetsTheEndpointsStatusAndBody() async throws {
-        try await HubFixture.with { box in
-            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, authorizer: try HubFixture.serverAuthorizer(box.hub, token: "nobody")))
+        try await TestHub.withBox { box in
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(box.hub.port, authorizer: try TestHub.serverAuthorizer(box.hub, token: "nobody")))
             await client.connect()
             let channel = await client.subscribe("private-secret")
             do {
                 try await channel.subscribed()
                 Issue.record("an unknown caller must be denied")
             } catch let error as ChannelError {
-                #expect(error.code == "channels.auth.httpStatus")
+                #expect(error.qualifiedCode == "channels.auth.httpStatus")
                 #expect(error.status == 403)
                 guard case .authorization(let authError) = error else { Issue.record("not an authorization error"); return }
-                #expect(authError.body?.isEmpty == false)
+                #expect(authError.response?.body.isEmpty == false)
             }
             await client.disconnect()
         }
     }
 
     @Test func serverRejectionOfABadSignatureIsTyped() async throws {
-        try await HubFixture.with { box in
-            let forged = CustomChannelAuthorizer { _, _ in ChannelAuthorization(auth: "\(HubFixture.key):" + String(repeating: "ab", count: 32)) }
-            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, authorizer: forged))
+        try await TestHub.withBox { box in
+            let forged = CustomChannelAuthorizer { _, _ in ChannelAuthorization(auth: "\(TestHub.key):" + String(repeating: "ab", count: 32)) }
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(box.hub.port, authorizer: forged))
             await client.connect()
             let channel = await client.subscribe("private-forged")
             do {
                 try await channel.subscribed()
                 Issue.record("a forged signature must be refused")
             } catch let error as ChannelError {
-                #expect(error.code == "channels.server.subscriptionError")
+                #expect(error.qualifiedCode == "channels.server.subscriptionError")
                 #expect(error.status == 401)
                 #expect(!error.message.contains(String(repeating: "ab", count: 20)))
             }
@@ -106,8 +106,8 @@ import Testing
     }
 
     @Test func unknownAppKeyFailsTheConnectionForGood() async throws {
-        try await HubFixture.with { box in
-            let client = ChannelClient(key: "no-such-key", options: HubFixture.options(box.hub.port))
+        try await TestHub.withBox { box in
+            let client = ChannelClient(key: "no-such-key", options: TestHub.options(box.hub.port))
             await client.connect()
             do {
                 _ = try await client.connected()
@@ -121,9 +121,9 @@ import Testing
 
     @Test func hubRestartsReauthorizeEveryChannelWithTheNewSocketID() async throws {
         let restarts = Int(ProcessInfo.processInfo.environment["CHANNELS_RESTARTS"] ?? "") ?? 100
-        try await HubFixture.with { box in
-            let recording = RecordingAuthorizer(try HubFixture.serverAuthorizer(box.hub, token: "alice-token"))
-            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, authorizer: recording))
+        try await TestHub.withBox { box in
+            let recording = RecordingAuthorizer(try TestHub.serverAuthorizer(box.hub, token: "alice-token"))
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(box.hub.port, authorizer: recording))
             let names = ["news", "private-a", "private-b", "presence-room", "private-encrypted-c"]
             var channels: [Channel] = []
             for name in names { channels.append(await client.subscribe(name)) }
@@ -149,7 +149,7 @@ import Testing
                 socketIDs.append(socketID)
                 let authorizedNow = Set(recording.recorded.filter { $0.socketID == socketID }.map(\.channel))
                 #expect(authorizedNow == ["private-a", "private-b", "presence-room", "private-encrypted-c"], "round \(round)")
-                #expect(try await HubFixture.users(box.hub, channel: "presence-room") == ["alice"])
+                #expect(try await TestHub.users(box.hub, channel: "presence-room") == ["alice"])
             }
             #expect(Set(socketIDs).count == restarts + 1)
             // Every subscribe that went out carried the socket id it was signed for: the hub
@@ -164,10 +164,10 @@ import Testing
     }
 
     @Test func anAuthorizationForAnEarlierSocketIsNeverSent() async throws {
-        try await HubFixture.with { box in
-            let firstSocket = Mutex<String?>(nil)
+        try await TestHub.withBox { box in
+            let firstSocket = Locked<String?>(nil)
             let release = AsyncStream<Void>.makeStream()
-            let hubAuthorizer = try HubFixture.serverAuthorizer(box.hub, token: "alice-token")
+            let hubAuthorizer = try TestHub.serverAuthorizer(box.hub, token: "alice-token")
             let slowFirst = CustomChannelAuthorizer { socketID, channel in
                 let isFirst = firstSocket.withLock { current in
                     if current == nil { current = socketID }
@@ -179,9 +179,9 @@ import Testing
                 }
                 return try await hubAuthorizer.authorize(socketID: socketID, channelName: channel)
             }
-            var options = HubFixture.options(box.hub.port, authorizer: slowFirst)
+            var options = TestHub.options(box.hub.port, authorizer: slowFirst)
             options.authorizationTimeout = .seconds(30)
-            let client = ChannelClient(key: HubFixture.key, options: options)
+            let client = ChannelClient(key: TestHub.key, options: options)
             await client.connect()
             let channel = await client.subscribe("private-slow")
             try await eventually("first authorization started") { firstSocket.withLock { $0 != nil } }
@@ -200,17 +200,17 @@ import Testing
     }
 
     @Test func authorizationThatHangsIsRetriedThenFails() async throws {
-        try await HubFixture.with { box in
-            let calls = Mutex(0)
+        try await TestHub.withBox { box in
+            let calls = Locked(0)
             let hanging = CustomChannelAuthorizer { _, _ in
                 calls.withLock { $0 += 1 }
                 await Task.detached { try? await Task.sleep(for: .seconds(30)) }.value
                 throw ChannelAuthorizationError.denied(reason: "too late")
             }
-            var options = HubFixture.options(box.hub.port, authorizer: hanging)
+            var options = TestHub.options(box.hub.port, authorizer: hanging)
             options.authorizationTimeout = .milliseconds(200)
             options.authorizationRetry = AuthorizationRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(50))
-            let client = ChannelClient(key: HubFixture.key, options: options)
+            let client = ChannelClient(key: TestHub.key, options: options)
             await client.connect()
             let channel = await client.subscribe("private-hang")
             let started = ContinuousClock.now
@@ -218,7 +218,7 @@ import Testing
                 try await channel.subscribed()
                 Issue.record("must fail")
             } catch let error as ChannelError {
-                #expect(error.code == "channels.auth.timedOut")
+                #expect(error.qualifiedCode == "channels.auth.timedOut")
             }
             #expect(ContinuousClock.now - started < .seconds(5))
             #expect(calls.withLock { $0 } == 3)
@@ -227,10 +227,10 @@ import Testing
     }
 
     @Test func clientEventsFollowTheRules() async throws {
-        try await HubFixture.with { box in
+        try await TestHub.withBox { box in
             let hub = box.hub
-            let alice = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, authorizer: try HubFixture.serverAuthorizer(hub, token: "alice-token")))
-            let bob = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, authorizer: try HubFixture.serverAuthorizer(hub, token: "bob-token")))
+            let alice = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, authorizer: try TestHub.serverAuthorizer(hub, token: "alice-token")))
+            let bob = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, authorizer: try TestHub.serverAuthorizer(hub, token: "bob-token")))
             await alice.connect()
             await bob.connect()
             let aliceChat = await alice.subscribe("presence-chat")
@@ -246,7 +246,7 @@ import Testing
             #expect(event.userID == "alice")
 
             func rejection(_ body: () async throws -> Void) async -> String? {
-                do { try await body(); return nil } catch { return (error as? ChannelError)?.code ?? "\(error)" }
+                do { try await body(); return nil } catch { return (error as? ChannelError)?.qualifiedCode ?? "\(error)" }
             }
             #expect(await rejection { try await aliceChat.trigger("message", json: "{}") } == "channels.clientEvent.invalidName")
             let news = await alice.subscribe("news")
@@ -267,13 +267,13 @@ import Testing
     }
 
     @Test func encryptedEventsAreDecryptedAndBadOnesReportedAfterOneReauthorization() async throws {
-        try await HubFixture.with { box in
-            let recording = RecordingAuthorizer(try HubFixture.serverAuthorizer(box.hub, token: "alice-token"))
-            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, authorizer: recording))
+        try await TestHub.withBox { box in
+            let recording = RecordingAuthorizer(try TestHub.serverAuthorizer(box.hub, token: "alice-token"))
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(box.hub.port, authorizer: recording))
             await client.connect()
             let channel = await client.subscribe("private-encrypted-vault")
             try await channel.subscribed()
-            let key = try #require(Data(base64Encoded: try HubFixture.signer.sharedSecret(channelName: "private-encrypted-vault")))
+            let key = try #require(Data(base64Encoded: try TestHub.signer.sharedSecret(channelName: "private-encrypted-vault")))
             func sealed(_ text: String, key: Data) throws -> String {
                 let nonce = (0..<24).map { _ in UInt8.random(in: 0...255) }
                 let box = try SecretBox.seal(Array(text.utf8), nonce: nonce, key: Array(key))
@@ -281,15 +281,15 @@ import Testing
             }
             async let secret = first(channel.events) { $0.name == "secret" }
             try await Task.sleep(for: .milliseconds(50))
-            try await HubFixture.trigger(box.hub, event: "secret", channels: ["private-encrypted-vault"], data: try sealed(#"{"code":42}"#, key: key))
+            try await TestHub.trigger(box.hub, event: "secret", channels: ["private-encrypted-vault"], data: try sealed(#"{"code":42}"#, key: key))
             #expect(try await secret.data == #"{"code":42}"#)
 
             let callsBefore = recording.recorded.count
             async let problem = first(channel.errors) { _ in true }
             try await Task.sleep(for: .milliseconds(50))
-            try await HubFixture.trigger(box.hub, event: "tampered", channels: ["private-encrypted-vault"], data: try sealed("{}", key: Data(repeating: 9, count: 32)))
+            try await TestHub.trigger(box.hub, event: "tampered", channels: ["private-encrypted-vault"], data: try sealed("{}", key: Data(repeating: 9, count: 32)))
             let reported = try await problem
-            #expect(reported.code == "channels.decryptionFailed")
+            #expect(reported.qualifiedCode == "channels.decryptionFailed")
             #expect(recording.recorded.count == callsBefore + 1)
             #expect(channel.state.isSubscribed)
             await client.disconnect()
@@ -297,17 +297,17 @@ import Testing
     }
 
     @Test func signInThenServerToUserEvents() async throws {
-        try await HubFixture.with { box in
+        try await TestHub.withBox { box in
             let hub = box.hub
             let authenticator = try ServerUserAuthenticator(endpoint: hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer alice-token"])
-            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(hub.port, userAuthenticator: authenticator))
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, userAuthenticator: authenticator))
             await client.connect()
             let userChannel = try await client.signIn()
             #expect(userChannel.name == "#server-to-user-alice")
             try await userChannel.subscribed()
             async let event = first(userChannel.events) { $0.name == "notice" }
             try await Task.sleep(for: .milliseconds(50))
-            try await HubFixture.trigger(hub, event: "notice", channels: ["#server-to-user-alice"], data: #"{"n":1}"#)
+            try await TestHub.trigger(hub, event: "notice", channels: ["#server-to-user-alice"], data: #"{"n":1}"#)
             #expect(try await event.data == #"{"n":1}"#)
 
             // After a restart the client signs in again with its new socket id.
@@ -318,16 +318,16 @@ import Testing
                 return userChannel.state.isSubscribed
             }
             let again = userChannel.bind(event: "notice")
-            try await HubFixture.trigger(box.hub, event: "notice", channels: ["#server-to-user-alice"], data: #"{"n":2}"#)
+            try await TestHub.trigger(box.hub, event: "notice", channels: ["#server-to-user-alice"], data: #"{"n":2}"#)
             #expect(try await first(again) { _ in true }.data == #"{"n":2}"#)
             await client.disconnect()
         }
     }
 
     @Test func deniedSignInAndInvalidChannelNamesAreReported() async throws {
-        try await HubFixture.with { box in
+        try await TestHub.withBox { box in
             let authenticator = try ServerUserAuthenticator(endpoint: box.hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer nobody"])
-            let client = ChannelClient(key: HubFixture.key, options: HubFixture.options(box.hub.port, userAuthenticator: authenticator))
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(box.hub.port, userAuthenticator: authenticator))
             let invalid = await client.subscribe("bad name!")
             guard case .failed(.invalidChannelName) = invalid.state else {
                 Issue.record("an invalid name must fail at once, not \(invalid.state)")
@@ -338,7 +338,7 @@ import Testing
                 _ = try await client.signIn()
                 Issue.record("an unknown user must be refused")
             } catch let error as ChannelError {
-                #expect(error.code == "channels.auth.httpStatus")
+                #expect(error.qualifiedCode == "channels.auth.httpStatus")
                 #expect(error.status == 403)
             }
             await client.disconnect()

@@ -1,26 +1,27 @@
+import Clearance
 import ClearanceChannels
 import ClearanceSecretBox
 import ClearanceSigning
+import ClearanceTestSupport
 import ClearanceTesting
 import Foundation
-import Synchronization
 import Testing
 
 @Suite(.serialized) struct LogRedactionTests {
     @Test func signaturesAndSharedSecretsNeverReachTheLogs() async throws {
-        try await HubFixture.with { box in
+        try await TestHub.withBox { box in
             let logs = LogCapture()
             let authenticator = try ServerUserAuthenticator(endpoint: box.hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer alice-token"])
-            let hubAuthorizer = try HubFixture.serverAuthorizer(box.hub, token: "alice-token")
-            let issued = Mutex<[ChannelAuthorization]>([])
+            let hubAuthorizer = try TestHub.serverAuthorizer(box.hub, token: "alice-token")
+            let issued = Locked<[ChannelAuthorization]>([])
             let capturing = CustomChannelAuthorizer { socketID, channel in
                 let authorization = try await hubAuthorizer.authorize(socketID: socketID, channelName: channel)
                 issued.withLock { $0.append(authorization) }
                 return authorization
             }
-            var options = HubFixture.options(box.hub.port, authorizer: capturing, userAuthenticator: authenticator)
+            var options = TestHub.options(box.hub.port, authorizer: capturing, userAuthenticator: authenticator)
             options.logger = logs.logger("channels")
-            let client = ChannelClient(key: HubFixture.key, options: options)
+            let client = ChannelClient(key: TestHub.key, options: options)
             await client.connect()
             let names = ["private-a", "presence-room", "private-encrypted-vault"]
             var channels: [Channel] = []

@@ -1,6 +1,7 @@
+import Clearance
 import ClearanceChannels
+import ClearanceTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @Suite(.serialized) struct ServerBehaviourTests {
@@ -8,7 +9,7 @@ import Testing
     static let authorizer = CustomChannelAuthorizer { _, _ in ChannelAuthorization(auth: signature) }
 
     func client(_ fake: FakePusherServerBox, configure: (inout ChannelClientOptions) -> Void = { _ in }) -> ChannelClient {
-        var options = HubFixture.options(fake.port, authorizer: Self.authorizer)
+        var options = TestHub.options(fake.port, authorizer: Self.authorizer)
         configure(&options)
         return ChannelClient(key: "test-key", options: options)
     }
@@ -28,7 +29,7 @@ import Testing
             try await a.subscribed()
             Issue.record("must fail")
         } catch {
-            #expect(error.code == "channels.server.pusherError")
+            #expect(error.qualifiedCode == "channels.server.pusherError")
             #expect(error.message.contains("Invalid signature"))
             #expect(!error.message.contains(String(repeating: "0a", count: 20)))
         }
@@ -48,7 +49,7 @@ import Testing
             try await channel.subscribed()
             Issue.record("must fail")
         } catch {
-            #expect(error.code == "channels.server.pusherError")
+            #expect(error.qualifiedCode == "channels.server.pusherError")
             #expect(error.status == 4009)
         }
         await client.disconnect()
@@ -66,7 +67,7 @@ import Testing
             try await channel.subscribed()
             Issue.record("must fail")
         } catch {
-            #expect(error.code == "channels.server.connectionClosed")
+            #expect(error.qualifiedCode == "channels.server.connectionClosed")
             #expect(error.status == 4009)
         }
         #expect(await client.state == .failed(.closedByServer(code: 4009, reason: "unauthorized")))
@@ -75,7 +76,7 @@ import Testing
     }
 
     @Test func closeCodesDecideHowSoonToReconnect() async throws {
-        let opened = Mutex<[ContinuousClock.Instant]>([])
+        let opened = Locked<[ContinuousClock.Instant]>([])
         let fake = try await FakePusherServer.start { connection, event, _ in
             guard event == "pusher:subscribe" else { return [] }
             opened.withLock { $0.append(.now) }

@@ -4,13 +4,12 @@ import ClearanceTesting
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
-import Synchronization
 import Testing
 
 @Suite("OpenAPI AuthorizationMiddleware")
 struct AuthorizationMiddlewareTests {
     final class Next: Sendable {
-        let seen = Mutex<[(HTTPRequest, String)]>([])
+        let seen = Locked<[(HTTPRequest, String)]>([])
         let accept: String
         init(accept: String) { self.accept = accept }
         var count: Int { seen.withLock { $0.count } }

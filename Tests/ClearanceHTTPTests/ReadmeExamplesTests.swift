@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceDevelopment
 import ClearanceHTTP
 import ClearanceServer
 import Foundation
@@ -73,7 +74,7 @@ struct ReadmeExamplesTests {
         let upstream = ClosureCredentialSource { .bearer("from-upstream") }
         let events = AuthorizationEvents()   // posts AuthorizationEvents.notificationName too
         let cached = CachingCredentialSource(upstream, events: events)
-        let stream = events.stream()
+        let stream = events.events
         _ = try await cached.credential()
         for await event in stream {
             print(event)                     // refreshed(…), invalidated(…), failed(…, code)

@@ -1,15 +1,16 @@
+import Clearance
+import ClearanceDevelopment
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-import Synchronization
 @testable import ClearanceServer
 
 /// A loopback API for the HTTP tests: counts what arrives, never echoes a credential back.
 final class TestAPI: Sendable {
-    private let seen = Mutex<[String: (total: Int, authorized: Int)]>([:])
-    private let accepted = Mutex<Set<String>>(["Bearer good-token"])
+    private let seen = Locked<[String: (total: Int, authorized: Int)]>([:])
+    private let accepted = Locked<Set<String>>(["Bearer good-token"])
 
     func count(_ route: String) -> Int { seen.withLock { $0[route]?.total ?? 0 } }
     func authorized(_ route: String) -> Int { seen.withLock { $0[route]?.authorized ?? 0 } }

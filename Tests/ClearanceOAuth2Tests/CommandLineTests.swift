@@ -1,5 +1,7 @@
+import ClearanceDevelopment
 import ClearanceOAuth2
 import ClearanceServer
+import ClearanceTestSupport
 import Foundation
 import Testing
 
@@ -19,39 +21,39 @@ import Testing
             "--client-id", "demo-client", "--client-secret", "demo-client-secret",
             "--username", "jane@example.com", "--password-stdin", "--store", store,
         ], input: "demo-password\n")
-        #expect(login.status == 0, "\(login.error)")
-        #expect(login.output.contains("state: authenticated"))
-        #expect(login.output.contains("refresh token: present"))
-        #expect(!login.output.contains("demo-password") && !login.output.contains("demo-client-secret"))
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.contains("state: authenticated"))
+        #expect(login.stdout.contains("refresh token: present"))
+        #expect(!login.stdout.contains("demo-password") && !login.stdout.contains("demo-client-secret"))
         let keyMode = try FileManager.default.attributesOfItem(atPath: directory.url.appendingPathComponent("config/session.key").path)[.posixPermissions] as? NSNumber
         #expect(keyMode?.intValue == 0o600)
 
         let show = try await ClearanceExecutable.run(["session", "show", "--store", store])
         #expect(show.status == 0)
-        #expect(show.output.contains("token endpoint: \(base)/oauth/token"))
-        #expect(show.output.contains("client: demo-client (client_secret_basic)"))
-        #expect(!show.output.contains("eyJ"))
+        #expect(show.stdout.contains("token endpoint: \(base)/oauth/token"))
+        #expect(show.stdout.contains("client: demo-client (client_secret_basic)"))
+        #expect(!show.stdout.contains("eyJ"))
 
         let request = try await ClearanceExecutable.run(["request", "GET", "\(base)/oauth/me", "--session", "--store", store])
-        #expect(request.status == 0, "\(request.error)")
-        #expect(request.output.hasPrefix("HTTP 200"))
-        #expect(!request.output.contains("eyJ"))
+        #expect(request.status == 0, "\(request.stderr)")
+        #expect(request.stdout.hasPrefix("HTTP 200"))
+        #expect(!request.stdout.contains("eyJ"))
 
         let refresh = try await ClearanceExecutable.run(["session", "refresh", "--store", store])
-        #expect(refresh.status == 0, "\(refresh.error)")
+        #expect(refresh.status == 0, "\(refresh.stderr)")
         #expect(await provider.ledger.tokenRequests["refresh_token"] == 1)
 
         let logout = try await ClearanceExecutable.run(["session", "logout", "--store", store])
-        #expect(logout.status == 0, "\(logout.error)")
-        #expect(logout.output.contains("revocation: revoked(refresh_token)"))
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(logout.stdout.contains("revocation: revoked(refresh_token)"))
         #expect(await provider.ledger.liveRefreshTokens == 0)
         let after = try await ClearanceExecutable.run(["session", "show", "--store", store])
-        #expect(after.output.contains("state: signed_out"))
+        #expect(after.stdout.contains("state: signed_out"))
     }
 
     @Test func loginRefusesAmbiguousModes() async throws {
         let result = try await ClearanceExecutable.run(["login", "--token-url", "https://a.example/token", "--client-id", "c", "--client-credentials", "--device", "--device-url", "https://a.example/device"])
         #expect(result.status != 0)
-        #expect(result.error.contains("exactly one"))
+        #expect(result.stderr.contains("exactly one"))
     }
 }

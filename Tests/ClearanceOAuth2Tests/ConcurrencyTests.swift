@@ -66,7 +66,7 @@ import Testing
                         _ = try await harness.callAPI(client)
                         return "succeeded"
                     } catch let error as AuthorizationError {
-                        let oauth = error.underlyingError as? OAuth2Error
+                        let oauth = error.underlying as? OAuth2Error
                         return "\(error.qualifiedCode)/\(oauth?.qualifiedCode ?? "none")"
                     } catch {
                         return "untyped: \(error)"

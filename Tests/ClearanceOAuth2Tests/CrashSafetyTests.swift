@@ -1,4 +1,5 @@
 import ClearanceOAuth2
+import ClearanceTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,6 @@ import Testing
     static let iterations = ProcessInfo.processInfo.environment["CLEARANCE_CRASH_ITERATIONS"].flatMap(Int.init) ?? 200
 
     @Test func sigkillMidWriteLeavesTheOldOrTheNewSessionNeverACorruptOne() async throws {
-        let executable = try #require(ClearanceExecutable.url(), "the clearance executable was not found beside the tests; set CLEARANCE_EXECUTABLE")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let keyFile = directory.file("session.key")
@@ -21,15 +21,15 @@ import Testing
         var killsMidStream = 0
 
         for iteration in 0..<Self.iterations {
-            let child = try StoreWriterProcess(executable: executable, store: file, keyFile: keyFile, start: stored + 1)
+            let child = try ClearanceExecutable.start(["session", "stress-write", "--store", file.path, "--key-file", keyFile.path, "--start", "\(stored + 1)"])
             // Wait for the first durable write half the time, so kills land both early and mid-stream.
             if iteration % 2 == 0 {
                 let deadline = ContinuousClock.now + .seconds(10)
-                while child.committed.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+                while committed(child).isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
             }
             try await Task.sleep(for: .microseconds(Int.random(in: 0...15_000, using: &generator)))
-            await child.kill()
-            let reported = child.committed
+            await child.stop(.kill)
+            let reported = committed(child)
             if !reported.isEmpty { killsMidStream += 1 }
             let lastDurable = reported.last ?? stored
 
@@ -54,5 +54,11 @@ import Testing
         // Nothing was moved aside; temporary files of the killed writers are cleaned up.
         _ = EncryptedFileSessionStore(fileURL: file, key: key)
         #expect(directory.contents() == ["session.json", "session.key"])
+    }
+
+    /// The generations the child reported durable so far (complete lines only: a kill can cut the last one).
+    private func committed(_ child: ChildProcess) -> [Int] {
+        let text = child.stdout
+        return text.split(separator: "\n", omittingEmptySubsequences: true).dropLast(text.hasSuffix("\n") ? 0 : 1).compactMap { Int($0) }
     }
 }

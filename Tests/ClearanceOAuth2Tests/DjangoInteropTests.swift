@@ -2,7 +2,9 @@ import Clearance
 import ClearanceHTTP
 import ClearanceOAuth2
 import ClearanceServer
+import ClearanceTestSupport
 import ClearanceTesting
+import ClearanceWire
 import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
@@ -67,10 +69,10 @@ struct DjangoInteropTests {
         let store = InMemorySessionStore()
         let session = django.session(client: "authorization_code", store: store)
         let opened = OpenedURLs()
-        let flow = AuthorizationCodeFlow(receiver: LoopbackReceiver(listener: listener), scopes: ["read"], timeout: .seconds(30)) { url in
+        let flow = AuthorizationCodeFlow(receiver: listener, scopes: ["read"], timeout: .seconds(30)) { url in
             opened.append(url)
             // The "browser": log in on Django's form, post the consent form, land on the listener.
-            try await django.browser(["authorize", url.absoluteString, "--username", "alice", "--password", django.password])
+            try await django.browser(["authorize", url.absoluteString, "--username", "alice", "--password=\(django.password)"])
         }
         let signedIn: Result<TokenInfo, OAuth2Error>
         do {
@@ -102,8 +104,8 @@ struct DjangoInteropTests {
         let django = try DjangoOAuthServer.require()
         let listener = try await LoopbackRedirectListener.start()
         let session = django.session(client: "authorization_code")
-        let flow = AuthorizationCodeFlow(receiver: LoopbackReceiver(listener: listener), scopes: ["read"], timeout: .seconds(30)) { url in
-            try await django.browser(["authorize", url.absoluteString, "--username", "alice", "--password", django.password, "--deny"])
+        let flow = AuthorizationCodeFlow(receiver: listener, scopes: ["read"], timeout: .seconds(30)) { url in
+            try await django.browser(["authorize", url.absoluteString, "--username", "alice", "--password=\(django.password)", "--deny"])
         }
         let outcome: OAuth2Error?
         do {
@@ -225,8 +227,8 @@ struct DjangoInteropTests {
                         try await Task.sleep(for: .milliseconds(50))
                     }
                     try await django.browser([
-                        "device", prompt.verificationURI.absoluteString, "--user-code", prompt.userCode,
-                        "--username", "alice", "--password", django.password,
+                        "device", prompt.verificationURI.absoluteString, "--user-code=\(prompt.userCode)",
+                        "--username", "alice", "--password=\(django.password)",
                     ])
                 }
                 try await Task.sleep(for: .seconds(20))
@@ -275,21 +277,15 @@ final class DjangoOAuthServer: @unchecked Sendable {
     let password: String
     let clients: [String: Client]
     let introspectionToken: String
-    let root: URL
-    let python: String
-    private let process: Process
-    private let stdin: Pipe
+    private let process: ChildProcess
     private let work: URL
 
-    private init(url: String, password: String, clients: [String: Client], introspectionToken: String, root: URL, python: String, process: Process, stdin: Pipe, work: URL) {
+    private init(url: String, password: String, clients: [String: Client], introspectionToken: String, process: ChildProcess, work: URL) {
         self.url = url
         self.password = password
         self.clients = clients
         self.introspectionToken = introspectionToken
-        self.root = root
-        self.python = python
         self.process = process
-        self.stdin = stdin
         self.work = work
     }
 
@@ -333,71 +329,24 @@ final class DjangoOAuthServer: @unchecked Sendable {
 
     // MARK: Process
 
-    static func packageRoot(filePath: String = #filePath) throws -> URL {
-        if let root = ProcessInfo.processInfo.environment["CLEARANCE_ROOT"], !root.isEmpty {
-            return URL(fileURLWithPath: root)
-        }
-        var directory = URL(fileURLWithPath: filePath).resolvingSymlinksInPath().deletingLastPathComponent()
-        while directory.path != "/" {
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Tests/Interop/django_oauth/serve.py").path) {
-                return directory
-            }
-            directory.deleteLastPathComponent()
-        }
-        throw Failure(description: "Cannot find Tests/Interop/django_oauth/serve.py above \(filePath); set CLEARANCE_ROOT to the package root.")
-    }
-
-    static let installHint = "Run scripts/python-env (installs django and django-oauth-toolkit==3.4.1 from Tests/Interop/requirements.txt into .venv) or set CLEARANCE_PYTHON."
-
     static func start(timeout: Duration = .seconds(45)) async throws -> DjangoOAuthServer {
-        let root = try packageRoot()
-        let python = ProcessInfo.processInfo.environment["CLEARANCE_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? root.appendingPathComponent(".venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw Failure(description: "Python interpreter not found at \(python). \(installHint)")
-        }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-django-oauth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        let errURL = work.appendingPathComponent("server-stderr.txt")
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        defer { try? errHandle.close() }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-u", root.appendingPathComponent("Tests/Interop/django_oauth/serve.py").path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CLEARANCE_DJANGO_DB_DIR"] = work.path
-        environment["PYTHONWARNINGS"] = "ignore"
-        process.environment = environment
         // The server exits when its stdin closes: if this test process dies, so does the server.
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = errHandle
+        let process: ChildProcess
         do {
-            try process.run()
+            process = try PythonPeer.start("django_oauth/serve.py", environment: ["CLEARANCE_DJANGO_DB_DIR": work.path, "PYTHONWARNINGS": "ignore"])
         } catch {
             try? FileManager.default.removeItem(at: work)
-            throw Failure(description: "Cannot start \(python): \(error). \(installHint)")
+            throw Failure(description: "\(error)")
         }
-
-        // Kill the server if it is not ready in time; the reader then sees end of file.
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            process.terminate()
-        }
-        let line = await readLine(stdout.fileHandleForReading)
-        watchdog.cancel()
-
         func fail(_ reason: String) async -> Failure {
-            await Self.terminate(process, stdin: stdin).value
-            let stderr = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
+            await process.stop()
             try? FileManager.default.removeItem(at: work)
-            let hint = stderr.contains("No module named") ? " \(installHint)" : ""
-            return Failure(description: "The django-oauth-toolkit server (\(python) Tests/Interop/django_oauth/serve.py) \(reason).\(hint) stderr: \(stderr.suffix(3_000))")
+            let hint = process.stderr.contains("No module named") ? " \(PythonPeer.installHint)" : ""
+            return Failure(description: "The django-oauth-toolkit server (Tests/Interop/django_oauth/serve.py) \(reason).\(hint) stderr: \(process.stderr.suffix(3_000))")
         }
-        guard let line else {
+        guard let line = await process.line(timeout: timeout, where: { _ in true }) else {
             throw await fail(process.isRunning ? "did not print its ready line within \(timeout)" : "exited before it was ready")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -413,47 +362,12 @@ final class DjangoOAuthServer: @unchecked Sendable {
             guard let id = client["client_id"] as? String else { continue }
             clients[name] = Client(id: id, secret: client["client_secret"] as? String)
         }
-        return DjangoOAuthServer(
-            url: url, password: password, clients: clients, introspectionToken: introspectionToken, root: root,
-            python: python, process: process, stdin: stdin, work: work)
-    }
-
-    /// Reads up to the first newline (or end of file) off the cooperative pool.
-    private static func readLine(_ handle: FileHandle) async -> String? {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var data = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    data.append(chunk)
-                    if chunk.contains(UInt8(ascii: "\n")) { break }
-                }
-                guard let newline = data.firstIndex(of: UInt8(ascii: "\n")) else {
-                    continuation.resume(returning: nil)
-                    return
-                }
-                continuation.resume(returning: String(decoding: data[..<newline], as: UTF8.self))
-            }
-        }
-    }
-
-    /// Closes the server's stdin and sends SIGTERM; SIGKILL after 5 s; waits for it to exit.
-    private static func terminate(_ process: Process, stdin: Pipe) -> Task<Void, Never> {
-        try? stdin.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        return Task {
-            let deadline = ContinuousClock.now + .seconds(5)
-            while process.isRunning && ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        return DjangoOAuthServer(url: url, password: password, clients: clients, introspectionToken: introspectionToken, process: process, work: work)
     }
 
     func stop() async {
-        await Self.terminate(process, stdin: stdin).value
+        process.closeInput()
+        await process.stop(.terminate(grace: .seconds(5)))
         try? FileManager.default.removeItem(at: work)
     }
 
@@ -465,12 +379,11 @@ final class DjangoOAuthServer: @unchecked Sendable {
     /// `authorization_code`, `device`), with every DOT endpoint configured.
     func session(client name: String, authentication: ClientAuthenticationMethod? = nil, store: any SessionStore = InMemorySessionStore(), logs: LogCapture = LogCapture()) -> OAuth2Session {
         let client = clients[name] ?? Client(id: "missing-\(name)", secret: nil)
-        var configuration = OAuth2SessionConfiguration(
+        let configuration = OAuth2SessionConfiguration(
             tokenEndpoint: tokenURL, clientID: client.id, clientSecret: client.secret, clientAuthentication: authentication,
-            revocationEndpoint: URL(string: url + "/o/revoke_token/")!, store: store, name: "django-\(name)",
+            revocationEndpoint: URL(string: url + "/o/revoke_token/")!, authorizationEndpoint: URL(string: url + "/o/authorize/")!,
+            deviceAuthorizationEndpoint: URL(string: url + "/o/device-authorization/")!, store: store, name: "django-\(name)",
             notificationCenter: nil, logger: logs.logger("clearance.oauth2"))
-        configuration.endpoints.authorization = URL(string: url + "/o/authorize/")!
-        configuration.endpoints.deviceAuthorization = URL(string: url + "/o/device-authorization/")!
         return OAuth2Session(configuration: configuration)
     }
 
@@ -481,7 +394,7 @@ final class DjangoOAuthServer: @unchecked Sendable {
         request.headerFields[.authorization] = "Bearer \(introspectionToken)"
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         let body = "token=\(token.addingPercentEncoding(withAllowedCharacters: allowed) ?? token)"
-        let (response, data) = try await AsyncHTTPClientTransport.shared.send(request, body: Data(body.utf8))
+        let (response, data) = try await AsyncHTTPClientHTTPTransport.shared.send(request, body: Data(body.utf8))
         guard response.status.code == 200, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw Failure(description: "introspection answered HTTP \(response.status.code): \(String(decoding: data.prefix(500), as: UTF8.self))")
         }
@@ -493,55 +406,10 @@ final class DjangoOAuthServer: @unchecked Sendable {
     /// Runs the scripted browser (`Tests/Interop/django_oauth/browser.py`, `requests`) with a
     /// 30 s limit; throws with its output when it fails.
     func browser(_ arguments: [String], timeout: Duration = .seconds(30)) async throws {
-        let id = UUID().uuidString
-        let outURL = work.appendingPathComponent("browser-\(id).out")
-        let errURL = work.appendingPathComponent("browser-\(id).err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? outHandle.close()
-            try? errHandle.close()
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-u", root.appendingPathComponent("Tests/Interop/django_oauth/browser.py").path] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        let (ended, endedSink) = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in
-            endedSink.yield()
-            endedSink.finish()
-        }
-        try process.run()
-        let finished = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in ended {}
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-        if !finished || Task.isCancelled {
-            process.terminate()
-            try? await Task.sleep(for: .milliseconds(500))
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
-        let stdout = String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self)
-        let stderr = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
-        try? FileManager.default.removeItem(at: outURL)
-        try? FileManager.default.removeItem(at: errURL)
+        let run = try await PythonPeer.run("django_oauth/browser.py", arguments, timeout: timeout)
         if Task.isCancelled { throw CancellationError() }
-        guard finished, process.terminationStatus == 0 else {
-            throw Failure(description: "browser.py \(arguments.first ?? "") \(finished ? "exited with \(process.terminationStatus)" : "timed out after \(timeout)"); stdout: \(stdout.suffix(1_000)) stderr: \(stderr.suffix(2_000))")
+        guard run.status == 0 else {
+            throw Failure(description: "browser.py \(arguments.first ?? "") exited with \(run.status); stdout: \(run.stdout.suffix(1_000)) stderr: \(run.stderr.suffix(2_000))")
         }
     }
 }

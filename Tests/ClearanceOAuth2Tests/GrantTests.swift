@@ -79,7 +79,7 @@ import Testing
         defer { Task { await listener.stop() } }
         let session = harness.session()
         let opened = OpenedURLs()
-        let flow = AuthorizationCodeFlow(receiver: LoopbackReceiver(listener: listener), scopes: ["profile"], timeout: .seconds(20)) { url in
+        let flow = AuthorizationCodeFlow(receiver: listener, scopes: ["profile"], timeout: .seconds(20)) { url in
             opened.append(url)
             // The "browser": ask the authorization server, then follow its redirect to the listener.
             try await Browser.follow(url)

@@ -37,7 +37,7 @@ import Testing
         let listener = try await LoopbackRedirectListener.start(logger: harness.logs.logger("clearance.oauth2.loopback"))
         defer { Task { await listener.stop() } }
         let coded = harness.session()
-        try await coded.signIn(with: AuthorizationCodeFlow(receiver: LoopbackReceiver(listener: listener), timeout: .seconds(20)) { url in
+        try await coded.signIn(with: AuthorizationCodeFlow(receiver: listener, timeout: .seconds(20)) { url in
             try await Browser.follow(url)
         })
 

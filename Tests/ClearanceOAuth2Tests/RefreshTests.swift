@@ -2,7 +2,6 @@ import Clearance
 import ClearanceHTTP
 import ClearanceOAuth2
 import Foundation
-import Synchronization
 import Testing
 
 /// Refresh: proactive and reactive, rotation, `invalid_grant`, transient failures, the window.
@@ -14,7 +13,7 @@ import Testing
         let session = harness.session(store: store)
         try await session.signIn(with: harness.password)
         let firstRefresh = try #require(store.current?.token.refreshToken)
-        let publishedAtSave = Mutex<[Date?]>([])
+        let publishedAtSave = Locked<[Date?]>([])
         store.onSave = { [session] _ in
             // What the session is using while the store is being written.
             publishedAtSave.withLock { $0.append(session.tokenInfo?.obtainedAt) }
@@ -66,7 +65,7 @@ import Testing
         defer { Task { await harness.stop() } }
         let store = RecordingStore()
         let session = harness.session(store: store)
-        let events = session.events()
+        let events = session.events
         try await session.signIn(with: harness.password)
         #expect(store.current != nil)
         harness.server.script("refresh_token", .oauthError("invalid_grant", description: "revoked"))
@@ -75,7 +74,7 @@ import Testing
             _ = try await harness.callAPI(harness.client(session))
             Issue.record("must fail")
         } catch let error as AuthorizationError {
-            #expect((error.underlyingError as? OAuth2Error)?.code == .invalidGrant)
+            #expect((error.underlying as? OAuth2Error)?.code == .invalidGrant)
         } catch {
             Issue.record("untyped \(error)")
         }
@@ -110,7 +109,7 @@ import Testing
             _ = try await harness.callAPI(client)
             Issue.record("must fail")
         } catch {
-            #expect((error.underlyingError as? OAuth2Error)?.code == .serverUnavailable)
+            #expect((error.underlying as? OAuth2Error)?.code == .serverUnavailable)
         }
         #expect(session.isAuthenticated)
         #expect(store.current != nil)
@@ -135,7 +134,7 @@ import Testing
         var configuration = harness.configuration()
         configuration.transport = transport
         let session = OAuth2Session(configuration: configuration)
-        let events = session.events()
+        let events = session.events
         try await session.signIn(with: harness.password)
         harness.clock.advance(by: .seconds(3_600))
         transport.failNext(1)
@@ -153,7 +152,7 @@ import Testing
             Issue.record("must back off")
         } catch {
             #expect(error.code == .backingOff)
-            #expect((error.underlyingError as? OAuth2Error)?.code == .networkFailure)
+            #expect((error.underlying as? OAuth2Error)?.code == .networkFailure)
         }
         harness.clock.advance(by: .seconds(1))
         _ = try await session.currentCredential()

@@ -89,9 +89,9 @@ import Testing
         do {
             _ = try await harness.session().credential()
             Issue.record("must fail")
-        } catch let error as AuthorizationError {
+        } catch {
             #expect(error.code == .missingCredential)
-            #expect((error.underlyingError as? OAuth2Error)?.code == .notSignedIn)
+            #expect((error.underlying as? OAuth2Error)?.code == .notSignedIn)
         }
         #expect(harness.server.totalTokenRequests == 0)
     }

@@ -92,7 +92,7 @@ import Testing
         let session = OAuth2Session(configuration: OAuth2SessionConfiguration(
             tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "c",
             store: EncryptedFileSessionStore(fileURL: file, key: .generate()), notificationCenter: nil))
-        let events = session.events()
+        let events = session.events
         let state = await session.restore()
         guard case .signedOut = state else { Issue.record("\(state)"); return }
         for await event in events {

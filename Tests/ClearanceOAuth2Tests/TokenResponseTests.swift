@@ -67,8 +67,9 @@ import Testing
             _ = try parse("<html>oops</html>", status: 503, headers: [.retryAfter: "7"])
             Issue.record("must throw")
         } catch {
-            guard case .serverUnavailable(503, let retryAfter) = error else { Issue.record("\(error)"); return }
-            #expect(retryAfter == .seconds(7))
+            guard case .serverUnavailable(let response) = error, response.status == 503 else { Issue.record("\(error)"); return }
+            #expect(response.retryAfter == .seconds(7))
+            #expect(response.bodySnippet == "<html>oops</html>")
         }
     }
 

@@ -1,5 +1,6 @@
 // Needs `Process`, so it exists only where the test host can spawn the Python peer.
 #if os(macOS) || os(Linux)
+import ClearanceTestSupport
 import Foundation
 import Testing
 import ClearanceSecretBox
@@ -15,7 +16,6 @@ import ClearanceSecretBox
     /// Always covered: empty, around the 16-byte Poly1305 block, the 32-byte block-0 split and
     /// the 64-byte Salsa20 block, a page, and the maximum.
     static let boundaryLengths = [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 4096, 20_000]
-    static let setupHint = "run scripts/test (or scripts/python-env) to install the Python peers"
 
     struct Case {
         var key: [UInt8]
@@ -24,17 +24,8 @@ import ClearanceSecretBox
         var box: [UInt8]
     }
 
-    @Test func pynaclInteropBothDirections() throws {
+    @Test func pynaclInteropBothDirections() async throws {
         let clock = ContinuousClock()
-        let root = packageRoot()
-        let environment = ProcessInfo.processInfo.environment
-        let python = environment["CLEARANCE_PYTHON"].map { URL(fileURLWithPath: $0) }
-            ?? root.appendingPathComponent(".venv/bin/python")
-        let script = root.appendingPathComponent("Tests/Interop/pynacl_secretbox.py")
-        try #require(
-            FileManager.default.isExecutableFile(atPath: python.path),
-            "no Python interpreter at \(python.path): \(Self.setupHint)")
-        try #require(FileManager.default.fileExists(atPath: script.path), "missing \(script.path)")
 
         // 1. Generate the cases and seal them in Swift.
         var rng = SeededGenerator(seed: Self.seed)
@@ -79,23 +70,13 @@ import ClearanceSecretBox
         try Data(input).write(to: inputURL)
 
         let pythonStart = clock.now
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [script.path, inputURL.path, outputURL.path]
-        let stderrPipe = Pipe()
-        process.standardError = stderrPipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderrText = String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let run = try await PythonPeer.run("pynacl_secretbox.py", [inputURL.path, outputURL.path])
         let pythonTime = clock.now - pythonStart
-        if process.terminationStatus == 3 {
-            Issue.record("PyNaCl is not installed for \(python.path): \(Self.setupHint)\n\(stderrText)")
+        if run.status == 3 {
+            Issue.record("PyNaCl is not installed: \(PythonPeer.installHint)\n\(run.stderr)")
             return
         }
-        try #require(
-            process.terminationStatus == 0,
-            "pynacl_secretbox.py exited with \(process.terminationStatus): \(stderrText)")
+        try #require(run.status == 0, "pynacl_secretbox.py exited with \(run.status): \(run.stderr)")
 
         // 3. Check both directions.
         let output = [UInt8](try Data(contentsOf: outputURL))

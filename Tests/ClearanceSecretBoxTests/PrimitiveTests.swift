@@ -120,20 +120,4 @@ import Testing
         let key = hex("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b")
         #expect(Poly1305.tag([], key: key) == Array(key.suffix(16)))
     }
-
-    // MARK: Constant-time comparison
-
-    @Test func constantTimeEqual() {
-        let a: [UInt8] = Array(0..<16)
-        a.withUnsafeBytes { pa in
-            #expect(ConstantTime.equal(pa.baseAddress!, pa.baseAddress!, count: 16))
-            for position in 0..<16 {
-                var b = a
-                b[position] ^= 0x80
-                b.withUnsafeBytes { pb in
-                    #expect(!ConstantTime.equal(pa.baseAddress!, pb.baseAddress!, count: 16))
-                }
-            }
-        }
-    }
 }

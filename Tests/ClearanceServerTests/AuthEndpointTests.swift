@@ -1,5 +1,7 @@
+import ClearanceDevelopment
 import ClearanceServer
 import ClearanceSigning
+import ClearanceTestSupport
 import Foundation
 import Hummingbird
 import Testing
@@ -168,11 +170,5 @@ struct AuthEndpointTests {
         #expect(presence.json["error"] as? String == "auth.decisionFailed")
         #expect(try await http.form("/pusher/user-auth", "socket_id=1.2").status == 500)
         await server.stop()
-    }
-}
-
-extension TestHTTP {
-    init(baseURL: URL) {
-        self.baseURL = baseURL
     }
 }

@@ -1,3 +1,4 @@
+import ClearanceDevelopment
 import ClearanceServer
 import ClearanceSigning
 import Foundation
@@ -22,7 +23,10 @@ struct HubConfigurationTests {
         #expect(configuration.host == "127.0.0.1")
         #expect(configuration.port == 6001)
         #expect(configuration.apps == [HubAppConfiguration(id: "a1", key: "k1", secret: "s1")])
-        #expect(configuration.users[0].info == .object(["name": .string("Alice"), "age": .number("30")]))
+        // The development users in the same file are the development hub's; the hub ignores them.
+        let development = try DevelopmentHub.load(contentsOf: url)
+        #expect(development.configuration == configuration)
+        #expect(development.users[0].info == .object(["name": .string("Alice"), "age": .number("30")]))
         #expect(configuration.limits.maxPresenceMembers == 5)
         #expect(configuration.limits.pongTimeout == 0.5)
         #expect(configuration.limits.activityTimeout == 120)
@@ -61,19 +65,30 @@ struct HubConfigurationTests {
         check(HubConfiguration(apps: [HubAppConfiguration(id: "a b", key: "k", secret: "s")]), .invalidApp(id: "a b", reason: .invalidAppID))
         check(HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s", encryptionMasterKey: "short")]),
               .invalidApp(id: "a", reason: .invalidMasterKey))
-        check(HubConfiguration(apps: [app], users: [DevelopmentUser(token: "t", id: "x"), DevelopmentUser(token: "t", id: "y")]),
-              .invalidUser(id: "y"))
-        check(HubConfiguration(apps: [app], users: [DevelopmentUser(token: "t", id: "")]), .invalidUser(id: ""))
         check(HubConfiguration(apps: [app], limits: HubLimits(activityTimeout: 0)), .invalidLimit("activityTimeout"))
         #expect(throws: Never.self) { try HubConfiguration(apps: [app]).validate() }
     }
 
+    @Test func developmentUsersNeedUniqueTokensAndIDs() {
+        let app = HubAppConfiguration(id: "a", key: "k", secret: "s")
+        func check(_ users: [DevelopmentUser], _ error: DevelopmentUserError) {
+            #expect(throws: error) { try DevelopmentHub(configuration: HubConfiguration(apps: [app]), users: users).validate() }
+        }
+        check([DevelopmentUser(token: "t", id: "x"), DevelopmentUser(token: "t", id: "y")], .invalidUser(id: "y"))
+        check([DevelopmentUser(token: "t", id: "")], .invalidUser(id: ""))
+        check([DevelopmentUser(token: "", id: "x")], .invalidUser(id: "x"))
+        check([DevelopmentUser(token: "t1", id: "x"), DevelopmentUser(token: "t2", id: "x")], .invalidUser(id: "x"))
+        check([DevelopmentUser(token: "t", id: String(repeating: "u", count: 129))], .invalidUser(id: String(repeating: "u", count: 129)))
+        #expect(throws: HubConfigurationError.noApps) { try DevelopmentHub(configuration: HubConfiguration(apps: [])).validate() }
+    }
+
     @Test func descriptionsNeverShowSecretsOrTokens() {
-        let configuration = HubConfiguration(
-            apps: [HubAppConfiguration(id: "a", key: "k", secret: "very-secret-value", encryptionMasterKey: "bWFzdGVyLWtleS1tYXN0ZXIta2V5LW1hc3Rlci1rZXk=")],
+        let configuration = DevelopmentHub(
+            configuration: HubConfiguration(
+                apps: [HubAppConfiguration(id: "a", key: "k", secret: "very-secret-value", encryptionMasterKey: "bWFzdGVyLWtleS1tYXN0ZXIta2V5LW1hc3Rlci1rZXk=")]),
             users: [DevelopmentUser(token: "token-of-alice", id: "alice")]
         )
-        let text = "\(configuration)"
+        let text = "\(configuration) \(configuration.users)"
         #expect(!text.contains("very-secret-value"))
         #expect(!text.contains("token-of-alice"))
         #expect(!text.contains("bWFzdGVy"))

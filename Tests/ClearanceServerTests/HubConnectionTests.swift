@@ -1,3 +1,4 @@
+import ClearanceTestSupport
 import Foundation
 import ClearanceServer
 import ClearanceSigning
@@ -138,7 +139,7 @@ struct HubConnectionTests {
     }
 
     @Test func stoppingTheHubClosesConnectionsWith4200() async throws {
-        let hub = try await HubServer.start(TestHub.configuration(), logger: TestHub.quietLogger)
+        let hub = try await TestHub.start()
         let (client, _) = try await TestHub.connect(hub)
         await hub.stop()
         #expect(try await client.next(event: "pusher:error").errorCode == 4200)

@@ -1,5 +1,6 @@
 import ClearanceServer
 import ClearanceSigning
+import ClearanceTestSupport
 import Foundation
 import Testing
 

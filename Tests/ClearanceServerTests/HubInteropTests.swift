@@ -1,4 +1,5 @@
 import ClearanceServer
+import ClearanceTestSupport
 import Foundation
 import Testing
 
@@ -19,7 +20,7 @@ struct HubInteropTests {
     @Test func pysherSubscribesAndReceivesEventsTriggeredByTheOfficialLibrary() async throws {
         let configuration = TestHub.configuration()
         try await TestHub.with(configuration) { hub in
-            let run = try await PythonPeer.run(script: "Tests/Interop/hub_pysher.py", arguments: [
+            let run = try await PythonPeer.run("hub_pysher.py", [
                 "--port", String(hub.port),
                 "--app-id", TestHub.appID,
                 "--key", TestHub.key,

@@ -1,5 +1,6 @@
 import ClearanceServer
 import ClearanceSigning
+import ClearanceTestSupport
 import ClearanceTesting
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import Testing
 struct HubLoggingTests {
     @Test func logsNeverContainSecretsTokensOrSignatures() async throws {
         let logs = LogCapture()
-        let hub = try await HubServer.start(TestHub.configuration(), logger: logs.logger("hub"))
+        let hub = try await TestHub.start(logger: logs.logger("hub"))
         var secrets = [TestHub.secret, TestHub.masterKey, TestHub.alice.token, TestHub.bob.token]
         do {
             let http = TestHTTP(hub)

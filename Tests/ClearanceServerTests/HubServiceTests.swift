@@ -1,4 +1,5 @@
 import ClearanceServer
+import ClearanceTestSupport
 import Foundation
 import ServiceLifecycle
 import Testing
@@ -6,7 +7,7 @@ import Testing
 @Suite("HubService", .timeLimit(.minutes(1)))
 struct HubServiceTests {
     @Test func runsUntilGracefulShutdownThenClosesConnectionsWith4200() async throws {
-        let (ready, readyContinuation) = AsyncStream<HubServer>.makeStream()
+        let (ready, readyContinuation) = AsyncStream<HubEndpoint>.makeStream()
         let service = HubService(configuration: TestHub.configuration(), logger: TestHub.quietLogger) { hub in
             readyContinuation.yield(hub)
         }

@@ -1,4 +1,5 @@
 import ClearanceServer
+import ClearanceTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import ClearanceTestSupport
 import Foundation
 
 /// Generates random, reproducible interop cases: socket ids, channel names of every authorized

@@ -1,4 +1,5 @@
 import ClearanceSigning
+import ClearanceTestSupport
 import Foundation
 import Testing
 

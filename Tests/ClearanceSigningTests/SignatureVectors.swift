@@ -1,7 +1,8 @@
+import ClearanceTestSupport
 import Foundation
 
-/// The public vectors in `Fixtures/pusher-signatures.json` (a copy of
-/// `/work/shared/vectors/pusher-signatures.json`).
+/// The public vectors in ClearanceTestSupport's `Fixtures/pusher-signatures.json` (a copy of
+/// `../shared/vectors/pusher-signatures.json`).
 struct SignatureVectors: Decodable, Sendable {
     struct ChannelAuth: Decodable, Sendable {
         let source: String
@@ -91,14 +92,7 @@ struct SignatureVectors: Decodable, Sendable {
         case restRequestSigning = "rest_request_signing"
     }
 
-    struct MissingFixture: Error, CustomStringConvertible {
-        var description: String { "Fixtures/pusher-signatures.json is not in the test bundle (resources: [.copy(\"Fixtures\")])" }
-    }
-
     static func load() throws -> SignatureVectors {
-        guard let url = Bundle.module.url(forResource: "pusher-signatures", withExtension: "json", subdirectory: "Fixtures") else {
-            throw MissingFixture()
-        }
-        return try JSONDecoder().decode(SignatureVectors.self, from: Data(contentsOf: url))
+        try JSONDecoder().decode(SignatureVectors.self, from: Fixture.data("pusher-signatures.json"))
     }
 }

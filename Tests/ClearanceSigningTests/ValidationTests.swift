@@ -233,12 +233,12 @@ struct ValidationTests {
         ]
         #expect(Set(all.map(\.code)).count == all.count)
         for error in all {
-            #expect(error.code.hasPrefix("signing."))
+            #expect(error.qualifiedCode == "signing.\(error.code.rawValue)")
             #expect(!error.message.isEmpty)
             #expect(!error.message.contains(secret))
-            #expect(error.description == "\(error.message) (\(error.code))")
+            #expect(error.description == "\(error.qualifiedCode): \(error.message)")
         }
-        #expect(SigningError.invalidSocketID.code == "signing.invalidSocketID")
+        #expect(SigningError.invalidSocketID.qualifiedCode == "signing.invalidSocketID")
     }
 
     // MARK: JSON responses

@@ -1,19 +1,19 @@
+import Clearance
 import Foundation
-import Synchronization
 import ClearanceTesting
 import Testing
 @testable import Clearance
 
 /// A clock tests move by hand.
 final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    private let current = Locked(Date(timeIntervalSince1970: 1_700_000_000))
     var now: Date { current.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
 
 /// Counts fetches and hands out `token-1`, `token-2`, …
 final class CountingFetcher: Sendable {
-    let count = Mutex(0)
+    let count = Locked(0)
     let delay: Duration
     init(delay: Duration = .zero) { self.delay = delay }
     var fetches: Int { count.withLock { $0 } }
@@ -46,7 +46,7 @@ struct CredentialSourceTests {
         let source = ClosureCredentialSource(name: "down") { throw ProviderDown() }
         let error = await #expect(throws: AuthorizationError.self) { try await source.credential() }
         #expect(error?.code == .missingCredential)
-        #expect(error?.underlyingError is ProviderDown)
+        #expect(error?.underlying is ProviderDown)
     }
 
     @Test func blockingClosuresRunOffTheCooperativePool() async throws {
@@ -130,7 +130,7 @@ struct CredentialSourceTests {
 
     @Test func failuresAreSharedAndReported() async {
         let events = AuthorizationEvents(notificationCenter: nil)
-        let stream = events.stream()
+        let stream = events.events
         let calls = Counter()
         let cache = CachingCredentialSource(ClosureCredentialSource(name: "flaky") {
             calls.increment()
@@ -158,14 +158,14 @@ struct CredentialSourceTests {
     @Test func eventsReachStreamsAndNotificationCenter() async throws {
         let center = NotificationCenter()
         let events = AuthorizationEvents(notificationCenter: center)
-        let received = Mutex<[String]>([])
+        let received = Locked<[String]>([])
         let observer = center.addObserver(forName: AuthorizationEvents.notificationName, object: nil, queue: nil) { note in
             if let event = note.userInfo?[AuthorizationEvents.eventKey] as? AuthorizationEvent {
                 received.withLock { $0.append(event.description) }
             }
         }
         defer { center.removeObserver(observer) }
-        let stream = events.stream()
+        let stream = events.events
         let cache = CachingCredentialSource(CountingFetcher().source(), name: "c", initial: .bearer("old"), events: events)
         _ = try await cache.refreshCredential(after: .bearer("old"))
         var iterator = stream.makeAsyncIterator()

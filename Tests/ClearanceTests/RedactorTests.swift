@@ -30,15 +30,3 @@ struct RedactorTests {
         #expect(Redactor.snippet(of: body, limit: 100).count <= 101)
     }
 }
-
-@Suite("ConstantTime")
-struct ConstantTimeTests {
-    @Test func equality() {
-        #expect(ConstantTime.equals("abc", "abc"))
-        #expect(!ConstantTime.equals("abc", "abd"))
-        #expect(!ConstantTime.equals("abc", "abcd"))
-        #expect(!ConstantTime.equals("", "a"))
-        #expect(ConstantTime.equals("", ""))
-        #expect(!ConstantTime.equals("é", "e"))
-    }
-}

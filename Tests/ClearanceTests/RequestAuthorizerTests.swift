@@ -1,13 +1,13 @@
+import Clearance
 import Foundation
 import HTTPTypes
-import Synchronization
 import ClearanceTesting
 import Testing
 @testable import Clearance
 
 /// A fake wire: records what was sent and answers with a scripted status.
 final class FakeWire: Sendable {
-    let sent = Mutex<[HTTPRequest]>([])
+    let sent = Locked<[HTTPRequest]>([])
     let answer: @Sendable (HTTPRequest) -> HTTPResponse
     init(_ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.answer = answer }
     var count: Int { sent.withLock { $0.count } }
@@ -52,8 +52,8 @@ struct RequestAuthorizerTests {
         let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": source])
         let error = await #expect(throws: AuthorizationError.self) { try await authorizer.send(request, using: wire.transmit) }
         #expect(error?.code == .unauthorized)
-        if case .unauthorized(let status, let challenges)? = error {
-            #expect(status == 401 && challenges.first?.error == "invalid_token")
+        if case .unauthorized(let response)? = error {
+            #expect(response.status == 401 && response.challenges.first?.error == "invalid_token")
         }
         #expect(wire.count == 2)
         #expect(fetcher.fetches == 1)
@@ -146,7 +146,9 @@ struct RequestAuthorizerTests {
 
     @Test func errorMessagesNeverShowSecrets() {
         let errors: [AuthorizationError] = [
-            .badResponse(status: 400, body: Data(#"{"error":"invalid_grant","refresh_token":"rt-LEAK"}"#.utf8)),
+            .badResponse(HTTPErrorResponse(status: 400, body: Data(#"{"error":"invalid_grant","refresh_token":"rt-LEAK"}"#.utf8))),
+            .unauthorized(HTTPErrorResponse(status: 401, headerFields: [.wwwAuthenticate: #"Bearer error="invalid_token", error_description="token tk-LEAK-tk""#],
+                                            body: Data(#"{"access_token":"at-LEAK"}"#.utf8))),
             .unknown(underlying: NSError(domain: "x", code: 1, userInfo: [NSLocalizedDescriptionKey: "failed with Bearer abc-LEAK-def"])),
             .networkFailure(underlying: URLError(.cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://h/cb?code=code-LEAK")!])),
             .missingCredential(source: "s", underlying: NSError(domain: "x", code: 2, userInfo: [NSLocalizedDescriptionKey: "password=pw-LEAK"])),
@@ -154,8 +156,8 @@ struct RequestAuthorizerTests {
         for error in errors {
             #expect(!error.description.contains("LEAK"), "\(error.description)")
             #expect(!error.message.contains("LEAK"))
-            #expect(!String(reflecting: error).contains("LEAK") || error.underlyingError != nil)
+            #expect(!String(reflecting: error).contains("LEAK") || error.underlying != nil)
         }
-        #expect(Set(AuthorizationError.Code.allCases.map(\.rawValue)).count == 10)
+        #expect(Set(AuthorizationError.Code.allCases.map(\.rawValue)).count == 11)
     }
 }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Runs at most one operation at a time and shares its result with every caller that arrives
 /// while it runs: the one mechanism behind every refresh, automatic sign-in and
@@ -23,12 +22,12 @@ public final class SingleFlight<Value: Sendable>: Sendable {
         var started: Int = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 
     /// How many operations have been started so far (for tests and benchmarks).
-    public var startedCount: Int { state.withLock { $0.started } }
+    package var startedCount: Int { state.withLock { $0.started } }
 
     /// True while an operation is running.
     public var isRunning: Bool { state.withLock { $0.flight != nil } }

@@ -3,10 +3,11 @@ import Foundation
 /// The one error Clearance reports when it cannot authorize a request.
 ///
 /// Every case has a stable ``code`` (safe to log, to switch on, to send to analytics), a human
-/// ``message`` and, where there is one, the ``underlyingError``. Neither the message nor the
-/// description ever contains a credential: anything taken from a server or an underlying error
-/// is passed through ``Redactor`` first.
-public enum AuthorizationError: Error, Sendable {
+/// ``message`` and, where there is one, the ``underlying`` error; every answer from a server is
+/// kept as an ``HTTPErrorResponse``. Neither the message nor the description ever contains a
+/// credential: anything taken from a server or an underlying error is passed through
+/// ``Redactor`` first.
+public enum AuthorizationError: ClearanceError {
     /// The request could not reach the server (DNS, connection refused, TLS, timeout on the wire).
     case networkFailure(underlying: any Error)
     /// A credential or server is temporarily unavailable (for example a refresh window is open).
@@ -15,26 +16,30 @@ public enum AuthorizationError: Error, Sendable {
     case expired(reason: String)
     /// The caller's task was cancelled.
     case cancelled
-    /// The server answered 401. `challenges` is the parsed `WWW-Authenticate` header.
-    case unauthorized(status: Int, challenges: [AuthenticationChallenge])
+    /// The server answered 401, even after the one refresh and retry its challenge allowed.
+    case unauthorized(HTTPErrorResponse)
     /// The server answered 403: the credential was accepted but does not grant this request.
-    case forbidden(status: Int, challenges: [AuthenticationChallenge])
+    case forbidden(HTTPErrorResponse)
     /// The configuration cannot work (a policy names a source nobody registered, a credential over plain HTTP, …).
     case misconfigured(reason: String)
     /// A credential source produced nothing (nil or an empty token): the request was not sent.
     case missingCredential(source: String, underlying: (any Error)? = nil)
-    /// The server answered in a way Clearance could not use. `bodySnippet` is bounded and redacted.
-    case badResponse(status: Int, bodySnippet: String)
+    /// The server answered in a way Clearance could not use.
+    case badResponse(HTTPErrorResponse)
+    /// The server redirected more than `limit` times in a row; `last` is the last redirect.
+    case tooManyRedirects(limit: Int, last: HTTPErrorResponse)
     /// Anything else, with the error that caused it.
     case unknown(underlying: any Error)
 
     /// Stable machine-readable codes, one per case.
     public enum Code: String, Sendable, CaseIterable {
         case networkFailure, unavailable, expired, cancelled, unauthorized, forbidden
-        case misconfigured, missingCredential, badResponse, unknown
+        case misconfigured, missingCredential, badResponse, tooManyRedirects, unknown
     }
 
-    /// The stable code of this error, e.g. `"clearance.unauthorized"` via ``qualifiedCode``.
+    public static let codeDomain = "clearance"
+
+    /// The stable code of this error; ``qualifiedCode`` is `clearance.<code>`.
     public var code: Code {
         switch self {
         case .networkFailure: .networkFailure
@@ -46,19 +51,27 @@ public enum AuthorizationError: Error, Sendable {
         case .misconfigured: .misconfigured
         case .missingCredential: .missingCredential
         case .badResponse: .badResponse
+        case .tooManyRedirects: .tooManyRedirects
         case .unknown: .unknown
         }
     }
 
-    /// The code with the `clearance.` prefix, for logs and analytics.
-    public var qualifiedCode: String { "clearance.\(code.rawValue)" }
-
     /// The error that caused this one, if any.
-    public var underlyingError: (any Error)? {
+    public var underlying: (any Error)? {
         switch self {
         case .networkFailure(let error), .unknown(let error): error
         case .unavailable(_, let error), .missingCredential(_, let error): error
         default: nil
+        }
+    }
+
+    /// What the server answered, when an answer caused this error.
+    public var response: HTTPErrorResponse? {
+        switch self {
+        case .unauthorized(let response), .forbidden(let response), .badResponse(let response), .tooManyRedirects(_, let response):
+            response
+        default:
+            nil
         }
     }
 
@@ -73,24 +86,21 @@ public enum AuthorizationError: Error, Sendable {
             "The credential expired: \(Redactor.scrub(reason))."
         case .cancelled:
             "The request was cancelled."
-        case .unauthorized(let status, let challenges):
-            "The server refused the credential (HTTP \(status))\(Self.describe(challenges))."
-        case .forbidden(let status, let challenges):
-            "The credential does not grant this request (HTTP \(status))\(Self.describe(challenges))."
+        case .unauthorized(let response):
+            "The server refused the credential (\(response))."
+        case .forbidden(let response):
+            "The credential does not grant this request (\(response))."
         case .misconfigured(let reason):
             "Clearance is misconfigured: \(Redactor.scrub(reason))."
         case .missingCredential(let source, let error):
             "The credential source '\(source)' produced no credential\(error.map { ": \(Redactor.scrub(String(describing: $0)))" } ?? ""); the request was not sent."
-        case .badResponse(let status, let snippet):
-            "The server sent a response Clearance could not use (HTTP \(status))\(snippet.isEmpty ? "" : ": \(snippet)")."
+        case .badResponse(let response):
+            "The server sent a response Clearance could not use (\(response))."
+        case .tooManyRedirects(let limit, let last):
+            "The server redirected more than \(limit) times (last: HTTP \(last.status))."
         case .unknown(let error):
             "Unexpected error: \(Redactor.scrub(String(describing: error)))."
         }
-    }
-
-    private static func describe(_ challenges: [AuthenticationChallenge]) -> String {
-        guard !challenges.isEmpty else { return "" }
-        return ", challenge: " + challenges.map(\.description).joined(separator: ", ")
     }
 
     /// Wraps any error as an ``AuthorizationError``: passes one through, maps cancellation to
@@ -104,15 +114,4 @@ public enum AuthorizationError: Error, Sendable {
             self = .unknown(underlying: error)
         }
     }
-
-    /// Builds ``badResponse(status:bodySnippet:)`` from a raw body: at most `limit` characters, redacted.
-    public static func badResponse(status: Int, body: some DataProtocol, limit: Int = 256) -> AuthorizationError {
-        .badResponse(status: status, bodySnippet: Redactor.snippet(of: body, limit: limit))
-    }
-}
-
-extension AuthorizationError: CustomStringConvertible, CustomDebugStringConvertible, LocalizedError {
-    public var description: String { "\(qualifiedCode): \(message)" }
-    public var debugDescription: String { description }
-    public var errorDescription: String? { message }
 }

@@ -9,7 +9,7 @@ public final class AuthorizationEvents: Sendable {
     /// The `userInfo` key holding the ``AuthorizationEvent``.
     public static let eventKey = "event"
 
-    private let broadcaster = EventBroadcaster<AuthorizationEvent>()
+    private let broadcaster = Broadcaster<AuthorizationEvent>()
     private let notificationCenter: NotificationCenter?
 
     /// - Parameter notificationCenter: Where to post notifications; `nil` posts none.
@@ -18,7 +18,7 @@ public final class AuthorizationEvents: Sendable {
     }
 
     /// Every event posted from now on.
-    public func stream() -> AsyncStream<AuthorizationEvent> { broadcaster.subscribe() }
+    public var events: AsyncStream<AuthorizationEvent> { broadcaster.subscribe() }
 
     /// Posts `event` to every stream and to the notification center.
     public func post(_ event: AuthorizationEvent) {

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Logging
 
@@ -57,12 +58,15 @@ public struct RequestAuthorizer: Sendable {
     ///
     /// - Parameters:
     ///   - attachCredential: false to send without any credential (after a cross-origin redirect).
+    ///   - errorBody: Reads a 401 or 403 answer's body (at most ``HTTPErrorResponse/maximumBodySize``
+    ///     bytes), kept in the error.
     ///   - transmit: Sends one request on the wire; its errors are reported as ``AuthorizationError/networkFailure(underlying:)``.
-    /// - Returns: The response, unless it is 401 (``AuthorizationError/unauthorized(status:challenges:)``)
-    ///   or 403 (``AuthorizationError/forbidden(status:challenges:)``).
+    /// - Returns: The response, unless it is 401 (``AuthorizationError/unauthorized(_:)``)
+    ///   or 403 (``AuthorizationError/forbidden(_:)``).
     public func send<Body: Sendable>(
         _ request: HTTPRequest,
         attachCredential: Bool = true,
+        errorBody: (Body) async -> Data = { _ in Data() },
         using transmit: (HTTPRequest) async throws -> (HTTPResponse, Body)
     ) async throws(AuthorizationError) -> (HTTPResponse, Body) {
         if Task.isCancelled { throw .cancelled }
@@ -79,12 +83,7 @@ public struct RequestAuthorizer: Sendable {
             let challenges = Self.challenges(in: response)
             if Self.allowsRefresh(challenges) {
                 logger.debug("401: refreshing once and retrying once", metadata: Self.metadata(request, applied))
-                let fresh: Credential
-                do {
-                    fresh = try await refreshable.refreshCredential(after: applied.credential)
-                } catch {
-                    throw AuthorizationError(wrapping: error)
-                }
+                let fresh = try await refreshable.refreshCredential(after: applied.credential)
                 var retry = request
                 fresh.apply(to: &retry)
                 (response, body) = try await Self.transmit(retry, transmit)
@@ -92,11 +91,10 @@ public struct RequestAuthorizer: Sendable {
         }
         switch response.status.code {
         case 401:
-            let challenges = Self.challenges(in: response)
             logger.debug("unauthorized", metadata: Self.metadata(request, applied))
-            throw .unauthorized(status: 401, challenges: challenges)
+            throw .unauthorized(HTTPErrorResponse(response, body: await errorBody(body)))
         case 403:
-            throw .forbidden(status: 403, challenges: Self.challenges(in: response))
+            throw .forbidden(HTTPErrorResponse(response, body: await errorBody(body)))
         default:
             return (response, body)
         }

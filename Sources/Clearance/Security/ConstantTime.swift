@@ -1,14 +1,34 @@
-/// Comparisons whose running time does not depend on where two secrets first differ.
+import ClearanceWire
+
+/// The one constant-time comparison in Clearance, for secrets that are not MACs (tokens,
+/// passwords, keys, `state`); MACs are compared by swift-crypto's own constant-time equality.
+///
+/// Every byte of `expected` is visited and differences are accumulated with XOR/OR; a length
+/// difference is folded into the result rather than returned early (lengths are not secret).
 public enum ConstantTime {
-    /// True when `a` and `b` hold the same UTF-8 bytes. Time depends only on the lengths.
-    public static func equals(_ a: String, _ b: String) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: a.utf8.count ^ b.utf8.count)
-        var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
-        // Walk the longer one entirely so a length difference costs no less time.
-        for _ in 0..<max(a.utf8.count, b.utf8.count) {
-            let x = ia.next() ?? 0, y = ib.next() ?? 0
-            difference |= x ^ y
+    /// Whether `expected` and `given` hold the same bytes.
+    @inline(never)
+    public static func equals(_ expected: UnsafeRawBufferPointer, _ given: UnsafeRawBufferPointer) -> Bool {
+        let givenCount = given.count
+        var difference: UInt8 = expected.count == givenCount ? 0 : 1
+        for index in 0..<expected.count {
+            let other: UInt8 = index < givenCount ? given[index] : 0
+            difference |= expected[index] ^ other
         }
-        return difference == 0 && a.utf8.count == b.utf8.count
+        return difference == 0
+    }
+
+    /// Whether the UTF-8 encodings of `expected` and `given` are the same bytes.
+    public static func equals(_ expected: String, _ given: String) -> Bool {
+        expected.withUTF8Buffer { expectedBytes in
+            given.withUTF8Buffer { givenBytes in equals(expectedBytes, givenBytes) }
+        }
+    }
+
+    /// Whether `expected` and `given` hold the same bytes.
+    public static func equals(_ expected: [UInt8], _ given: [UInt8]) -> Bool {
+        expected.withUnsafeBytes { expectedBytes in
+            given.withUnsafeBytes { givenBytes in equals(expectedBytes, givenBytes) }
+        }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// Caches the credential of another source until shortly before it expires (golang's
 /// `ReuseTokenSource`), and refreshes it through one shared fetch however many callers wait.
@@ -23,7 +22,7 @@ public final class CachingCredentialSource: RefreshableCredentialSource {
     private let now: @Sendable () -> Date
     private let events: AuthorizationEvents?
     private let logger: Logger
-    private let cached: Mutex<Cached?>
+    private let cached: Locked<Cached?>
     private let flight = SingleFlight<Credential>()
 
     /// - Parameters:
@@ -51,18 +50,18 @@ public final class CachingCredentialSource: RefreshableCredentialSource {
         self.events = events
         self.logger = logger
         self.now = now
-        self.cached = Mutex(initial.map { Cached(credential: $0, expiresAt: $0.expiresAt) })
+        self.cached = Locked(initial.map { Cached(credential: $0, expiresAt: $0.expiresAt) })
     }
 
     /// How many times the upstream source has been asked (for tests and benchmarks).
-    public var fetchCount: Int { flight.startedCount }
+    package var fetchCount: Int { flight.startedCount }
 
-    public func credential() async throws -> Credential {
+    public func credential() async throws(AuthorizationError) -> Credential {
         if let fresh = freshCredential() { return fresh }
         return try await fetch()
     }
 
-    public func refreshCredential(after rejected: Credential) async throws -> Credential {
+    public func refreshCredential(after rejected: Credential) async throws(AuthorizationError) -> Credential {
         let dropped = cached.withLock { state -> Bool in
             guard state?.credential == rejected else { return false }
             state = nil
@@ -92,18 +91,17 @@ public final class CachingCredentialSource: RefreshableCredentialSource {
         }
     }
 
-    private func fetch() async throws -> Credential {
+    private func fetch() async throws(AuthorizationError) -> Credential {
         do {
             return try await flight.run { [self] in
                 let received = now()
                 let credential: Credential
-                do {
+                do throws(AuthorizationError) {
                     credential = try await upstream.credential().validated(source: name)
                 } catch {
-                    let failure = AuthorizationError(wrapping: error)
-                    logger.warning("credential fetch failed", metadata: ["source": "\(name)", "code": "\(failure.qualifiedCode)"])
-                    events?.post(.failed(source: name, error: failure))
-                    throw failure
+                    logger.warning("credential fetch failed", metadata: ["source": "\(name)", "code": "\(error.qualifiedCode)"])
+                    events?.post(.failed(source: name, error: error))
+                    throw error
                 }
                 let expiry = credential.expiresAt ?? maxAge.map { received.addingTimeInterval($0) }
                 cached.withLock { $0 = Cached(credential: credential, expiresAt: expiry) }
@@ -111,8 +109,8 @@ public final class CachingCredentialSource: RefreshableCredentialSource {
                 events?.post(.refreshed(source: name, expiresAt: expiry))
                 return credential
             }
-        } catch is CancellationError {
-            throw AuthorizationError.cancelled
+        } catch {
+            throw AuthorizationError(wrapping: error)
         }
     }
 }

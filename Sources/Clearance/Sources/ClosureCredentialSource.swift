@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// A source backed by the app's own code: an `async` closure, or a synchronous one that may
 /// block (Bloomreach's `getAuthorizationToken()`), which then runs on a dedicated dispatch queue,
@@ -30,18 +29,18 @@ public struct ClosureCredentialSource: CredentialSource {
         ClosureCredentialSource(name: name) { try await token().map { Credential.bearer($0) } }
     }
 
-    public func credential() async throws -> Credential {
+    public func credential() async throws(AuthorizationError) -> Credential {
         let result: Credential?
         do {
             result = try await fetch()
         } catch let error as AuthorizationError {
             throw error
         } catch is CancellationError {
-            throw AuthorizationError.cancelled
+            throw .cancelled
         } catch {
-            throw AuthorizationError.missingCredential(source: name, underlying: error)
+            throw .missingCredential(source: name, underlying: error)
         }
-        guard let result else { throw AuthorizationError.missingCredential(source: name) }
+        guard let result else { throw .missingCredential(source: name) }
         return try result.validated(source: name)
     }
 }
@@ -51,7 +50,7 @@ enum BlockingWork {
     static let queue = DispatchQueue(label: "clearance.blocking-credential-sources", qos: .userInitiated, attributes: .concurrent)
 
     static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        let once = Mutex<CheckedContinuation<T, any Error>?>(nil)
+        let once = Locked<CheckedContinuation<T, any Error>?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 once.withLock { $0 = continuation }

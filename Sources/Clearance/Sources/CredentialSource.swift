@@ -2,10 +2,11 @@
 /// session in Clearance implements (think golang's `oauth2.TokenSource`).
 ///
 /// Conformers throw ``AuthorizationError`` (``AuthorizationError/missingCredential(source:underlying:)``
-/// when they have nothing), and never return an empty credential.
+/// when they have nothing, ``AuthorizationError/cancelled`` when the caller was cancelled), and
+/// never return an empty credential.
 public protocol CredentialSource: Sendable {
     /// The credential for the next request.
-    func credential() async throws -> Credential
+    func credential() async throws(AuthorizationError) -> Credential
 }
 
 /// A source that can drop a credential the server refused and fetch a new one.
@@ -15,7 +16,7 @@ public protocol CredentialSource: Sendable {
 /// newer credential at once when one was already fetched after `rejected`.
 public protocol RefreshableCredentialSource: CredentialSource {
     /// Replaces `rejected` (if it is still the current credential) and returns the new one.
-    func refreshCredential(after rejected: Credential) async throws -> Credential
+    func refreshCredential(after rejected: Credential) async throws(AuthorizationError) -> Credential
     /// Forgets the current credential; the next call to ``credential()`` fetches a new one.
     func invalidate()
 }

@@ -11,7 +11,7 @@ public struct FallbackCredentialSource: CredentialSource {
         self.sources = sources
     }
 
-    public func credential() async throws -> Credential {
+    public func credential() async throws(AuthorizationError) -> Credential {
         try await resolve().credential
     }
 
@@ -22,10 +22,9 @@ public struct FallbackCredentialSource: CredentialSource {
             do {
                 return (name, source, try await source.credential().validated(source: name))
             } catch {
-                let failure = AuthorizationError(wrapping: error)
-                switch failure.code {
-                case .missingCredential, .unavailable: last = failure
-                default: throw failure
+                switch error.code {
+                case .missingCredential, .unavailable: last = error
+                default: throw error
                 }
             }
         }

@@ -12,7 +12,7 @@ public struct StaticCredentialSource: CredentialSource {
         self.name = name
     }
 
-    public func credential() async throws -> Credential {
+    public func credential() async throws(AuthorizationError) -> Credential {
         try value.validated(source: name)
     }
 }

@@ -1,23 +1,22 @@
 import Clearance
 import ClearanceHTTP
+import ClearanceWire
 import Foundation
 import HTTPTypes
 
 /// POSTs a form to an auth endpoint through `AuthorizedClient`, with the app's headers, header
-/// providers, request hook and credential, under a deadline; returns status and body, or a
-/// ``ChannelAuthorizationError`` saying exactly what happened.
+/// providers, request hook and credential; returns the answer, or a ``ChannelAuthorizationError``
+/// saying exactly what happened. The deadline is the caller's (the channel client's
+/// ``ChannelClientOptions/authorizationTimeout``).
 struct AuthEndpointClient: Sendable {
     let endpoint: URL
     let parameters: [(String, String)]
     let headers: HTTPFields
     let headerProviders: [ServerChannelAuthorizer.HeaderProvider]
-    let requestAuthorizer: RequestAuthorizer
-    let transport: any HTTPTransport
-    let hook: AuthorizedClient.RequestHook?
-    let timeout: Duration
+    let client: AuthorizedClient
 
     /// Sends `fields` (plus the app's parameters) and returns what the endpoint answered.
-    func post(_ fields: [(String, String)]) async throws -> (status: Int, body: Data) {
+    func post(_ fields: [(String, String)]) async throws(ChannelAuthorizationError) -> AuthEndpointAnswer {
         var request = HTTPRequest(method: .post, url: endpoint)
         request.headerFields[.contentType] = "application/x-www-form-urlencoded"
         request.headerFields[.accept] = "application/json"
@@ -27,37 +26,18 @@ struct AuthEndpointClient: Sendable {
             do {
                 provided = try await provider()
             } catch {
-                if error is CancellationError { throw error }
-                throw ChannelAuthorizationError.credential(.missingCredential(source: "header provider", underlying: error))
+                if error is CancellationError { throw .cancelled }
+                throw .credential(.missingCredential(source: "header provider", underlying: error))
             }
             for field in provided { request.headerFields[field.name] = field.value }
         }
-        let body = Data(FormBody.encode(fields + parameters).utf8)
-        let recorder = ResponseRecorder()
-        let client = AuthorizedClient(
-            authorizer: requestAuthorizer,
-            transport: RecordingTransport(base: transport, recorder: recorder),
-            willSend: hook
-        )
-        let timeout = timeout
-        let outgoing = request
+        // Every name and value percent-encoded (libPusher sent channel names raw).
+        let body = Data(FormFields.encode((fields + parameters).map { (name: $0.0, value: $0.1) }, style: .rfc3986).utf8)
         do {
-            return try await Deadline.run(timeout, timeoutError: { ChannelAuthorizationError.timedOut(after: timeout) }) {
-                let (response, data) = try await client.send(outgoing, body: body)
-                return (response.status.code, data)
-            }
-        } catch let error as AuthorizationError {
-            switch error {
-            case .cancelled:
-                throw CancellationError()
-            case .networkFailure(let underlying):
-                throw ChannelAuthorizationError.transport(underlying: underlying)
-            case .unauthorized(let status, _), .forbidden(let status, _):
-                let recorded = recorder.last
-                throw ChannelAuthorizationError.httpStatus(status: status, body: recorded.map { String(decoding: $0.body, as: UTF8.self) } ?? "")
-            default:
-                throw ChannelAuthorizationError.credential(error)
-            }
+            let (response, data) = try await client.send(request, body: body)
+            return AuthEndpointAnswer(status: response.status.code, body: data) { HTTPErrorResponse(response, body: data) }
+        } catch {
+            throw ChannelAuthorizationError(error)
         }
     }
 }

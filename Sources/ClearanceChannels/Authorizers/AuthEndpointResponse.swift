@@ -1,76 +1,82 @@
+import Clearance
+import ClearanceWire
 import Foundation
 
-/// Reads what an auth endpoint answered, each way it can go wrong its own error.
+/// What an auth endpoint answered: its status and whole body.
+struct AuthEndpointAnswer: Sendable {
+    let status: Int
+    let body: Data
+    /// The answer as errors keep it (status, challenges, redacted snippet, bounded body).
+    let kept: @Sendable () -> HTTPErrorResponse
+
+    init(status: Int, body: Data, kept: @escaping @Sendable () -> HTTPErrorResponse) {
+        self.status = status
+        self.body = body
+        self.kept = kept
+    }
+
+    /// An answer with no headers worth keeping (a batch entry).
+    init(status: Int, body: Data) {
+        self.init(status: status, body: body) { HTTPErrorResponse(status: status, body: body) }
+    }
+}
+
+/// Reads what an auth endpoint answered, each way it can go wrong its own error, with the
+/// answer kept.
 enum AuthEndpointResponse {
     /// The JSON object of a 200/201 answer.
-    static func object(status: Int, body: Data) throws(ChannelAuthorizationError) -> [String: Any] {
-        let text = String(decoding: body, as: UTF8.self)
-        guard status == 200 || status == 201 else { throw .httpStatus(status: status, body: text) }
-        guard !text.allSatisfy(\.isWhitespace) else { throw .emptyBody(status: status) }
-        guard let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
-            throw .notJSON(status: status, body: text)
-        }
-        guard let object = value as? [String: Any] else { throw .notObject(status: status, body: text) }
+    static func object(_ answer: AuthEndpointAnswer) throws(ChannelAuthorizationError) -> [String: JSONValue] {
+        guard answer.status == 200 || answer.status == 201 else { throw .httpStatus(answer.kept()) }
+        let text = String(decoding: answer.body, as: UTF8.self)
+        guard !text.allSatisfy(\.isWhitespace) else { throw .emptyBody(answer.kept()) }
+        guard let value = JSONValue(parsing: text) else { throw .notJSON(answer.kept()) }
+        guard let object = value.objectValue else { throw .notObject(answer.kept()) }
         return object
     }
 
     /// A channel authorization from a JSON object (`auth`, `channel_data`, `shared_secret`).
-    static func channelAuthorization(_ object: [String: Any], status: Int, body: @autoclosure () -> String) throws(ChannelAuthorizationError) -> ChannelAuthorization {
-        guard let auth = object["auth"] as? String, !auth.isEmpty else { throw .missingAuth(status: status, body: body()) }
-        return ChannelAuthorization(
-            auth: auth,
-            channelData: object["channel_data"] as? String,
-            sharedSecret: object["shared_secret"] as? String
-        )
+    static func channelAuthorization(_ object: [String: JSONValue], answer: AuthEndpointAnswer) throws(ChannelAuthorizationError) -> ChannelAuthorization {
+        guard let auth = object["auth"]?.stringValue, !auth.isEmpty else { throw .missingAuth(answer.kept()) }
+        return ChannelAuthorization(auth: auth, channelData: object["channel_data"]?.stringValue, sharedSecret: object["shared_secret"]?.stringValue)
     }
 
     /// A single channel's answer.
-    static func channelAuthorization(status: Int, body: Data) throws(ChannelAuthorizationError) -> ChannelAuthorization {
-        let object = try object(status: status, body: body)
-        return try channelAuthorization(object, status: status, body: String(decoding: body, as: UTF8.self))
+    static func channelAuthorization(_ answer: AuthEndpointAnswer) throws(ChannelAuthorizationError) -> ChannelAuthorization {
+        try channelAuthorization(try object(answer), answer: answer)
     }
 
     /// A user sign-in answer: `{"auth":…,"user_data":…}`.
-    static func userAuthentication(status: Int, body: Data) throws(ChannelAuthorizationError) -> UserAuthentication {
-        let object = try object(status: status, body: body)
-        guard let auth = object["auth"] as? String, !auth.isEmpty, let userData = object["user_data"] as? String else {
-            throw .missingAuth(status: status, body: String(decoding: body, as: UTF8.self))
+    static func userAuthentication(_ answer: AuthEndpointAnswer) throws(ChannelAuthorizationError) -> UserAuthentication {
+        let object = try object(answer)
+        guard let auth = object["auth"]?.stringValue, !auth.isEmpty, let userData = object["user_data"]?.stringValue else {
+            throw .missingAuth(answer.kept())
         }
         return UserAuthentication(auth: auth, userData: userData)
     }
 
     /// A batched answer (pusher-js-auth's format): `{"a":{"status":200,"data":{…}},"b":{"status":403}}`.
-    /// A missing `status` is 200; a channel missing from the answer is 404.
-    static func batch(status: Int, body: Data, channels: [String]) throws(ChannelAuthorizationError) -> [String: Result<ChannelAuthorization, ChannelAuthorizationError>] {
-        let object = try object(status: status, body: body)
+    /// A missing `status` is 200; a channel missing from the answer is 404. Each entry's answer
+    /// is its own status and its `data` as the body.
+    static func batch(_ answer: AuthEndpointAnswer, channels: [String]) throws(ChannelAuthorizationError) -> [String: Result<ChannelAuthorization, ChannelAuthorizationError>] {
+        let object = try object(answer)
         var results: [String: Result<ChannelAuthorization, ChannelAuthorizationError>] = [:]
         for channel in channels {
-            guard let entry = object[channel] as? [String: Any] else {
-                results[channel] = .failure(.httpStatus(status: 404, body: ""))
-                continue
-            }
-            let entryStatus = FrameJSON.int(entry["status"]) ?? 200
-            let data: [String: Any]?
-            switch entry["data"] {
-            case let nested as [String: Any]: data = nested
-            case let text as String: data = FrameJSON.object(text)
-            default: data = nil
-            }
-            let entryBody = entry["data"].flatMap(FrameJSON.text) ?? ""
-            guard entryStatus == 200 || entryStatus == 201 else {
-                results[channel] = .failure(.httpStatus(status: entryStatus, body: entryBody))
-                continue
-            }
-            guard let data else {
-                results[channel] = .failure(entry["data"] == nil ? .emptyBody(status: entryStatus) : .notObject(status: entryStatus, body: entryBody))
-                continue
-            }
-            do {
-                results[channel] = .success(try channelAuthorization(data, status: entryStatus, body: entryBody))
-            } catch {
-                results[channel] = .failure(error)
-            }
+            results[channel] = Result { () throws(ChannelAuthorizationError) in try entry(object[channel]) }
         }
         return results
+    }
+
+    private static func entry(_ entry: JSONValue?) throws(ChannelAuthorizationError) -> ChannelAuthorization {
+        guard let entry = entry?.objectValue else { throw .httpStatus(HTTPErrorResponse(status: 404)) }
+        let data = entry["data"]
+        let status = entry["status"]?.intValue ?? 200
+        let body = Data((data.map { $0.stringValue ?? $0.jsonText } ?? "").utf8)
+        let answer = AuthEndpointAnswer(status: status, body: body)
+        guard status == 200 || status == 201 else { throw .httpStatus(answer.kept()) }
+        guard let data else { throw .emptyBody(answer.kept()) }
+        guard let object = data.objectValue ?? data.stringValue.flatMap({ JSONValue(parsing: $0)?.objectValue }) else {
+            throw .notObject(answer.kept())
+        }
+        return try channelAuthorization(object, answer: answer)
     }
 }

@@ -1,3 +1,5 @@
+import Clearance
+
 /// Collects the authorizations asked for within a short ``window`` and sends them to the auth
 /// endpoint in one POST (the pusher-js-auth plugin's format:
 /// `socket_id=…&channel_name[0]=a&channel_name[1]=b`, answered with
@@ -10,7 +12,7 @@
 public actor BatchingChannelAuthorizer: ChannelAuthorizer {
     private struct Waiter {
         let channelName: String
-        let continuation: CheckedContinuation<ChannelAuthorization, any Error>
+        let continuation: CheckedContinuation<Result<ChannelAuthorization, ChannelAuthorizationError>, Never>
     }
 
     /// The single-request authorizer whose endpoint receives the batches.
@@ -24,9 +26,9 @@ public actor BatchingChannelAuthorizer: ChannelAuthorizer {
     private var scheduled: Set<String> = []
     private var nextID: UInt64 = 0
     /// HTTP requests sent so far: batches and single fallbacks.
-    public private(set) var requestCount = 0
+    package private(set) var requestCount = 0
     /// Batches sent so far.
-    public private(set) var batchCount = 0
+    package private(set) var batchCount = 0
 
     /// - Parameters:
     ///   - server: Where batches go (its endpoint, headers, credential, timeout).
@@ -38,21 +40,21 @@ public actor BatchingChannelAuthorizer: ChannelAuthorizer {
         self.maximumBatchSize = max(1, maximumBatchSize)
     }
 
-    public func authorize(socketID: String, channelName: String) async throws -> ChannelAuthorization {
+    public func authorize(socketID: String, channelName: String) async throws(ChannelAuthorizationError) -> ChannelAuthorization {
         nextID += 1
         let id = nextID
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            await withCheckedContinuation { continuation in
                 enqueue(Waiter(channelName: channelName, continuation: continuation), id: id, socketID: socketID)
             }
         } onCancel: {
             Task { await self.cancel(id: id, socketID: socketID) }
-        }
+        }.get()
     }
 
     private func enqueue(_ waiter: Waiter, id: UInt64, socketID: String) {
         if Task.isCancelled {
-            waiter.continuation.resume(throwing: CancellationError())
+            waiter.continuation.resume(returning: .failure(.cancelled))
             return
         }
         pending[socketID, default: [:]][id] = waiter
@@ -67,7 +69,7 @@ public actor BatchingChannelAuthorizer: ChannelAuthorizer {
     }
 
     private func cancel(id: UInt64, socketID: String) {
-        pending[socketID]?.removeValue(forKey: id)?.continuation.resume(throwing: CancellationError())
+        pending[socketID]?.removeValue(forKey: id)?.continuation.resume(returning: .failure(.cancelled))
     }
 
     private func flush(socketID: String) {
@@ -106,20 +108,20 @@ public actor BatchingChannelAuthorizer: ChannelAuthorizer {
         do {
             return .success(try await server.authorize(socketID: socketID, channelName: channelName))
         } catch {
-            return .failure(ChannelAuthorizationError.wrapping(error) ?? .transport(underlying: error))
+            return .failure(error)
         }
     }
 
     private func deliver(_ results: [String: Result<ChannelAuthorization, ChannelAuthorizationError>], to waiters: [Waiter]) {
         for waiter in waiters {
-            let result = results[waiter.channelName] ?? .failure(.httpStatus(status: 404, body: ""))
-            waiter.continuation.resume(with: result.mapError { $0 as any Error })
+            let result = results[waiter.channelName] ?? .failure(.httpStatus(HTTPErrorResponse(status: 404)))
+            waiter.continuation.resume(returning: result)
         }
     }
 
     /// 401 and 403 are the server's decision; anything else is worth one request of its own.
     static func fallsBack(_ error: ChannelAuthorizationError) -> Bool {
-        if case .httpStatus(let status, _) = error, status == 401 || status == 403 { return false }
+        if case .httpStatus(let response) = error, response.status == 401 || response.status == 403 { return false }
         return true
     }
 }

@@ -8,13 +8,14 @@
 /// app's own closure, `async` or completion handler) and ``InlineSecretChannelAuthorizer`` (signs
 /// locally; tests and trusted tools only).
 ///
-/// Conformers should throw ``ChannelAuthorizationError`` (any other error is reported as
-/// ``ChannelAuthorizationError/custom(underlying:)``) and honour cancellation. The client bounds
+/// Conformers throw ``ChannelAuthorizationError`` (``ChannelAuthorizationError/cancelled`` when
+/// the caller was cancelled; wrap any other error with ``ChannelAuthorizationError/init(wrapping:)``)
+/// and honour cancellation. The client bounds
 /// every call with its ``ChannelClientOptions/authorizationTimeout`` and retries transient
 /// failures (``ChannelAuthorizationError/isTransient``) with back-off, so an authorizer that
 /// hangs never leaves a channel pending forever. The client also checks the result: presence
 /// channels need `channelData`, encrypted channels a `sharedSecret`.
 public protocol ChannelAuthorizer: Sendable {
     /// The authorization of `socketID` for `channelName`.
-    func authorize(socketID: String, channelName: String) async throws -> ChannelAuthorization
+    func authorize(socketID: String, channelName: String) async throws(ChannelAuthorizationError) -> ChannelAuthorization
 }

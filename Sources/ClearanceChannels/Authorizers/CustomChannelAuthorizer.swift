@@ -27,12 +27,11 @@ public struct CustomChannelAuthorizer: ChannelAuthorizer {
         }
     }
 
-    public func authorize(socketID: String, channelName: String) async throws -> ChannelAuthorization {
+    public func authorize(socketID: String, channelName: String) async throws(ChannelAuthorizationError) -> ChannelAuthorization {
         do {
             return try await body(socketID, channelName)
         } catch {
-            if let wrapped = ChannelAuthorizationError.wrapping(error) { throw wrapped }
-            throw CancellationError()
+            throw ChannelAuthorizationError(wrapping: error)
         }
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Clearance
 
 /// Runs an operation with a deadline and returns the moment the deadline passes, even when the
 /// operation ignores cancellation (an HTTP client still waiting for a connection, an app's
@@ -39,7 +39,7 @@ enum Deadline {
             var done = false
         }
 
-        private let state = Mutex(State())
+        private let state = Locked(State())
 
         /// Registers the caller; false (and resumes it with `CancellationError`) when the race was
         /// already decided by a cancellation.

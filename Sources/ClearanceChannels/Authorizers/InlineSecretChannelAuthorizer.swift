@@ -1,3 +1,4 @@
+import ClearanceWire
 import ClearanceSigning
 
 /// Signs channel authorizations in the client with the app secret.
@@ -27,23 +28,24 @@ public struct InlineSecretChannelAuthorizer: ChannelAuthorizer {
     public init(key: String, secret: String, masterKeyBase64: String? = nil, userID: String? = nil, userInfoJSON: String? = nil) throws(SigningError) {
         let signer = try ChannelAuthSigner(key: key, secret: secret, masterKeyBase64: masterKeyBase64)
         let channelData: String? = userID.map { id in
-            var members = [("user_id", FrameJSON.quoted(id))]
-            if let userInfoJSON { members.append(("user_info", userInfoJSON)) }
-            return FrameJSON.object(raw: members)
+            var data = JSONWriter()
+            data.string("user_id", id)
+            if let userInfoJSON { data.raw("user_info", userInfoJSON) }
+            return data.text
         }
         self.init(signer: signer) { _ in channelData }
     }
 
-    public func authorize(socketID: String, channelName: String) async throws -> ChannelAuthorization {
+    public func authorize(socketID: String, channelName: String) async throws(ChannelAuthorizationError) -> ChannelAuthorization {
         let kind = ChannelNameKind(channelName: channelName)
         let channelData = kind == .presence ? presenceChannelData(channelName) : nil
         if kind == .presence && channelData == nil {
-            throw ChannelAuthorizationError.misconfigured(reason: "no presence channel_data for this channel")
+            throw .misconfigured(reason: "no presence channel_data for this channel")
         }
         do {
             return try signer.authorizeChannel(socketID: socketID, channelName: channelName, channelData: channelData)
         } catch {
-            throw ChannelAuthorizationError.misconfigured(reason: error.message)
+            throw .misconfigured(reason: error.message)
         }
     }
 }

@@ -14,16 +14,15 @@ import HTTPTypes
 /// `willAuthorizeChannel:withAuthOperation:`).
 ///
 /// Each failure is its own ``ChannelAuthorizationError``: a status other than 200/201, an empty,
-/// non-JSON or non-object body, a body without `auth`, a transport error, or no answer within
-/// ``timeout``; the status and body are kept.
+/// non-JSON or non-object body, a body without `auth`, a transport error; the answer is kept.
+/// The deadline is the channel client's (``ChannelClientOptions/authorizationTimeout``), the
+/// one deadline on the authorization path.
 public struct ServerChannelAuthorizer: ChannelAuthorizer {
     /// Supplies header fields for each auth request, awaited just before it is sent.
     public typealias HeaderProvider = @Sendable () async throws -> HTTPFields
 
     /// The auth endpoint, e.g. `https://example.com/pusher/auth`.
     public var endpoint: URL { client.endpoint }
-    /// The deadline for one auth request.
-    public var timeout: Duration { client.timeout }
     let client: AuthEndpointClient
 
     /// Creates a server-based authorizer.
@@ -37,7 +36,6 @@ public struct ServerChannelAuthorizer: ChannelAuthorizer {
     ///     the source can refresh), or nil.
     ///   - transportSecurity: Where that credential may go; loopback or `https` by default.
     ///   - transport: The HTTP transport; the shared AsyncHTTPClient one by default.
-    ///   - timeout: The deadline for one request. Default 10 s.
     ///   - willSend: The request hook: adjust each request just before it is sent.
     /// - Throws: ``ChannelAuthorizationError/misconfigured(reason:)`` when the endpoint is not an
     ///   absolute `http`/`https` URL.
@@ -48,8 +46,7 @@ public struct ServerChannelAuthorizer: ChannelAuthorizer {
         headerProviders: [HeaderProvider] = [],
         credentialSource: (any CredentialSource)? = nil,
         transportSecurity: TransportSecurity = .strict,
-        transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
-        timeout: Duration = .seconds(10),
+        transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         willSend: AuthorizedClient.RequestHook? = nil
     ) throws(ChannelAuthorizationError) {
         let authorizer: RequestAuthorizer
@@ -63,7 +60,7 @@ public struct ServerChannelAuthorizer: ChannelAuthorizer {
             throw .misconfigured(reason: error.message)
         }
         try self.init(endpoint: endpoint, parameters: parameters, headers: headers, headerProviders: headerProviders,
-                      requestAuthorizer: authorizer, transport: transport, timeout: timeout, willSend: willSend)
+                      requestAuthorizer: authorizer, transport: transport, willSend: willSend)
     }
 
     /// Creates a server-based authorizer whose requests follow a full Clearance
@@ -74,8 +71,7 @@ public struct ServerChannelAuthorizer: ChannelAuthorizer {
         headers: HTTPFields = [:],
         headerProviders: [HeaderProvider] = [],
         requestAuthorizer: RequestAuthorizer,
-        transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
-        timeout: Duration = .seconds(10),
+        transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         willSend: AuthorizedClient.RequestHook? = nil
     ) throws(ChannelAuthorizationError) {
         guard let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https", endpoint.host != nil else {
@@ -83,23 +79,21 @@ public struct ServerChannelAuthorizer: ChannelAuthorizer {
         }
         client = AuthEndpointClient(
             endpoint: endpoint, parameters: parameters, headers: headers, headerProviders: headerProviders,
-            requestAuthorizer: requestAuthorizer, transport: transport, hook: willSend, timeout: timeout
+            client: AuthorizedClient(authorizer: requestAuthorizer, transport: transport, willSend: willSend)
         )
     }
 
-    public func authorize(socketID: String, channelName: String) async throws -> ChannelAuthorization {
-        let (status, body) = try await client.post([("socket_id", socketID), ("channel_name", channelName)])
-        return try AuthEndpointResponse.channelAuthorization(status: status, body: body)
+    public func authorize(socketID: String, channelName: String) async throws(ChannelAuthorizationError) -> ChannelAuthorization {
+        try AuthEndpointResponse.channelAuthorization(try await client.post([("socket_id", socketID), ("channel_name", channelName)]))
     }
 
     /// Authorizes several channels in one request (pusher-js-auth's batched format).
     ///
     /// - Returns: one result per channel; a channel the server left out is a 404.
     /// - Throws: when the request as a whole failed (transport, timeout, status, body).
-    public func authorizeBatch(socketID: String, channelNames: [String]) async throws -> [String: Result<ChannelAuthorization, ChannelAuthorizationError>] {
+    public func authorizeBatch(socketID: String, channelNames: [String]) async throws(ChannelAuthorizationError) -> [String: Result<ChannelAuthorization, ChannelAuthorizationError>] {
         var fields = [("socket_id", socketID)]
         for (index, name) in channelNames.enumerated() { fields.append(("channel_name[\(index)]", name)) }
-        let (status, body) = try await client.post(fields)
-        return try AuthEndpointResponse.batch(status: status, body: body, channels: channelNames)
+        return try AuthEndpointResponse.batch(try await client.post(fields), channels: channelNames)
     }
 }

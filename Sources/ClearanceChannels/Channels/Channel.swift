@@ -14,20 +14,20 @@ public final class Channel: Sendable {
     /// Public, private, presence, encrypted or server-to-user, from the name's prefix.
     public let kind: ChannelNameKind
     weak let client: ChannelClient?
-    let stateBox: ValueBroadcaster<ChannelSubscriptionState>
-    let eventBox = EventBroadcaster<ChannelEvent>(bufferLimit: 1024)
-    let errorBox = EventBroadcaster<ChannelError>(bufferLimit: 64)
+    let stateBox: Broadcaster<ChannelSubscriptionState>
+    let eventBox = Broadcaster<ChannelEvent>(bufferLimit: 1024)
+    let errorBox = Broadcaster<ChannelError>(bufferLimit: 64)
     let roster = PresenceRoster()
 
     init(name: String, client: ChannelClient, state: ChannelSubscriptionState = .pending) {
         self.name = name
         self.kind = ChannelNameKind(channelName: name)
         self.client = client
-        self.stateBox = ValueBroadcaster(state)
+        self.stateBox = Broadcaster(replaying: state)
     }
 
     /// The subscription state now.
-    public var state: ChannelSubscriptionState { stateBox.value }
+    public var state: ChannelSubscriptionState { stateBox.replayed ?? .unsubscribed }
 
     /// The subscription state, starting with the current one.
     public var states: AsyncStream<ChannelSubscriptionState> { stateBox.subscribe() }
@@ -102,7 +102,7 @@ public final class Channel: Sendable {
     // MARK: - Updates from the client
 
     func setState(_ state: ChannelSubscriptionState) {
-        switch (stateBox.value, state) {
+        switch (self.state, state) {
         case (.pending, .pending), (.subscribed, .subscribed): return
         default: stateBox.send(state)
         }

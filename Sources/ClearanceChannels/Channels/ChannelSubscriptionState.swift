@@ -19,7 +19,7 @@ public enum ChannelSubscriptionState: Sendable, CustomStringConvertible {
         switch self {
         case .pending: "pending"
         case .subscribed: "subscribed"
-        case .failed(let error): "failed(\(error.code))"
+        case .failed(let error): "failed(\(error.qualifiedCode))"
         case .unsubscribed: "unsubscribed"
         }
     }

@@ -66,13 +66,14 @@ extension ChannelClient {
             let value = try await Deadline.run(timeout, timeoutError: { ChannelAuthorizationError.timedOut(after: timeout) }, operation)
             return .success(value)
         } catch {
-            if Task.isCancelled { return .cancelled }
-            return .failure(ChannelAuthorizationError.wrapping(error) ?? .transport(underlying: error))
+            let failure = ChannelAuthorizationError(wrapping: error)
+            if Task.isCancelled || failure.code == .cancelled { return .cancelled }
+            return .failure(failure)
         }
     }
 
     private func noteRetry(_ name: String, error: ChannelAuthorizationError, attempt: Int) {
-        logger.debug("channels.auth.retry", metadata: ["channel": "\(name)", "code": "\(error.code)", "attempt": "\(attempt)"])
+        logger.debug("channels.auth.retry", metadata: ["channel": "\(name)", "code": "\(error.qualifiedCode)", "attempt": "\(attempt)"])
     }
 
     private func replaceFlight(_ name: String, ticket: StaleAuthorizationFilter.Ticket, stale: SingleFlight<ChannelAuthorization>) -> SingleFlight<ChannelAuthorization>? {
@@ -91,7 +92,7 @@ extension ChannelClient {
         let authorization: ChannelAuthorization
         switch result.flatMap({ Self.check($0, kind: record.kind) }) {
         case .failure(let error):
-            logger.debug("channels.auth.failed", metadata: ["channel": "\(name)", "code": "\(error.code)", "status": "\(error.status.map(String.init) ?? "-")"])
+            logger.debug("channels.auth.failed", metadata: ["channel": "\(name)", "code": "\(error.qualifiedCode)", "status": "\(error.status.map(String.init) ?? "-")"])
             record.channel.setState(.failed(.authorization(error)))
             return
         case .success(let checked):
@@ -158,7 +159,7 @@ extension ChannelClient {
             }
             decryptAndDeliver(frame, record: record, reauthorized: true)
         case .failure(let error):
-            record.channel.report(.decryptionFailed(event: frame.event, reason: "re-authorization failed (\(error.code))"))
+            record.channel.report(.decryptionFailed(event: frame.event, reason: "re-authorization failed (\(error.qualifiedCode))"))
         case .cancelled:
             break
         }

@@ -1,3 +1,4 @@
+import ClearanceWire
 import ClearanceSigning
 
 extension ChannelClient {
@@ -13,7 +14,7 @@ extension ChannelClient {
         guard records[channel.name]?.channel === channel, channel.state.isSubscribed else {
             throw .clientEventRejected(.notSubscribed)
         }
-        guard FrameJSON.value(json) != nil else { throw .clientEventRejected(.unencodableData) }
+        guard JSONValue(parsing: json) != nil else { throw .clientEventRejected(.unencodableData) }
         guard json.utf8.count <= Self.maximumClientEventBytes else { throw .clientEventRejected(.dataTooLarge) }
         guard rateLimiter.allow(at: .now) else { throw .clientEventRejected(.rateLimited) }
         await send(OutgoingFrame.clientEvent(event, channel: channel.name, dataJSON: json), on: live.token)

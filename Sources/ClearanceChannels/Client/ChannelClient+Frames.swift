@@ -1,3 +1,4 @@
+import ClearanceWire
 import Clearance
 import ClearanceSigning
 import Logging
@@ -70,15 +71,15 @@ extension ChannelClient {
     private func subscriptionError(_ frame: IncomingFrame) {
         let object = frame.dataObject ?? [:]
         let rejection = ServerRejection.subscriptionError(
-            type: object["type"] as? String,
-            error: (object["error"] as? String) ?? frame.data,
-            status: FrameJSON.int(object["status"])
+            type: object["type"]?.stringValue,
+            error: object["error"]?.stringValue ?? frame.data,
+            status: object["status"]?.intValue
         )
         guard let name = frame.channel, let record = records[name] else {
             serverErrorBox.send(rejection)
             return
         }
-        logger.debug("channels.subscription.rejected", metadata: ["channel": "\(name)", "code": "\(rejection.code)"])
+        logger.debug("channels.subscription.rejected", metadata: ["channel": "\(name)", "code": "\(rejection.qualifiedCode)"])
         record.channel.setState(.failed(.rejectedByServer(rejection)))
     }
 
@@ -88,8 +89,8 @@ extension ChannelClient {
     /// authorization; otherwise it goes to ``serverErrors``.
     private func pusherError(_ frame: IncomingFrame) {
         let object = frame.dataObject ?? [:]
-        let message = (object["message"] as? String) ?? frame.data ?? ""
-        let code = FrameJSON.int(object["code"])
+        let message = object["message"]?.stringValue ?? frame.data ?? ""
+        let code = object["code"]?.intValue
         let rejection = ServerRejection.pusherError(code: code, message: message)
         if code == 4301 {
             // A refused client event: the connection stays, no subscription is affected.
@@ -122,14 +123,14 @@ extension ChannelClient {
 
     private func memberAdded(_ frame: IncomingFrame) {
         guard let name = frame.channel, let record = records[name], let object = frame.dataObject,
-              let id = FrameJSON.string(object["user_id"]) else { return }
-        record.channel.roster.add(PresenceMember(id: id, infoJSON: object["user_info"].flatMap(FrameJSON.text)))
+              let id = object["user_id"]?.scalarText else { return }
+        record.channel.roster.add(PresenceMember(id: id, infoJSON: object["user_info"]?.jsonText))
         record.channel.deliver(ChannelEvent(name: "pusher:member_added", channel: name, data: frame.data))
     }
 
     private func memberRemoved(_ frame: IncomingFrame) {
         guard let name = frame.channel, let record = records[name], let object = frame.dataObject,
-              let id = FrameJSON.string(object["user_id"]) else { return }
+              let id = object["user_id"]?.scalarText else { return }
         record.channel.roster.remove(id: id)
         record.channel.deliver(ChannelEvent(name: "pusher:member_removed", channel: name, data: frame.data))
     }

@@ -57,7 +57,7 @@ extension ChannelClient {
         case .cancelled:
             return
         case .failure(let error):
-            logger.debug("channels.signin.failed", metadata: ["code": "\(error.code)"])
+            logger.debug("channels.signin.failed", metadata: ["code": "\(error.qualifiedCode)"])
             signInState.fail(.authorization(error))
         case .success(let authentication):
             signInState.awaitingServer = true
@@ -67,7 +67,7 @@ extension ChannelClient {
 
     /// `pusher:signin_success {user_data}`: subscribe to `#server-to-user-<id>`.
     func signInSucceeded(_ frame: IncomingFrame, on token: UInt64) async {
-        guard let userData = frame.dataObject?["user_data"] as? String, let user = try? PusherUserData(parsing: userData) else {
+        guard let userData = frame.dataObject?["user_data"]?.stringValue, let user = try? PusherUserData(parsing: userData) else {
             signInState.fail(.rejectedByServer(.pusherError(code: nil, message: "pusher:signin_success without usable user_data")))
             return
         }

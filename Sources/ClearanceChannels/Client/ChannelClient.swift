@@ -32,8 +32,8 @@ public actor ChannelClient {
     let logger: Logger
 
     var machine: ConnectionMachine
-    let stateBox: ValueBroadcaster<ConnectionState>
-    let serverErrorBox = EventBroadcaster<ServerRejection>(bufferLimit: 64)
+    let stateBox: Broadcaster<ConnectionState>
+    let serverErrorBox = Broadcaster<ServerRejection>(bufferLimit: 64)
     var filter = StaleAuthorizationFilter()
     var records: [String: SubscriptionRecord] = [:]
     var socket: LiveSocket?
@@ -41,7 +41,7 @@ public actor ChannelClient {
     /// The WebSocket connect attempt in progress, and whether its handler started or it was given up.
     var connectAttempt: (id: UInt64, started: Bool, abandoned: Bool) = (0, false, false)
     /// How many WebSocket connect attempts were given up at `connectTimeout` (for tests and diagnostics).
-    public internal(set) var connectAttemptsGivenUp = 0
+    package internal(set) var connectAttemptsGivenUp = 0
     var connectionTask: Task<Void, Never>?
     var rateLimiter = ClientEventRateLimiter()
     var signInState = SignInState()
@@ -55,7 +55,7 @@ public actor ChannelClient {
         self.options = options
         self.logger = options.logger
         self.machine = ConnectionMachine(policy: options.reconnectPolicy)
-        self.stateBox = ValueBroadcaster(.initialized)
+        self.stateBox = Broadcaster(replaying: .initialized)
     }
 
     // MARK: - Connection
@@ -74,7 +74,7 @@ public actor ChannelClient {
     public var socketID: String? { machine.state.socketID }
 
     /// How many authorizations arrived for an earlier socket and were discarded.
-    public var staleAuthorizationsDiscarded: Int { filter.discarded }
+    package var staleAuthorizationsDiscarded: Int { filter.discarded }
 
     /// Opens the connection (and keeps it open, reconnecting as the policy says) until
     /// ``disconnect()``. Does nothing when already connecting or connected.
@@ -120,7 +120,7 @@ public actor ChannelClient {
     }
 
     func publishState() {
-        if stateBox.value != machine.state {
+        if stateBox.replayed != machine.state {
             logger.debug("channels.state", metadata: ["state": "\(machine.state)"])
             stateBox.send(machine.state)
         }
@@ -162,7 +162,7 @@ public actor ChannelClient {
     }
 
     /// Subscribe frames sent so far on any socket: channel and socket id (tests and diagnostics).
-    public var sentSubscriptions: [(channel: String, socketID: String?)] { subscribeLog }
+    package var sentSubscriptions: [(channel: String, socketID: String?)] { subscribeLog }
 
     func noteSubscribeSent(_ name: String) {
         if subscribeLog.count >= 10_000 { subscribeLog.removeFirst(5_000) }

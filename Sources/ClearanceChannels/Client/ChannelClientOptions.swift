@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceWire
 import Logging
 
 /// How a ``ChannelClient`` connects, authorizes and recovers.
@@ -105,7 +106,7 @@ public struct ChannelClientOptions: Sendable {
             throw .invalidOptions(reason: "'\(host)' is not a host name")
         }
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return "\(usesTLS ? "wss" : "ws")://\(bracketed):\(port)/app/\(FormBody.escape(key))"
-            + "?protocol=7&client=\(FormBody.escape(clientName))&version=\(FormBody.escape(clientVersion))"
+        return "\(usesTLS ? "wss" : "ws")://\(bracketed):\(port)/app/\(PercentEncoding.encode(key))"
+            + "?protocol=7&client=\(PercentEncoding.encode(clientName))&version=\(PercentEncoding.encode(clientVersion))"
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Clearance
 
 /// The first result of a connect attempt (the socket's end, the connect deadline, or
 /// cancellation) resumes the waiter; later ones are ignored.
@@ -9,7 +9,7 @@ final class ConnectOutcome: Sendable {
         case resolved(DisconnectCause)
         case done
     }
-    private let state = Mutex(State.empty)
+    private let state = Locked(State.empty)
 
     func install(_ continuation: CheckedContinuation<DisconnectCause, Never>) {
         let early: DisconnectCause? = state.withLock { state in

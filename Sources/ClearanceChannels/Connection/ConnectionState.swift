@@ -4,7 +4,7 @@
 /// `initialized → connecting → connected(socketID) → (unavailable → connecting …) → disconnected`,
 /// with `failed` when the server refused the connection for good (close codes 4000–4099) or the
 /// options cannot work.
-public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
+public enum ConnectionState: Sendable, Equatable, CustomStringConvertible {
     /// Created, ``ChannelClient/connect()`` not called yet.
     case initialized
     /// Opening the WebSocket, or waiting for `pusher:connection_established`.
@@ -32,6 +32,21 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .disconnected, .failed: true
         default: false
+        }
+    }
+
+    /// Equal when the states are the same; two failed states are equal when their errors have
+    /// the same code and close code (errors themselves are not compared).
+    public static func == (lhs: ConnectionState, rhs: ConnectionState) -> Bool {
+        switch (lhs, rhs) {
+        case (.initialized, .initialized), (.connecting, .connecting), (.unavailable, .unavailable), (.disconnected, .disconnected):
+            true
+        case (.connected(let a), .connected(let b)):
+            a == b
+        case (.failed(let a), .failed(let b)):
+            a.isSameFailure(as: b)
+        default:
+            false
         }
     }
 

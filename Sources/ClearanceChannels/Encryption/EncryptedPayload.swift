@@ -1,3 +1,4 @@
+import ClearanceWire
 import ClearanceSecretBox
 import Foundation
 
@@ -9,9 +10,9 @@ struct EncryptedPayload: Sendable, Hashable {
 
     /// Reads the payload; nil when it is not an object with base64 `nonce` and `ciphertext`.
     init?(_ text: String?) {
-        guard let text, let object = FrameJSON.object(text),
-              let nonceText = object["nonce"] as? String, let nonce = Data(base64Encoded: nonceText),
-              let boxText = object["ciphertext"] as? String, let box = Data(base64Encoded: boxText)
+        guard let text, let object = JSONValue(parsing: text),
+              let nonceText = object["nonce"]?.stringValue, let nonce = Data(base64Encoded: nonceText),
+              let boxText = object["ciphertext"]?.stringValue, let box = Data(base64Encoded: boxText)
         else { return nil }
         self.nonce = Array(nonce)
         self.ciphertext = Array(box)

@@ -1,28 +1,29 @@
 import Clearance
+import Foundation
 
-/// Why a channel (or a user sign-in) could not be authorized: each failure its own case, with the
-/// HTTP status and body kept for the app (libPusher reported a 403 as "unknown error 1").
+/// Why a channel (or a user sign-in) could not be authorized: each failure its own case, with
+/// the auth endpoint's answer kept whole (libPusher reported a 403 as "unknown error 1").
 ///
-/// ``code`` is stable; ``message`` is for people and never contains a signature, token or shared
-/// secret (bodies are shown as redacted snippets). The raw ``body`` stays available to the app.
-public enum ChannelAuthorizationError: Error, Sendable, CustomStringConvertible {
+/// ``message`` is for people and never contains a signature, token or shared secret: answers are
+/// shown as redacted snippets. The raw body stays available to the app in ``response``.
+public enum ChannelAuthorizationError: ClearanceError {
     /// The auth endpoint answered with a status other than 200 or 201 (401 and 403 included).
-    case httpStatus(status: Int, body: String)
+    case httpStatus(HTTPErrorResponse)
     /// The auth endpoint answered 200/201 with an empty body.
-    case emptyBody(status: Int)
+    case emptyBody(HTTPErrorResponse)
     /// The body is not JSON.
-    case notJSON(status: Int, body: String)
+    case notJSON(HTTPErrorResponse)
     /// The body is JSON but not an object.
-    case notObject(status: Int, body: String)
+    case notObject(HTTPErrorResponse)
     /// The body is an object without a usable string `auth` (or, for sign-in, `user_data`).
-    case missingAuth(status: Int, body: String)
+    case missingAuth(HTTPErrorResponse)
     /// A presence channel's authorization has no `channel_data`.
     case missingChannelData
     /// An encrypted channel's authorization has no `shared_secret`, or not base64 of 32 bytes.
     case invalidSharedSecret
     /// The request did not reach the endpoint, or the connection broke.
     case transport(underlying: any Error)
-    /// No answer in time (the client retries with back-off before it gives up).
+    /// No answer within the client's authorization deadline (it retries with back-off before it gives up).
     case timedOut(after: Duration)
     /// The app's own authorizer refused the channel.
     case denied(reason: String?)
@@ -32,53 +33,54 @@ public enum ChannelAuthorizationError: Error, Sendable, CustomStringConvertible 
     case credential(AuthorizationError)
     /// The authorizer cannot work as configured (an unsigned inline secret, plain HTTP, …).
     case misconfigured(reason: String)
+    /// The task waiting for the authorization was cancelled.
+    case cancelled
 
-    /// Stable machine-readable codes.
-    public var code: String {
+    /// Stable machine-readable codes; ``qualifiedCode`` is `channels.auth.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case httpStatus, emptyBody, notJSON, notObject, missingAuth, missingChannelData, invalidSharedSecret
+        case transport, timedOut, denied, custom, credential, misconfigured, cancelled
+    }
+
+    public static let codeDomain = "channels.auth"
+
+    /// The stable code of this error.
+    public var code: Code {
         switch self {
-        case .httpStatus: "channels.auth.httpStatus"
-        case .emptyBody: "channels.auth.emptyBody"
-        case .notJSON: "channels.auth.notJSON"
-        case .notObject: "channels.auth.notObject"
-        case .missingAuth: "channels.auth.missingAuth"
-        case .missingChannelData: "channels.auth.missingChannelData"
-        case .invalidSharedSecret: "channels.auth.invalidSharedSecret"
-        case .transport: "channels.auth.transport"
-        case .timedOut: "channels.auth.timedOut"
-        case .denied: "channels.auth.denied"
-        case .custom: "channels.auth.custom"
-        case .credential: "channels.auth.credential"
-        case .misconfigured: "channels.auth.misconfigured"
+        case .httpStatus: .httpStatus
+        case .emptyBody: .emptyBody
+        case .notJSON: .notJSON
+        case .notObject: .notObject
+        case .missingAuth: .missingAuth
+        case .missingChannelData: .missingChannelData
+        case .invalidSharedSecret: .invalidSharedSecret
+        case .transport: .transport
+        case .timedOut: .timedOut
+        case .denied: .denied
+        case .custom: .custom
+        case .credential: .credential
+        case .misconfigured: .misconfigured
+        case .cancelled: .cancelled
+        }
+    }
+
+    /// What the auth endpoint answered, when an answer caused this error.
+    public var response: HTTPErrorResponse? {
+        switch self {
+        case .httpStatus(let response), .emptyBody(let response), .notJSON(let response), .notObject(let response), .missingAuth(let response):
+            response
+        case .credential(let error):
+            error.response
+        default:
+            nil
         }
     }
 
     /// The HTTP status the endpoint answered with, when there was an answer.
-    public var status: Int? {
-        switch self {
-        case .httpStatus(let status, _), .emptyBody(let status), .notJSON(let status, _),
-             .notObject(let status, _), .missingAuth(let status, _):
-            status
-        case .credential(.unauthorized(let status, _)), .credential(.forbidden(let status, _)):
-            status
-        default:
-            nil
-        }
-    }
-
-    /// The response body as received (not redacted: it is the app's own data; do not log it).
-    public var body: String? {
-        switch self {
-        case .httpStatus(_, let body), .notJSON(_, let body), .notObject(_, let body), .missingAuth(_, let body):
-            body
-        case .emptyBody:
-            ""
-        default:
-            nil
-        }
-    }
+    public var status: Int? { response?.status }
 
     /// The error that caused this one, if any.
-    public var underlyingError: (any Error)? {
+    public var underlying: (any Error)? {
         switch self {
         case .transport(let error), .custom(let error): error
         case .credential(let error): error
@@ -86,11 +88,11 @@ public enum ChannelAuthorizationError: Error, Sendable, CustomStringConvertible 
         }
     }
 
-    /// Whether trying again may help: transport failures, timeouts and 5xx/429 answers.
+    /// Whether trying again may help: transport failures, timeouts and 5xx/429/408 answers.
     public var isTransient: Bool {
         switch self {
         case .transport, .timedOut: true
-        case .httpStatus(let status, _): status >= 500 || status == 429 || status == 408
+        case .httpStatus(let response): response.status >= 500 || response.status == 429 || response.status == 408
         case .credential(.networkFailure), .credential(.unavailable): true
         default: false
         }
@@ -99,16 +101,16 @@ public enum ChannelAuthorizationError: Error, Sendable, CustomStringConvertible 
     /// A human sentence saying what went wrong. Never contains a secret.
     public var message: String {
         switch self {
-        case .httpStatus(let status, let body):
-            "The auth endpoint refused the channel with HTTP \(status)\(Self.snippet(body))."
-        case .emptyBody(let status):
-            "The auth endpoint answered HTTP \(status) with an empty body."
-        case .notJSON(let status, let body):
-            "The auth endpoint answered HTTP \(status) with a body that is not JSON\(Self.snippet(body))."
-        case .notObject(let status, let body):
-            "The auth endpoint answered HTTP \(status) with JSON that is not an object\(Self.snippet(body))."
-        case .missingAuth(let status, let body):
-            "The auth endpoint answered HTTP \(status) without a string \"auth\"\(Self.snippet(body))."
+        case .httpStatus(let response):
+            "The auth endpoint refused the channel with HTTP \(response.status)\(Self.snippet(response))."
+        case .emptyBody(let response):
+            "The auth endpoint answered HTTP \(response.status) with an empty body."
+        case .notJSON(let response):
+            "The auth endpoint answered HTTP \(response.status) with a body that is not JSON\(Self.snippet(response))."
+        case .notObject(let response):
+            "The auth endpoint answered HTTP \(response.status) with JSON that is not an object\(Self.snippet(response))."
+        case .missingAuth(let response):
+            "The auth endpoint answered HTTP \(response.status) without a string \"auth\"\(Self.snippet(response))."
         case .missingChannelData:
             "The authorization of a presence channel has no channel_data."
         case .invalidSharedSecret:
@@ -125,25 +127,39 @@ public enum ChannelAuthorizationError: Error, Sendable, CustomStringConvertible 
             "The credential for the auth request failed: \(error.message)"
         case .misconfigured(let reason):
             "The channel authorizer is misconfigured: \(Redactor.scrub(reason))."
+        case .cancelled:
+            "The authorization was cancelled."
         }
     }
 
-    public var description: String { "\(code): \(message)" }
-
-    private static func snippet(_ body: String) -> String {
-        let text = Redactor.snippet(of: Array(body.utf8), limit: 200)
-        return text.isEmpty ? "" : ": \(text)"
+    private static func snippet(_ response: HTTPErrorResponse) -> String {
+        response.bodySnippet.isEmpty ? "" : ": \(response.bodySnippet)"
     }
 
-    /// Wraps any error: passes a ``ChannelAuthorizationError`` through, maps cancellation to
-    /// `CancellationError` (by returning nil), everything else to ``custom(underlying:)``.
-    static func wrapping(_ error: any Error) -> ChannelAuthorizationError? {
-        if let error = error as? ChannelAuthorizationError { return error }
-        if error is CancellationError { return nil }
-        if let error = error as? AuthorizationError {
-            if case .cancelled = error { return nil }
-            return .credential(error)
+    /// Wraps any error from an authorizer: passes a ``ChannelAuthorizationError`` through, maps
+    /// cancellation to ``cancelled``, a Clearance ``AuthorizationError`` to ``credential(_:)``
+    /// (or what it means), and anything else to ``custom(underlying:)``.
+    public init(wrapping error: any Error) {
+        switch error {
+        case let error as ChannelAuthorizationError:
+            self = error
+        case is CancellationError:
+            self = .cancelled
+        case let error as AuthorizationError:
+            self = Self(error)
+        default:
+            self = .custom(underlying: error)
         }
-        return .custom(underlying: error)
+    }
+
+    /// What a failed auth request means: a refusal is the endpoint's answer, a network failure
+    /// a transport error, cancellation cancellation, anything else the credential's problem.
+    init(_ error: AuthorizationError) {
+        switch error {
+        case .cancelled: self = .cancelled
+        case .networkFailure(let underlying): self = .transport(underlying: underlying)
+        case .unauthorized(let response), .forbidden(let response): self = .httpStatus(response)
+        default: self = .credential(error)
+        }
     }
 }

@@ -3,9 +3,9 @@ import Clearance
 /// Why a ``ChannelClient``'s connection failed or was lost.
 ///
 /// Every case has a stable ``code``, a human ``message`` and, where there is one, the
-/// ``underlyingError``. Messages never contain a signature, a token or a shared secret: text that
+/// ``underlying`` error. Messages never contain a signature, a token or a shared secret: text that
 /// comes from a server or an underlying error is passed through `Redactor` first.
-public enum ChannelClientError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum ChannelClientError: ClearanceError {
     /// The server closed the connection with a Pusher close code (4000–4399) and a reason.
     case closedByServer(code: UInt16, reason: String)
     /// The WebSocket could not be opened or broke (DNS, refused, TLS, upgrade refused, reset).
@@ -20,20 +20,24 @@ public enum ChannelClientError: Error, Sendable, Hashable, CustomStringConvertib
     /// An operation needs a connection and there is none.
     case notConnected
 
-    /// Stable machine-readable codes, one per case.
-    public var code: String {
-        switch self {
-        case .closedByServer: "channels.connection.closedByServer"
-        case .transport: "channels.connection.transport"
-        case .timedOut: "channels.connection.timedOut"
-        case .protocolViolation: "channels.connection.protocolViolation"
-        case .invalidOptions: "channels.connection.invalidOptions"
-        case .notConnected: "channels.connection.notConnected"
-        }
+    /// Stable machine-readable codes, one per failure; ``qualifiedCode`` is `channels.connection.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case closedByServer, transport, timedOut, protocolViolation, invalidOptions, notConnected
     }
 
-    /// The same as ``code``; named like ``AuthorizationError/qualifiedCode`` for symmetry.
-    public var qualifiedCode: String { code }
+    public static let codeDomain = "channels.connection"
+
+    /// The stable code of this error.
+    public var code: Code {
+        switch self {
+        case .closedByServer: .closedByServer
+        case .transport: .transport
+        case .timedOut: .timedOut
+        case .protocolViolation: .protocolViolation
+        case .invalidOptions: .invalidOptions
+        case .notConnected: .notConnected
+        }
+    }
 
     /// The Pusher close code, for ``closedByServer(code:reason:)``.
     public var closeCode: UInt16? {
@@ -42,7 +46,7 @@ public enum ChannelClientError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// The error that caused this one, if any.
-    public var underlyingError: (any Error)? {
+    public var underlying: (any Error)? {
         if case .transport(let error) = self { return error }
         return nil
     }
@@ -65,14 +69,9 @@ public enum ChannelClientError: Error, Sendable, Hashable, CustomStringConvertib
         }
     }
 
-    public var description: String { "\(code): \(message)" }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
+    /// Whether `other` is the same failure: the same code and close code (the underlying
+    /// errors and messages are not compared).
+    public func isSameFailure(as other: ChannelClientError) -> Bool {
+        code == other.code && closeCode == other.closeCode
     }
 }

@@ -1,10 +1,13 @@
+import Clearance
 import ClearanceSigning
 
 /// What went wrong with one channel: its ``ChannelSubscriptionState/failed(_:)`` state, or a
 /// problem reported on ``Channel/errors`` (a dropped encrypted event, a refused client event).
 ///
-/// ``code`` is stable; ``message`` never contains a signature, token or shared secret.
-public enum ChannelError: Error, Sendable, CustomStringConvertible {
+/// ``qualifiedCode`` is the inner error's where there is one (`channels.auth.httpStatus`,
+/// `channels.server.subscriptionError`, `channels.connection.closedByServer`), otherwise
+/// `channels.<code>`; ``message`` never contains a signature, token or shared secret.
+public enum ChannelError: ClearanceError {
     /// The channel's authorizer failed (HTTP status, bad body, transport, timeout, denial, …).
     case authorization(ChannelAuthorizationError)
     /// The server refused the subscription or sign-in itself.
@@ -20,16 +23,46 @@ public enum ChannelError: Error, Sendable, CustomStringConvertible {
     /// The channel was unsubscribed while something waited for it.
     case unsubscribed
 
-    /// Stable machine-readable codes (the inner error's code where there is one).
-    public var code: String {
+    /// Stable machine-readable codes, one per case.
+    public enum Code: String, Sendable, CaseIterable {
+        case authorization, rejectedByServer, invalidChannelName, decryptionFailed, clientEventRejected, connectionFailed, unsubscribed
+    }
+
+    public static let codeDomain = "channels"
+
+    /// The stable code of this error.
+    public var code: Code {
         switch self {
-        case .authorization(let error): error.code
-        case .rejectedByServer(let rejection): rejection.code
-        case .invalidChannelName: "channels.invalidChannelName"
-        case .decryptionFailed: "channels.decryptionFailed"
+        case .authorization: .authorization
+        case .rejectedByServer: .rejectedByServer
+        case .invalidChannelName: .invalidChannelName
+        case .decryptionFailed: .decryptionFailed
+        case .clientEventRejected: .clientEventRejected
+        case .connectionFailed: .connectionFailed
+        case .unsubscribed: .unsubscribed
+        }
+    }
+
+    /// The inner error's qualified code where there is one, else `channels.<code>`
+    /// (`channels.clientEvent.<reason>` for a refused client event).
+    public var qualifiedCode: String {
+        switch self {
+        case .authorization(let error): error.qualifiedCode
+        case .rejectedByServer(let rejection): rejection.qualifiedCode
+        case .connectionFailed(let error): error.qualifiedCode
         case .clientEventRejected(let reason): "channels.clientEvent.\(reason.rawValue)"
-        case .connectionFailed(let error): error.code
-        case .unsubscribed: "channels.unsubscribed"
+        default: "channels.\(code.rawValue)"
+        }
+    }
+
+    /// The inner error, where there is one.
+    public var underlying: (any Error)? {
+        switch self {
+        case .authorization(let error): error
+        case .rejectedByServer(let rejection): rejection
+        case .invalidChannelName(let error): error
+        case .connectionFailed(let error): error
+        default: nil
         }
     }
 
@@ -54,6 +87,4 @@ public enum ChannelError: Error, Sendable, CustomStringConvertible {
         case .unsubscribed: "The channel was unsubscribed."
         }
     }
-
-    public var description: String { "\(code): \(message)" }
 }

@@ -2,7 +2,9 @@ import Clearance
 
 /// How the server itself refused a subscription or sign-in. Servers differ, so each shape is its
 /// own case, with everything the server said kept.
-public enum ServerRejection: Sendable, Hashable, CustomStringConvertible {
+///
+/// ``message`` redacts the server's text: some servers echo the expected signature.
+public enum ServerRejection: ClearanceError, Hashable {
     /// `pusher:error` `{"message":…,"code":…}`: hosted Pusher and poxa ("Invalid signature: …"),
     /// Reverb (code 4009).
     case pusherError(code: Int?, message: String)
@@ -11,12 +13,19 @@ public enum ServerRejection: Sendable, Hashable, CustomStringConvertible {
     /// The server closed the connection with this code (4009: unauthorized) while the channel waited.
     case connectionClosed(code: UInt16, reason: String)
 
-    /// Stable machine-readable codes.
-    public var code: String {
+    /// Stable machine-readable codes, one per failure; ``qualifiedCode`` is `channels.server.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case pusherError, subscriptionError, connectionClosed
+    }
+
+    public static let codeDomain = "channels.server"
+
+    /// The stable code of this error.
+    public var code: Code {
         switch self {
-        case .pusherError: "channels.server.pusherError"
-        case .subscriptionError: "channels.server.subscriptionError"
-        case .connectionClosed: "channels.server.connectionClosed"
+        case .pusherError: .pusherError
+        case .subscriptionError: .subscriptionError
+        case .connectionClosed: .connectionClosed
         }
     }
 
@@ -41,7 +50,6 @@ public enum ServerRejection: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(code): \(message)" }
 
     /// Pusher's "Invalid signature: Expected HMAC SHA256 hex digest of …, but got KEY:SIG" quotes
     /// the signature it got: mask anything hex-looking of signature length.

@@ -7,10 +7,10 @@ struct ConnectionEstablished: Sendable, Hashable {
 
     /// Reads the frame's data; nil when the socket id is missing or not `^\d+\.\d+$`.
     init?(_ frame: IncomingFrame) {
-        guard let object = frame.dataObject, let socketID = FrameJSON.string(object["socket_id"]),
+        guard let object = frame.dataObject, let socketID = object["socket_id"]?.scalarText,
               SocketIDFormat.isValid(socketID)
         else { return nil }
         self.socketID = socketID
-        self.activityTimeout = FrameJSON.int(object["activity_timeout"])
+        self.activityTimeout = object["activity_timeout"]?.intValue
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import ClearanceWire
 
 /// One frame from the server: `{"event":…,"channel":…,"data":…,"user_id":…}`.
 ///
@@ -25,23 +25,20 @@ struct IncomingFrame: Sendable, Hashable {
     /// Parses a text frame.
     /// - Throws: ``FrameError`` when it is not a JSON object with a string `event`.
     init(parsing text: String) throws(FrameError) {
-        guard let object = FrameJSON.object(text) else { throw .notJSONObject }
-        guard let event = object["event"] as? String else { throw .missingEvent }
+        guard let object = JSONValue(parsing: text)?.objectValue else { throw .notJSONObject }
+        guard let event = object["event"]?.stringValue else { throw .missingEvent }
         self.event = event
-        self.channel = object["channel"] as? String
-        self.userID = FrameJSON.string(object["user_id"])
+        self.channel = object["channel"]?.stringValue
+        self.userID = object["user_id"]?.scalarText
         switch object["data"] {
-        case nil, is NSNull:
-            self.data = nil
-        case let string as String:
-            self.data = string
-        case let value?:
-            self.data = FrameJSON.text(value)
+        case nil, .null?: self.data = nil
+        case .string(let string)?: self.data = string
+        case let value?: self.data = value.jsonText
         }
     }
 
     /// ``data`` decoded as a JSON object (the second decode), or nil.
-    var dataObject: [String: Any]? {
-        data.flatMap(FrameJSON.object)
+    var dataObject: [String: JSONValue]? {
+        data.flatMap { JSONValue(parsing: $0)?.objectValue }
     }
 }

@@ -1,29 +1,42 @@
+import ClearanceWire
+
 /// The frames the client sends, as JSON text.
 enum OutgoingFrame {
     static func subscribe(channel: String, auth: String? = nil, channelData: String? = nil) -> String {
-        var members = [("channel", FrameJSON.quoted(channel))]
-        if let auth { members.append(("auth", FrameJSON.quoted(auth))) }
-        if let channelData { members.append(("channel_data", FrameJSON.quoted(channelData))) }
-        return event("pusher:subscribe", data: FrameJSON.object(raw: members))
+        event("pusher:subscribe") { data in
+            data.string("channel", channel)
+            data.optionalString("auth", auth)
+            data.optionalString("channel_data", channelData)
+        }
     }
 
     static func unsubscribe(channel: String) -> String {
-        event("pusher:unsubscribe", data: FrameJSON.object(raw: [("channel", FrameJSON.quoted(channel))]))
+        event("pusher:unsubscribe") { $0.string("channel", channel) }
     }
 
     static let ping = #"{"event":"pusher:ping","data":{}}"#
     static let pong = #"{"event":"pusher:pong","data":{}}"#
 
     static func signIn(auth: String, userData: String) -> String {
-        event("pusher:signin", data: FrameJSON.object(raw: [("auth", FrameJSON.quoted(auth)), ("user_data", FrameJSON.quoted(userData))]))
+        event("pusher:signin") { data in
+            data.string("auth", auth)
+            data.string("user_data", userData)
+        }
     }
 
     /// A client event; `dataJSON` is JSON text, sent as the value of `data`.
     static func clientEvent(_ name: String, channel: String, dataJSON: String) -> String {
-        FrameJSON.object(raw: [("event", FrameJSON.quoted(name)), ("channel", FrameJSON.quoted(channel)), ("data", dataJSON)])
+        var frame = JSONWriter()
+        frame.string("event", name)
+        frame.string("channel", channel)
+        frame.raw("data", dataJSON)
+        return frame.text
     }
 
-    private static func event(_ name: String, data: String) -> String {
-        FrameJSON.object(raw: [("event", FrameJSON.quoted(name)), ("data", data)])
+    private static func event(_ name: String, data: (inout JSONWriter) -> Void) -> String {
+        var frame = JSONWriter()
+        frame.string("event", name)
+        frame.object("data", data)
+        return frame.text
     }
 }

@@ -1,3 +1,4 @@
+import ClearanceWire
 /// The member list of a presence channel as a value: who is there, and who this client is.
 public struct PresenceMembers: Sendable, Hashable {
     /// This client's own member, when its `channel_data` named one.
@@ -23,13 +24,13 @@ public struct PresenceMembers: Sendable, Hashable {
     /// Reads `pusher_internal:subscription_succeeded` data:
     /// `{"presence":{"ids":[…],"hash":{id: info},"count":N}}`; `myID` is this client's user id.
     init?(subscriptionData text: String?, myID: String?) {
-        guard let text, let object = FrameJSON.object(text), let presence = object["presence"] as? [String: Any] else { return nil }
-        let hash = presence["hash"] as? [String: Any] ?? [:]
-        var ids = (presence["ids"] as? [Any] ?? []).compactMap(FrameJSON.string)
+        guard let text, let presence = JSONValue(parsing: text)?["presence"]?.objectValue else { return nil }
+        let hash = presence["hash"]?.objectValue ?? [:]
+        var ids = (presence["ids"]?.arrayValue ?? []).compactMap(\.scalarText)
         if ids.isEmpty { ids = Array(hash.keys) }
         var members: [String: PresenceMember] = [:]
         for id in ids {
-            members[id] = PresenceMember(id: id, infoJSON: hash[id].flatMap(FrameJSON.text))
+            members[id] = PresenceMember(id: id, infoJSON: hash[id]?.jsonText)
         }
         self.members = members
         self.me = myID.flatMap { members[$0] ?? PresenceMember(id: $0) }

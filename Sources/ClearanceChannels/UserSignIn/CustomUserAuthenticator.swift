@@ -20,12 +20,11 @@ public struct CustomUserAuthenticator: UserAuthenticator {
         }
     }
 
-    public func authenticate(socketID: String) async throws -> UserAuthentication {
+    public func authenticate(socketID: String) async throws(ChannelAuthorizationError) -> UserAuthentication {
         do {
             return try await body(socketID)
         } catch {
-            if let wrapped = ChannelAuthorizationError.wrapping(error) { throw wrapped }
-            throw CancellationError()
+            throw ChannelAuthorizationError(wrapping: error)
         }
     }
 }

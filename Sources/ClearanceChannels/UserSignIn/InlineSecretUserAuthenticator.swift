@@ -14,11 +14,11 @@ public struct InlineSecretUserAuthenticator: UserAuthenticator {
         self.userData = userData
     }
 
-    public func authenticate(socketID: String) async throws -> UserAuthentication {
+    public func authenticate(socketID: String) async throws(ChannelAuthorizationError) -> UserAuthentication {
         do {
             return try signer.authenticateUser(socketID: socketID, userData: userData)
         } catch {
-            throw ChannelAuthorizationError.misconfigured(reason: error.message)
+            throw .misconfigured(reason: error.message)
         }
     }
 }

@@ -17,20 +17,18 @@ public struct ServerUserAuthenticator: UserAuthenticator {
         headerProviders: [ServerChannelAuthorizer.HeaderProvider] = [],
         credentialSource: (any CredentialSource)? = nil,
         transportSecurity: TransportSecurity = .strict,
-        transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
-        timeout: Duration = .seconds(10),
+        transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         willSend: AuthorizedClient.RequestHook? = nil
     ) throws(ChannelAuthorizationError) {
         let channel = try ServerChannelAuthorizer(
             endpoint: endpoint, parameters: parameters, headers: headers, headerProviders: headerProviders,
             credentialSource: credentialSource, transportSecurity: transportSecurity, transport: transport,
-            timeout: timeout, willSend: willSend
+            willSend: willSend
         )
         client = channel.client
     }
 
-    public func authenticate(socketID: String) async throws -> UserAuthentication {
-        let (status, body) = try await client.post([("socket_id", socketID)])
-        return try AuthEndpointResponse.userAuthentication(status: status, body: body)
+    public func authenticate(socketID: String) async throws(ChannelAuthorizationError) -> UserAuthentication {
+        try AuthEndpointResponse.userAuthentication(try await client.post([("socket_id", socketID)]))
     }
 }

@@ -6,8 +6,9 @@
 /// Built in: ``ServerUserAuthenticator`` (POSTs `socket_id` to the app's user-auth endpoint,
 /// pusher-js's `/pusher/user-auth`), ``CustomUserAuthenticator`` and
 /// ``InlineSecretUserAuthenticator`` (tests and trusted tools only). Errors are reported like
-/// channel authorization errors (``ChannelAuthorizationError``).
+/// channel authorization errors (``ChannelAuthorizationError``, ``ChannelAuthorizationError/cancelled``
+/// when the caller was cancelled).
 public protocol UserAuthenticator: Sendable {
     /// The sign-in authentication for `socketID`.
-    func authenticate(socketID: String) async throws -> UserAuthentication
+    func authenticate(socketID: String) async throws(ChannelAuthorizationError) -> UserAuthentication
 }

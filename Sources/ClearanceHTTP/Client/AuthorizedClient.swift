@@ -8,7 +8,7 @@ import Logging
 /// - Applies the credential the endpoint needs, fetched per request from its source.
 /// - On a 401 whose challenge allows it (`invalid_token`, or no reason given) and a source that
 ///   can refresh: refreshes **once** (one fetch shared by every waiting request) and retries
-///   **once**. A second 401 is ``AuthorizationError/unauthorized(status:challenges:)``: never a loop.
+///   **once**. A second 401 is ``AuthorizationError/unauthorized(_:)``: never a loop.
 /// - Follows redirects itself (up to ``maximumRedirects``) and strips every credential when the
 ///   origin changes, whatever the transport.
 /// - Refuses to send a credential over plain HTTP except to loopback, unless allowed by the
@@ -35,14 +35,14 @@ public struct AuthorizedClient: Sendable {
     public let authorizer: RequestAuthorizer
     /// The transport the requests go through.
     public let transport: any HTTPTransport
-    /// How many redirects are followed before ``AuthorizationError/badResponse(status:bodySnippet:)``.
+    /// How many redirects are followed before ``AuthorizationError/tooManyRedirects(limit:last:)``.
     public let maximumRedirects: Int
     private let hook: RequestHook?
     private let logger: Logger
 
     public init(
         authorizer: RequestAuthorizer,
-        transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
+        transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         maximumRedirects: Int = 10,
         logger: Logger = Logger(label: "clearance.http"),
         willSend hook: RequestHook? = nil
@@ -64,7 +64,7 @@ public struct AuthorizedClient: Sendable {
             let redirectCount = redirects
             let attach = carriesCredential
             var isRetry = false
-            let (response, data) = try await authorizer.send(current, attachCredential: attach) { outgoing in
+            let (response, data) = try await authorizer.send(current, attachCredential: attach, errorBody: { $0 }) { outgoing in
                 var outgoing = outgoing
                 if let hook {
                     try await hook(&outgoing, HookContext(redirectCount: redirectCount, isRetry: isRetry, carriesCredential: attach))
@@ -77,7 +77,7 @@ public struct AuthorizedClient: Sendable {
             }
             redirects += 1
             guard redirects <= maximumRedirects else {
-                throw .badResponse(status: response.status.code, bodySnippet: "more than \(maximumRedirects) redirects")
+                throw .tooManyRedirects(limit: maximumRedirects, last: HTTPErrorResponse(response, body: data))
             }
             if carriesCredential && !step.keepsCredential {
                 logger.debug("redirect to another origin: credentials dropped", metadata: ["to": "\(Origin(step.request)?.description ?? "?")"])

@@ -6,7 +6,7 @@ import OpenAPIRuntime
 /// A swift-openapi-runtime `ClientMiddleware` that gives OpenAPI-generated clients Clearance's
 /// behaviour: the policy's credential per operation, transport security, and on a 401 that allows
 /// it one shared refresh and one retry. Redirects are the transport's business there; use
-/// ``URLSessionTransport``-style transports that do not follow them across origins.
+/// transports that do not follow them across origins (both of ClearanceHTTP's never follow them).
 ///
 /// The request body is buffered (up to ``maximumBufferedBody``) so the one retry can resend it.
 public struct AuthorizationMiddleware: ClientMiddleware {
@@ -38,7 +38,11 @@ public struct AuthorizationMiddleware: ClientMiddleware {
         if let body, body.iterationBehavior == .single {
             replayable = HTTPBody(try await Data(collecting: body, upTo: maximumBufferedBody))
         }
-        return try await authorizer.send(absolute) { outgoing in
+        let errorBody: (HTTPBody?) async -> Data = { body in
+            guard let body else { return Data() }
+            return (try? await Data(collecting: body, upTo: HTTPErrorResponse.maximumBodySize)) ?? Data()
+        }
+        return try await authorizer.send(absolute, errorBody: errorBody) { outgoing in
             var relative = request
             relative.headerFields = outgoing.headerFields
             if outgoing.path != absolute.path, let path = outgoing.path {

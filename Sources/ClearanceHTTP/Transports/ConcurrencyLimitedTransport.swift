@@ -1,6 +1,6 @@
 import Foundation
+import Clearance
 import HTTPTypes
-import Synchronization
 
 /// Wraps a transport so that at most `limit` requests are on the wire at once; the rest wait
 /// in a FIFO queue (cancellable). Keeps a burst of thousands of requests from piling up inside
@@ -30,9 +30,9 @@ final class AsyncGate: Sendable {
         var head = 0
         var nextID: UInt64 = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
-    init(limit: Int) { state = Mutex(State(available: limit)) }
+    init(limit: Int) { state = Locked(State(available: limit)) }
 
     func enter() async throws {
         let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }

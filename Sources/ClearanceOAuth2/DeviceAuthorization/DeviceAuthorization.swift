@@ -27,18 +27,18 @@ public struct DeviceAuthorization: Sendable {
     }
 
     static func parse(_ response: HTTPResponse, body: Data, receivedAt: Duration, secrets: [String]) throws(OAuth2Error) -> DeviceAuthorization {
-        let status = response.status.code
+        let answer = HTTPErrorResponse(response, body: body, masking: secrets, keepsBody: false)
         guard let object = try OAuth2ResponseBody.object(response, body: body, secrets: secrets) else {
-            throw .badResponse(status: status, reason: "the device authorization response is not a JSON object")
+            throw .badResponse(answer, reason: "the device authorization response is not a JSON object")
         }
         guard let deviceCode = object["device_code"] as? String, !deviceCode.isEmpty,
             let userCode = object["user_code"] as? String, !userCode.isEmpty
         else {
-            throw .badResponse(status: status, reason: "the device authorization response lacks device_code or user_code")
+            throw .badResponse(answer, reason: "the device authorization response lacks device_code or user_code")
         }
         // RFC 8628 says verification_uri; early drafts and Google say verification_url.
         guard let uriText = (object["verification_uri"] ?? object["verification_url"]) as? String, let uri = URL(string: uriText) else {
-            throw .badResponse(status: status, reason: "the device authorization response lacks verification_uri")
+            throw .badResponse(answer, reason: "the device authorization response lacks verification_uri")
         }
         let complete = (object["verification_uri_complete"] as? String).flatMap(URL.init(string:))
         let expiresIn = TokenResponse.lifetime(object["expires_in"]) ?? .seconds(600)

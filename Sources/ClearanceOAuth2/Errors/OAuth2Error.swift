@@ -4,18 +4,19 @@ import Foundation
 /// Everything that can go wrong in an OAuth 2.0 session.
 ///
 /// Every case has a stable ``code`` (safe to log and to switch on), a human ``message`` and,
-/// where there is one, the ``underlyingError``. No message or description ever contains a
+/// where there is one, the ``underlying``. No message or description ever contains a
 /// token, secret, password, authorization code or PKCE verifier. ``authorizationError(source:)``
 /// converts it for code that speaks Clearance's ``AuthorizationError``.
-public enum OAuth2Error: Error, Sendable {
+public enum OAuth2Error: ClearanceError {
     /// The authorization server answered with an `error` (RFC 6749 §5.2 and friends).
     case server(OAuth2ServerError)
     /// The authorization server could not be reached.
     case networkFailure(underlying: any Error)
-    /// The authorization server answered 5xx without an OAuth error; `retryAfter` from its `Retry-After`.
-    case serverUnavailable(status: Int, retryAfter: Duration?)
+    /// The authorization server answered 5xx without an OAuth error (its `Retry-After` is the
+    /// response's ``HTTPErrorResponse/retryAfter``).
+    case serverUnavailable(HTTPErrorResponse)
     /// The server answered something that is not a usable token response.
-    case badResponse(status: Int, reason: String)
+    case badResponse(HTTPErrorResponse, reason: String)
     /// There is no session and no automatic sign-in is configured.
     case notSignedIn
     /// The access token expired and there is nothing to renew it with (no refresh token, no automatic sign-in).
@@ -100,11 +101,21 @@ public enum OAuth2Error: Error, Sendable {
         }
     }
 
-    /// The code with the `oauth2.` prefix, for logs and analytics (`oauth2.invalid_grant`).
-    public var qualifiedCode: String { "oauth2.\(code.rawValue)" }
+    /// ``qualifiedCode`` is `oauth2.<code>`, the code in the RFCs' own spelling (`oauth2.invalid_grant`).
+    public static let codeDomain = "oauth2"
+
+    /// What the server answered, when an answer caused this error.
+    public var response: HTTPErrorResponse? {
+        switch self {
+        case .server(let error): error.response
+        case .serverUnavailable(let response), .badResponse(let response, _): response
+        case .backingOff(_, let cause): cause.response
+        default: nil
+        }
+    }
 
     /// The error that caused this one, if any.
-    public var underlyingError: (any Error)? {
+    public var underlying: (any Error)? {
         switch self {
         case .networkFailure(let error): error
         case .backingOff(_, let cause): cause
@@ -123,10 +134,10 @@ public enum OAuth2Error: Error, Sendable {
             "The authorization server refused the request: \(error)."
         case .networkFailure(let error):
             "The authorization server could not be reached: \(Redactor.scrub(String(describing: error)))."
-        case .serverUnavailable(let status, let retryAfter):
-            "The authorization server is unavailable (HTTP \(status))\(retryAfter.map { "; it asks to retry after \(Self.seconds($0))" } ?? "")."
-        case .badResponse(let status, let reason):
-            "The authorization server sent a response that is not a usable token response (HTTP \(status)): \(Redactor.scrub(reason))."
+        case .serverUnavailable(let response):
+            "The authorization server is unavailable (HTTP \(response.status))\(response.retryAfter.map { "; it asks to retry after \(Self.seconds($0))" } ?? "")."
+        case .badResponse(let response, let reason):
+            "The authorization server sent a response that is not a usable token response (HTTP \(response.status)): \(Redactor.scrub(reason))."
         case .notSignedIn:
             "Not signed in, and no automatic sign-in is configured."
         case .tokenExpired:
@@ -196,10 +207,4 @@ public enum OAuth2Error: Error, Sendable {
         let value = Double(seconds) + Double(attoseconds) / 1e18
         return value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
-}
-
-extension OAuth2Error: CustomStringConvertible, CustomDebugStringConvertible, LocalizedError {
-    public var description: String { "\(qualifiedCode): \(message)" }
-    public var debugDescription: String { description }
-    public var errorDescription: String? { message }
 }

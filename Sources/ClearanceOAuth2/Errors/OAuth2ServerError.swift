@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceWire
 import Foundation
 
 /// An error the authorization server answered with: RFC 6749 §5.2 (token endpoint), §4.1.2.1
@@ -36,6 +37,8 @@ public struct OAuth2ServerError: Sendable, Hashable, CustomStringConvertible {
     public let uri: String?
     /// The HTTP status of the response (0 for an error delivered in a redirect).
     public let httpStatus: Int
+    /// The whole answer, when the error came in an HTTP response.
+    public let response: HTTPErrorResponse?
 
     /// The RFC-defined kind of ``code``.
     public var kind: Kind { Kind(rawValue: code) ?? .other }
@@ -46,11 +49,13 @@ public struct OAuth2ServerError: Sendable, Hashable, CustomStringConvertible {
     ///   - uri: The `error_uri`, if any.
     ///   - httpStatus: The HTTP status (0 when the error came in a redirect).
     ///   - secrets: Values that must not appear in the description (the request's token, password, secret, code).
-    public init(code: String, description: String? = nil, uri: String? = nil, httpStatus: Int, secrets: [String] = []) {
+    ///   - response: The whole answer, when the error came in an HTTP response.
+    public init(code: String, description: String? = nil, uri: String? = nil, httpStatus: Int, secrets: [String] = [], response: HTTPErrorResponse? = nil) {
         self.code = Self.sanitizeCode(code)
         self.serverDescription = description.map { Self.sanitize($0, masking: secrets) }
         self.uri = uri.map { Self.sanitize($0, masking: secrets) }
         self.httpStatus = httpStatus
+        self.response = response
     }
 
     public var description: String {
@@ -72,7 +77,7 @@ public struct OAuth2ServerError: Sendable, Hashable, CustomStringConvertible {
         var result = text
         for secret in secrets where secret.count >= 4 {
             result = result.replacingOccurrences(of: secret, with: Redactor.mask)
-            let encoded = FormEncoding.encode(secret)
+            let encoded = PercentEncoding.formEncode(secret)
             if encoded != secret { result = result.replacingOccurrences(of: encoded, with: Redactor.mask) }
         }
         result = Redactor.scrub(result)

@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceWire
 import ClearanceHTTP
 import Foundation
 import HTTPTypes
@@ -32,7 +33,7 @@ public struct AuthorizationServer: Sendable {
         endpoints: OAuth2Endpoints,
         client: OAuth2Client,
         scopes: [String] = [],
-        transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
+        transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         transportSecurity: TransportSecurity = .strict,
         clock: any OAuth2Clock = SystemOAuth2Clock(),
         logger: Logger = Logger(label: "clearance.oauth2")
@@ -100,7 +101,7 @@ public struct AuthorizationServer: Sendable {
                 logger.debug("token revoked", metadata: ["token_type_hint": "\(hint)", "status": "\(response.status.code)"])
                 return
             } catch {
-                if !retried, case .serverUnavailable(503, let retryAfter?) = error, retryAfter <= retryLimit {
+                if !retried, case .serverUnavailable(let answer) = error, answer.status == 503, let retryAfter = answer.retryAfter, retryAfter <= retryLimit {
                     retried = true
                     logger.debug("revocation endpoint unavailable; retrying once", metadata: ["retry_after": "\(OAuth2Error.seconds(retryAfter))"])
                     do { try await clock.sleep(for: retryAfter) } catch { throw .cancelled }
@@ -134,7 +135,7 @@ public struct AuthorizationServer: Sendable {
         logger.trace("sending \(purpose)", metadata: metadata)
         if Task.isCancelled { throw .cancelled }
         do {
-            let (response, data) = try await transport.send(request, body: Data(FormEncoding.encode(body).utf8))
+            let (response, data) = try await transport.send(request, body: Data(FormFields.encode(body).utf8))
             logger.trace("\(purpose) answered", metadata: metadata.merging(["status": "\(response.status.code)"]) { $1 })
             return (response, data, secrets)
         } catch {

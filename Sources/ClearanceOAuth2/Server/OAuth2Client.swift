@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceWire
 import HTTPTypes
 
 /// The client's identity at the authorization server: its id, its secret (confidential
@@ -26,8 +27,8 @@ public struct OAuth2Client: Sendable, Hashable, Codable {
     /// The `Authorization` header value for `client_secret_basic`: `Basic base64(enc(id):enc(secret))`
     /// where `enc` is form-urlencoding (RFC 6749 §2.3.1 and Appendix B). Secret: never log it.
     public var basicAuthorization: String {
-        let user = FormEncoding.encode(id)
-        let password = FormEncoding.encode(secret ?? "")
+        let user = PercentEncoding.formEncode(id)
+        let password = PercentEncoding.formEncode(secret ?? "")
         // The encoded id cannot contain ':' (it is %3A), so this cannot throw.
         return (try? Credential.basic(user: user, password: password).authorizationValue) ?? ""
     }

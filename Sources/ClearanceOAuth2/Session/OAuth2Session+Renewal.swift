@@ -117,7 +117,7 @@ extension OAuth2Session {
         let now = clock.uptime
         let stillValid = update { core -> OAuth2Token? in
             if error.code != .cancelled {
-                let retryAfter: Duration? = if case .serverUnavailable(_, let wait) = error { wait } else { nil }
+                let retryAfter: Duration? = if case .serverUnavailable(let response) = error { response.retryAfter } else { nil }
                 core.backoff.recordFailure(at: now, serverRetryAfter: retryAfter)
                 core.lastFailure = error
             }

@@ -1,7 +1,6 @@
 import Clearance
 import Foundation
 import Logging
-import Synchronization
 
 /// An OAuth 2.0 session: signs in with a grant, keeps the token fresh, stores it, and is a
 /// Clearance credential source, so ``AuthorizedClient`` and the channel authorizers use it directly.
@@ -37,12 +36,12 @@ public final class OAuth2Session: RefreshableCredentialSource {
     /// The authorization server the session talks to.
     public let server: AuthorizationServer
 
-    let core: Mutex<SessionCore>
+    let core: Locked<SessionCore>
     let tokenFlight = SingleFlight<OAuth2Token>()
     let restoreFlight = SingleFlight<Bool>()
     let commits = SessionCommitQueue()
-    let stateBroadcaster = EventBroadcaster<OAuth2SessionState>()
-    let eventBroadcaster = EventBroadcaster<OAuth2SessionEvent>()
+    let stateBroadcaster = Broadcaster<OAuth2SessionState>(replaying: .signedOut)
+    let eventBroadcaster = Broadcaster<OAuth2SessionEvent>()
     var logger: Logger { configuration.logger }
     var clock: any OAuth2Clock { configuration.clock }
 
@@ -51,7 +50,7 @@ public final class OAuth2Session: RefreshableCredentialSource {
     public init(configuration: OAuth2SessionConfiguration) {
         self.configuration = configuration
         self.server = configuration.server
-        self.core = Mutex(SessionCore(window: configuration.refreshWindow, backoff: configuration.backoff))
+        self.core = Locked(SessionCore(window: configuration.refreshWindow, backoff: configuration.backoff))
     }
 
     /// The name used in errors, events and logs.
@@ -66,18 +65,18 @@ public final class OAuth2Session: RefreshableCredentialSource {
     /// What may be known about the current token: never the token.
     public var tokenInfo: TokenInfo? { core.withLock { $0.active?.token.info } }
 
-    /// Every state change from now on.
-    public func states() -> AsyncStream<OAuth2SessionState> { stateBroadcaster.subscribe() }
+    /// The state, starting with the current one, then every change.
+    public var states: AsyncStream<OAuth2SessionState> { stateBroadcaster.subscribe() }
 
     /// Every event from now on.
-    public func events() -> AsyncStream<OAuth2SessionEvent> { eventBroadcaster.subscribe() }
+    public var events: AsyncStream<OAuth2SessionEvent> { eventBroadcaster.subscribe() }
 
     // MARK: - CredentialSource
 
     /// The credential for the next request: the access token under the configured scheme.
     /// Signs in automatically or refreshes first when needed.
     /// - Throws: ``AuthorizationError`` whose underlying error is the ``OAuth2Error``.
-    public func credential() async throws -> Credential {
+    public func credential() async throws(AuthorizationError) -> Credential {
         do {
             return try await currentCredential()
         } catch {
@@ -87,7 +86,7 @@ public final class OAuth2Session: RefreshableCredentialSource {
 
     /// Replaces `rejected` if it is still the current credential (one refresh shared by every
     /// caller) and returns the new one; returns the current one at once when it is newer.
-    public func refreshCredential(after rejected: Credential) async throws -> Credential {
+    public func refreshCredential(after rejected: Credential) async throws(AuthorizationError) -> Credential {
         await ensureRestored()
         let rejectedNow = core.withLock { core -> Bool in
             guard let active = core.active, !active.rejected, makeCredential(active.token) == rejected else { return false }

@@ -50,17 +50,21 @@ public struct OAuth2SessionConfiguration: Sendable {
     ///   - clientSecret: The client secret, for confidential clients.
     ///   - clientAuthentication: How they are sent; HTTP Basic when there is a secret, by default.
     ///   - revocationEndpoint: The RFC 7009 revocation endpoint, if the server has one.
+    ///   - authorizationEndpoint: The authorization endpoint, for the authorization code grant.
+    ///   - deviceAuthorizationEndpoint: The RFC 8628 device authorization endpoint, for the device grant.
     public init(
         tokenEndpoint: URL,
         clientID: String,
         clientSecret: String? = nil,
         clientAuthentication: ClientAuthenticationMethod? = nil,
         revocationEndpoint: URL? = nil,
+        authorizationEndpoint: URL? = nil,
+        deviceAuthorizationEndpoint: URL? = nil,
         headerScheme: String = "Bearer",
         scopes: [String] = [],
         store: any SessionStore = InMemorySessionStore(),
         automaticSignIn: (any OAuth2Grant)? = nil,
-        transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
+        transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         transportSecurity: TransportSecurity = .strict,
         clock: any OAuth2Clock = SystemOAuth2Clock(),
         leeway: Duration = .seconds(30),
@@ -72,7 +76,9 @@ public struct OAuth2SessionConfiguration: Sendable {
         authorizationEvents: AuthorizationEvents? = nil,
         logger: Logger = Logger(label: "clearance.oauth2")
     ) {
-        self.endpoints = OAuth2Endpoints(token: tokenEndpoint, revocation: revocationEndpoint)
+        self.endpoints = OAuth2Endpoints(
+            token: tokenEndpoint, revocation: revocationEndpoint, authorization: authorizationEndpoint,
+            deviceAuthorization: deviceAuthorizationEndpoint)
         self.client = OAuth2Client(id: clientID, secret: clientSecret, authentication: clientAuthentication)
         self.headerScheme = headerScheme
         self.scopes = scopes
@@ -101,9 +107,9 @@ public struct OAuth2SessionConfiguration: Sendable {
         self.init(
             tokenEndpoint: endpoints.token, clientID: client.id, clientSecret: client.secret,
             clientAuthentication: client.authentication, revocationEndpoint: endpoints.revocation,
+            authorizationEndpoint: endpoints.authorization, deviceAuthorizationEndpoint: endpoints.deviceAuthorization,
             headerScheme: stored.headerScheme ?? "Bearer", store: store, transportSecurity: transportSecurity,
             storesClientConfiguration: true, logger: logger)
-        self.endpoints = endpoints
     }
 
     /// The authorization server as the grants see it.

@@ -1,3 +1,4 @@
+import Clearance
 /// The state an ``OAuth2Session`` holds behind its lock, and the one decision it takes on every
 /// request: use the token, renew it, or fail. A value type, tested on its own.
 struct SessionCore: Sendable {
@@ -73,7 +74,7 @@ struct SessionCore: Sendable {
             return .refreshLimitReached(attempts: window.maximumAttempts, window: window.duration, retryAfter: wait)
         }
         if let wait = backoff.remaining(now: now) {
-            return .backingOff(retryAfter: wait, cause: lastFailure ?? .serverUnavailable(status: 0, retryAfter: nil))
+            return .backingOff(retryAfter: wait, cause: lastFailure ?? .serverUnavailable(HTTPErrorResponse(status: 0)))
         }
         return nil
     }

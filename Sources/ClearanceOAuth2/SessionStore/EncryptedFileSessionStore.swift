@@ -1,6 +1,6 @@
+import Clearance
 import Crypto
 import Foundation
-import Synchronization
 
 /// A session store for Linux, servers and command-line tools: one file, AES-256-GCM encrypted
 /// (swift-crypto), mode 0600, written crash-safely.
@@ -20,7 +20,7 @@ public final class EncryptedFileSessionStore: SessionStore {
     public let fileURL: URL
     private let key: SessionStoreKey
     private let now: @Sendable () -> Date
-    private let serial = Mutex(())
+    private let serial = Locked(())
 
     /// - Parameters:
     ///   - fileURL: The session file; its directory is created (mode 0700) on the first save.

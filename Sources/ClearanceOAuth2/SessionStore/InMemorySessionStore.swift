@@ -1,12 +1,12 @@
-import Synchronization
+import Clearance
 
 /// A store that lives as long as the process: for tests and short-lived tools.
 public final class InMemorySessionStore: SessionStore {
-    private let stored: Mutex<StoredSession?>
+    private let stored: Locked<StoredSession?>
 
     /// - Parameter initial: A session to start with.
     public init(_ initial: StoredSession? = nil) {
-        self.stored = Mutex(initial)
+        self.stored = Locked(initial)
     }
 
     /// What the store holds now (for tests).

@@ -1,3 +1,4 @@
+import Clearance
 import Foundation
 import HTTPTypes
 
@@ -12,22 +13,14 @@ enum OAuth2ResponseBody {
         if let object, let code = object["error"] as? String {
             throw .server(OAuth2ServerError(
                 code: code, description: object["error_description"] as? String, uri: object["error_uri"] as? String,
-                httpStatus: status, secrets: secrets))
+                httpStatus: status, secrets: secrets, response: HTTPErrorResponse(response, body: body, masking: secrets)))
         }
         if status >= 500 {
-            throw .serverUnavailable(status: status, retryAfter: retryAfter(response))
+            throw .serverUnavailable(HTTPErrorResponse(response, body: body, masking: secrets))
         }
         guard (200..<300).contains(status) else {
-            throw .badResponse(status: status, reason: "an HTTP error status without an OAuth error")
+            throw .badResponse(HTTPErrorResponse(response, body: body, masking: secrets), reason: "an HTTP error status without an OAuth error")
         }
         return object
-    }
-
-    /// The `Retry-After` header as a delay, when it is given in seconds (the HTTP-date form is ignored).
-    static func retryAfter(_ response: HTTPResponse) -> Duration? {
-        guard let value = response.headerFields[.retryAfter], let seconds = Int(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else {
-            return nil
-        }
-        return .seconds(min(seconds, 3600))
     }
 }

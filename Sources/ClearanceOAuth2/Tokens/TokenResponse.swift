@@ -33,19 +33,19 @@ public struct TokenResponse: Sendable {
     ///
     /// - Parameters:
     ///   - secrets: Values of the request that must not appear in any error (masked in `error_description`).
-    /// - Throws: ``OAuth2Error/server(_:)`` for any `error` member, ``OAuth2Error/serverUnavailable(status:retryAfter:)``
-    ///   for a 5xx without one, ``OAuth2Error/badResponse(status:reason:)`` for anything else unusable.
+    /// - Throws: ``OAuth2Error/server(_:)`` for any `error` member, ``OAuth2Error/serverUnavailable(_:)``
+    ///   for a 5xx without one, ``OAuth2Error/badResponse(_:reason:)`` for anything else unusable.
     public static func parse(_ response: HTTPResponse, body: Data, secrets: [String] = []) throws(OAuth2Error) -> TokenResponse {
-        let status = response.status.code
+        let answer = HTTPErrorResponse(response, body: body, masking: secrets, keepsBody: false)
         let object = try OAuth2ResponseBody.object(response, body: body, secrets: secrets)
         guard let object else {
-            throw .badResponse(status: status, reason: "the body is not a JSON object")
+            throw .badResponse(answer, reason: "the body is not a JSON object")
         }
         guard let accessToken = object["access_token"] as? String, !accessToken.isEmpty else {
-            throw .badResponse(status: status, reason: "the response has no access_token")
+            throw .badResponse(answer, reason: "the response has no access_token")
         }
         guard accessToken.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-            throw .badResponse(status: status, reason: "the access_token contains characters that cannot go in a header")
+            throw .badResponse(answer, reason: "the access_token contains characters that cannot go in a header")
         }
         let tokenType = (object["token_type"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Bearer"
         let refreshToken = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }

@@ -1,3 +1,4 @@
+import Clearance
 import ClearanceSigning
 import Hummingbird
 
@@ -5,7 +6,7 @@ import Hummingbird
 ///
 /// Client mistakes are 4xx; only a decision closure that throws or allows a presence channel
 /// without naming the user (the app's mistake) gives 500. Messages never contain credentials.
-public enum AuthEndpointError: Error, Sendable, Equatable {
+public enum AuthEndpointError: ClearanceError, Equatable {
     /// 413: the body is larger than the endpoint accepts.
     case bodyTooLarge(limit: Int)
     /// 400: the body is not a form (or JSON object) the endpoint understands.
@@ -44,22 +45,29 @@ public enum AuthEndpointError: Error, Sendable, Equatable {
         }
     }
 
-    /// A stable machine-readable code such as `auth.invalidSocketID`.
-    public var code: String {
+    /// Stable machine-readable codes; ``qualifiedCode`` is `auth.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case bodyTooLarge, malformedBody, duplicateField, missingSocketID, invalidSocketID, missingChannelName, invalidBatch, invalidChannelName, unsupportedChannel, malformedCredentials, identityUnavailable, forbidden, decisionFailed
+    }
+
+    public static let codeDomain = "auth"
+
+    /// The stable code of this error.
+    public var code: Code {
         switch self {
-        case .bodyTooLarge: "auth.bodyTooLarge"
-        case .malformedBody: "auth.malformedBody"
-        case .duplicateField: "auth.duplicateField"
-        case .missingSocketID: "auth.missingSocketID"
-        case .invalidSocketID: "auth.invalidSocketID"
-        case .missingChannelName: "auth.missingChannelName"
-        case .invalidBatch: "auth.invalidBatch"
-        case .invalidChannelName: "auth.invalidChannelName"
-        case .unsupportedChannel: "auth.unsupportedChannel"
-        case .malformedCredentials: "auth.malformedCredentials"
-        case .identityUnavailable: "auth.identityUnavailable"
-        case .forbidden: "auth.forbidden"
-        case .decisionFailed: "auth.decisionFailed"
+        case .bodyTooLarge: .bodyTooLarge
+        case .malformedBody: .malformedBody
+        case .duplicateField: .duplicateField
+        case .missingSocketID: .missingSocketID
+        case .invalidSocketID: .invalidSocketID
+        case .missingChannelName: .missingChannelName
+        case .invalidBatch: .invalidBatch
+        case .invalidChannelName: .invalidChannelName
+        case .unsupportedChannel: .unsupportedChannel
+        case .malformedCredentials: .malformedCredentials
+        case .identityUnavailable: .identityUnavailable
+        case .forbidden: .forbidden
+        case .decisionFailed: .decisionFailed
         }
     }
 
@@ -83,6 +91,6 @@ public enum AuthEndpointError: Error, Sendable, Equatable {
     }
 
     var response: Response {
-        JSONResponse.error(status, code: code, message: message)
+        JSONResponse.error(status, code: qualifiedCode, message: message)
     }
 }

@@ -1,4 +1,5 @@
 import ClearanceSigning
+import ClearanceWire
 import Foundation
 import Hummingbird
 
@@ -64,21 +65,17 @@ struct AuthRequestFields: Sendable, Equatable {
             guard !fields.isMalformed else { throw .malformedBody }
             return fields
         }
-        let members: [String: JSONParser.Member]
+        let members: [String: JSONScanner.Member]
         do {
-            members = try JSONParser.parseObjectMembers(body)
+            members = try JSONScanner.parseObjectMembers(body)
         } catch {
             throw .malformedBody
         }
-        var pairs: [String] = []
+        var pairs: [(name: String, value: String)] = []
         for (name, member) in members.sorted(by: { $0.key < $1.key }) {
             guard let value = member.value.stringValue else { throw .malformedBody }
-            pairs.append(Self.formEncode(name) + "=" + Self.formEncode(value))
+            pairs.append((name, value))
         }
-        return FormFields(parsing: pairs.joined(separator: "&"))
-    }
-
-    private static func formEncode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return FormFields(pairs)
     }
 }

@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// Who a caller is in the realtime world: the presence member, or the signed-in user.
 public struct AuthorizedUser: Sendable, Hashable {
     /// Presence `user_id` and sign-in `id`. Non-empty, at most 128 characters.

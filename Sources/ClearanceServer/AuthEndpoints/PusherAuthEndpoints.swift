@@ -1,4 +1,5 @@
 import ClearanceSigning
+import ClearanceWire
 import Hummingbird
 import NIOCore
 
@@ -83,7 +84,7 @@ public struct PusherAuthEndpoints<Identifier: CallerIdentifier>: Sendable {
                     var failure = JSONWriter()
                     failure.integer("status", Int(error.status.code))
                     failure.object("data") { data in
-                        data.string("error", error.code)
+                        data.string("error", error.qualifiedCode)
                         data.string("message", error.message)
                     }
                     entry = failure.text

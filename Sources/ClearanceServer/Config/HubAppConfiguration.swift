@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceSigning
 
 /// One app the hub serves: its credentials and switches.
 ///
@@ -49,6 +50,13 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections)
         clientEvents = try container.decodeIfPresent(Bool.self, forKey: .clientEvents) ?? true
+    }
+
+    /// The signer for this app's channel authorizations and sign-ins, under the hub's limits.
+    public func signer(limits: HubLimits) throws(SigningError) -> ChannelAuthSigner {
+        try ChannelAuthSigner(
+            key: key, secret: secret, masterKeyBase64: encryptionMasterKey,
+            limits: ChannelNameLimits(maxLength: limits.maxChannelNameLength))
     }
 
     /// `HubAppConfiguration(id: …, key: …, secret: <redacted>, …)`.

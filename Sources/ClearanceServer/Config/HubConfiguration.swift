@@ -1,28 +1,25 @@
 import ClearanceSigning
 import Foundation
 
-/// Everything a hub needs: where to listen, the apps it serves, the development users behind its
-/// auth endpoints, and its limits.
+/// Everything a hub needs: where to listen, the apps it serves, and its limits.
 ///
-/// A JSON configuration file has the same shape (members other than `apps` are optional):
+/// A JSON configuration file has the same shape (members other than `apps` are optional;
+/// members it does not know, such as the development users of `clearance serve`, are ignored):
 /// ```json
 /// {
 ///   "host": "127.0.0.1", "port": 6001,
 ///   "apps": [{"id": "app-1", "key": "key-1", "secret": "…", "encryptionMasterKey": "<base64 of 32 bytes>"}],
-///   "users": [{"token": "alice-token", "id": "alice", "info": {"name": "Alice"}}],
 ///   "limits": {"activityTimeout": 120, "maxPresenceMembers": 100}
 /// }
 /// ```
-/// `description` never shows secrets or tokens.
+/// `description` never shows secrets.
 public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The address to bind. Default `127.0.0.1`.
     public var host: String
     /// The port to bind; 0 picks a free one. Default 6001.
     public var port: Int
-    /// The apps served. The first one also backs the auth endpoints.
+    /// The apps served.
     public var apps: [HubAppConfiguration]
-    /// The development users the auth endpoints know.
-    public var users: [DevelopmentUser]
     /// Protocol limits and timers.
     public var limits: HubLimits
 
@@ -31,13 +28,11 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         host: String = "127.0.0.1",
         port: Int = 6001,
         apps: [HubAppConfiguration],
-        users: [DevelopmentUser] = [],
         limits: HubLimits = HubLimits()
     ) {
         self.host = host
         self.port = port
         self.apps = apps
-        self.users = users
         self.limits = limits
     }
 
@@ -47,7 +42,6 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         host = try container.decodeIfPresent(String.self, forKey: .host) ?? "127.0.0.1"
         port = try container.decodeIfPresent(Int.self, forKey: .port) ?? 6001
         apps = try container.decodeIfPresent([HubAppConfiguration].self, forKey: .apps) ?? []
-        users = try container.decodeIfPresent([DevelopmentUser].self, forKey: .users) ?? []
         limits = try container.decodeIfPresent(HubLimits.self, forKey: .limits) ?? HubLimits()
     }
 
@@ -57,26 +51,31 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     /// - Throws: ``HubConfigurationError/unreadableFile(path:)``,
     ///   ``HubConfigurationError/malformedFile(path:reason:)`` or a validation error.
     public static func load(contentsOf url: URL, validating: Bool = true) throws(HubConfigurationError) -> HubConfiguration {
+        let configuration: HubConfiguration = try decodeFile(url)
+        if validating { try configuration.validate() }
+        return configuration
+    }
+
+    /// Decodes a JSON file as `T` (a hub configuration, or one that embeds it).
+    /// - Throws: ``HubConfigurationError/unreadableFile(path:)`` or ``HubConfigurationError/malformedFile(path:reason:)``.
+    public static func decodeFile<T: Decodable>(_ url: URL, as type: T.Type = T.self) throws(HubConfigurationError) -> T {
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
             throw .unreadableFile(path: url.path)
         }
-        let configuration: HubConfiguration
         do {
-            configuration = try JSONDecoder().decode(HubConfiguration.self, from: data)
+            return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             throw .malformedFile(path: url.path, reason: Self.describe(error))
         } catch {
             throw .malformedFile(path: url.path, reason: "not valid JSON")
         }
-        if validating { try configuration.validate() }
-        return configuration
     }
 
     /// Checks the configuration: at least one app, unique app ids and keys, usable
-    /// credentials, unique non-empty user tokens and ids, limits in range.
+    /// credentials, limits in range.
     public func validate() throws(HubConfigurationError) {
         guard !apps.isEmpty else { throw .noApps }
         guard (0...65_535).contains(port) else { throw .invalidPort(port) }
@@ -87,19 +86,11 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
             guard keys.insert(app.key).inserted else { throw .duplicateAppKey(app.key) }
             do {
                 _ = try RESTRequestSigner(appID: app.id, key: app.key, secret: app.secret)
-                _ = try ChannelAuthSigner(key: app.key, secret: app.secret, masterKeyBase64: app.encryptionMasterKey)
+                _ = try app.signer(limits: limits)
             } catch {
                 throw .invalidApp(id: app.id, reason: error)
             }
             if let limit = app.maxConnections, limit < 0 { throw .invalidLimit("apps.maxConnections") }
-        }
-        var tokens = Set<String>()
-        var userIDs = Set<String>()
-        for user in users {
-            guard !user.token.isEmpty, tokens.insert(user.token).inserted else { throw .invalidUser(id: user.id) }
-            guard !user.id.isEmpty, user.id.utf16.count <= PresenceChannelData.maxUserIDLength,
-                  userIDs.insert(user.id).inserted
-            else { throw .invalidUser(id: user.id) }
         }
         if let member = limits.firstInvalidMember() { throw .invalidLimit(member) }
     }
@@ -113,9 +104,9 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         }.joined()
     }
 
-    /// A summary for logs, with secrets and tokens redacted.
+    /// A summary for logs, with secrets redacted.
     public var description: String {
-        "HubConfiguration(host: \(host), port: \(port), apps: \(apps), users: \(users.map(\.id)), limits: \(limits))"
+        "HubConfiguration(host: \(host), port: \(port), apps: \(apps), limits: \(limits))"
     }
 
     private static func describe(_ error: DecodingError) -> String {

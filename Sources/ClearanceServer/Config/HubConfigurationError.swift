@@ -1,7 +1,8 @@
+import Clearance
 import ClearanceSigning
 
 /// Why a hub configuration cannot be used. Messages never contain secrets or tokens.
-public enum HubConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum HubConfigurationError: ClearanceError, Equatable {
     /// The file could not be read.
     case unreadableFile(path: String)
     /// The file is not valid JSON or does not have the configuration's shape.
@@ -16,13 +17,38 @@ public enum HubConfigurationError: Error, Sendable, Equatable, CustomStringConve
     case duplicateAppKey(String)
     /// An app's id, key, secret or master key is unusable.
     case invalidApp(id: String, reason: SigningError)
-    /// A development user has an empty or duplicate token, or an empty, too long or duplicate id.
-    case invalidUser(id: String)
     /// A limit is outside its allowed range.
     case invalidLimit(String)
 
-    /// A human-readable explanation.
-    public var description: String {
+    /// Stable machine-readable codes; ``qualifiedCode`` is `hub.configuration.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
+    }
+
+    public static let codeDomain = "hub.configuration"
+
+    /// The stable code of this error.
+    public var code: Code {
+        switch self {
+        case .unreadableFile: .unreadableFile
+        case .malformedFile: .malformedFile
+        case .noApps: .noApps
+        case .invalidPort: .invalidPort
+        case .duplicateAppID: .duplicateAppID
+        case .duplicateAppKey: .duplicateAppKey
+        case .invalidApp: .invalidApp
+        case .invalidLimit: .invalidLimit
+        }
+    }
+
+    /// The app's signing error, for ``invalidApp(id:reason:)``.
+    public var underlying: (any Error)? {
+        if case let .invalidApp(_, reason) = self { return reason }
+        return nil
+    }
+
+    /// A human-readable explanation. Never contains a secret.
+    public var message: String {
         switch self {
         case let .unreadableFile(path): "Cannot read the configuration file \(path)."
         case let .malformedFile(path, reason): "The configuration file \(path) is not usable: \(reason)."
@@ -31,7 +57,6 @@ public enum HubConfigurationError: Error, Sendable, Equatable, CustomStringConve
         case let .duplicateAppID(id): "Two apps have the id \(id)."
         case let .duplicateAppKey(key): "Two apps have the key \(key)."
         case let .invalidApp(id, reason): "The app \(id) is not usable: \(reason.message)"
-        case let .invalidUser(id): "The development user '\(id)' needs a unique non-empty token and a unique id of 1–128 characters."
         case let .invalidLimit(name): "The limit \(name) is out of range."
         }
     }

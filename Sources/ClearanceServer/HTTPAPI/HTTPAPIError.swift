@@ -1,10 +1,11 @@
+import Clearance
 import ClearanceSigning
 import Hummingbird
 
 /// Why an HTTP API request was refused, with the status it is answered with.
 ///
 /// Every case is a client mistake (4xx). Messages never contain secrets or signatures.
-public enum HTTPAPIError: Error, Sendable, Equatable {
+public enum HTTPAPIError: ClearanceError, Equatable {
     /// 404: no app has this id.
     case unknownApp
     /// 413: the body is larger than the hub reads.
@@ -36,19 +37,42 @@ public enum HTTPAPIError: Error, Sendable, Equatable {
         }
     }
 
-    /// A stable machine-readable code such as `api.unknownApp`.
-    public var code: String {
+    /// Stable machine-readable codes; ``qualifiedCode`` is `api.<code>`, or the signing error's
+    /// own (`signing.invalidSignature`) for ``authentication(_:)`` and ``invalidChannel(_:)``.
+    public enum Code: String, Sendable, CaseIterable {
+        case unknownApp, bodyTooLarge, authentication, duplicateParameter, malformedJSON, missingField
+        case invalidField, invalidChannel, eventTooLarge, invalidInfo
+    }
+
+    public static let codeDomain = "api"
+
+    /// The stable code of this error.
+    public var code: Code {
         switch self {
-        case .unknownApp: "api.unknownApp"
-        case .bodyTooLarge: "api.bodyTooLarge"
-        case let .authentication(error): error.code
-        case .duplicateParameter: "api.duplicateParameter"
-        case .malformedJSON: "api.malformedJSON"
-        case .missingField: "api.missingField"
-        case .invalidField: "api.invalidField"
-        case let .invalidChannel(error): error.code
-        case .eventTooLarge: "api.eventTooLarge"
-        case .invalidInfo: "api.invalidInfo"
+        case .unknownApp: .unknownApp
+        case .bodyTooLarge: .bodyTooLarge
+        case .authentication: .authentication
+        case .duplicateParameter: .duplicateParameter
+        case .malformedJSON: .malformedJSON
+        case .missingField: .missingField
+        case .invalidField: .invalidField
+        case .invalidChannel: .invalidChannel
+        case .eventTooLarge: .eventTooLarge
+        case .invalidInfo: .invalidInfo
+        }
+    }
+
+    public var qualifiedCode: String {
+        switch self {
+        case let .authentication(error), let .invalidChannel(error): error.qualifiedCode
+        default: "\(Self.codeDomain).\(code.rawValue)"
+        }
+    }
+
+    public var underlying: (any Error)? {
+        switch self {
+        case let .authentication(error), let .invalidChannel(error): error
+        default: nil
         }
     }
 
@@ -69,6 +93,6 @@ public enum HTTPAPIError: Error, Sendable, Equatable {
     }
 
     var response: Response {
-        JSONResponse.error(status, code: code, message: message)
+        JSONResponse.error(status, code: qualifiedCode, message: message)
     }
 }

@@ -1,4 +1,5 @@
 import ClearanceSigning
+import ClearanceWire
 import Foundation
 import Hummingbird
 import NIOCore
@@ -60,7 +61,7 @@ struct HubHTTPAPI: Sendable {
             do {
                 try app.verifier.verify(method: request.method.rawValue, path: request.uri.path, query: query, body: body)
             } catch {
-                hub.logger.info("hub.api.rejected", metadata: ["app_id": "\(app.id)", "reason": "\(error.code)"])
+                hub.logger.info("hub.api.rejected", metadata: ["app_id": "\(app.id)", "reason": "\(error.qualifiedCode)"])
                 throw .authentication(error)
             }
             return try await handler(app, body, query)
@@ -70,7 +71,7 @@ struct HubHTTPAPI: Sendable {
     }
 
     private func channelName(_ context: BasicRequestContext) throws(HTTPAPIError) -> String {
-        guard let raw = context.parameters.get("channelName"), let name = FormFields.percentDecode(raw) else {
+        guard let raw = context.parameters.get("channelName"), let name = PercentEncoding.decode(raw) else {
             throw .invalidChannel(.emptyChannelName)
         }
         return name
@@ -79,7 +80,7 @@ struct HubHTTPAPI: Sendable {
     private func jsonObject(_ body: Data) throws(HTTPAPIError) -> [String: JSONValue] {
         guard let text = String(data: body, encoding: .utf8) else { throw .malformedJSON }
         do {
-            guard let members = try JSONParser.parse(text).objectValue else { throw HTTPAPIError.malformedJSON }
+            guard let members = try JSONScanner.parse(text).objectValue else { throw HTTPAPIError.malformedJSON }
             return members
         } catch {
             throw .malformedJSON

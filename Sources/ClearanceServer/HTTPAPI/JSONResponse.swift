@@ -1,3 +1,4 @@
+import ClearanceWire
 import Hummingbird
 import NIOCore
 

@@ -1,4 +1,5 @@
 import ClearanceSigning
+import ClearanceWire
 
 /// One event to publish, read from an HTTP API body (`/events`, or one item of `/batch_events`).
 struct TriggerEvent: Sendable, Equatable {

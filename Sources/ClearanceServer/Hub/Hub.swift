@@ -38,9 +38,6 @@ final class Hub: Sendable {
         self.logger = logger
     }
 
-    /// The app whose signer backs the auth endpoints: the first configured.
-    var defaultApp: HubApp { appsByID[configuration.apps[0].id]! }
-
     /// The server's WebSocket settings: frames and messages up to `maxMessageBytes`, no
     /// WebSocket-level auto ping (the hub pings at the Pusher level), the hub's close timeout.
     var webSocketConfiguration: WebSocketServerConfiguration {

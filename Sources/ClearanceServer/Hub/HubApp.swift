@@ -11,12 +11,7 @@ struct HubApp: Sendable {
 
     init(configuration: HubAppConfiguration, limits: HubLimits) throws(SigningError) {
         self.configuration = configuration
-        signer = try ChannelAuthSigner(
-            key: configuration.key,
-            secret: configuration.secret,
-            masterKeyBase64: configuration.encryptionMasterKey,
-            limits: ChannelNameLimits(maxLength: limits.maxChannelNameLength)
-        )
+        signer = try configuration.signer(limits: limits)
         verifier = try RESTRequestVerifier(key: configuration.key, secret: configuration.secret)
     }
 }

@@ -13,7 +13,7 @@ enum Browser {
             let request = HTTPRequest(
                 method: .get, scheme: components.scheme, authority: "\(components.host!):\(components.port!)",
                 path: components.percentEncodedPath + (components.percentEncodedQuery.map { "?\($0)" } ?? ""))
-            let (response, _) = try await AsyncHTTPClientTransport.shared.send(request, body: nil)
+            let (response, _) = try await AsyncHTTPClientHTTPTransport.shared.send(request, body: nil)
             next = response.headerFields[.location].flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
         }
     }

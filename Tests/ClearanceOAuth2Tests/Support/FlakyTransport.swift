@@ -1,15 +1,15 @@
+import Clearance
 import ClearanceHTTP
 import Foundation
 import HTTPTypes
-import Synchronization
 
 /// A transport that fails the next `failures` requests with a connection error, then passes
 /// requests on to AsyncHTTPClient.
 final class FlakyTransport: HTTPTransport {
-    private let remaining: Mutex<Int>
+    private let remaining: Locked<Int>
 
     init(failures: Int = 0) {
-        remaining = Mutex(failures)
+        remaining = Locked(failures)
     }
 
     func failNext(_ count: Int) { remaining.withLock { $0 = count } }
@@ -21,6 +21,6 @@ final class FlakyTransport: HTTPTransport {
             return true
         }
         if fail { throw URLError(.cannotConnectToHost) }
-        return try await AsyncHTTPClientTransport.shared.send(request, body: body)
+        return try await AsyncHTTPClientHTTPTransport.shared.send(request, body: body)
     }
 }

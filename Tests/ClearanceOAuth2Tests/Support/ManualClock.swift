@@ -1,6 +1,6 @@
+import Clearance
 import ClearanceOAuth2
 import Foundation
-import Synchronization
 
 /// A clock the test moves by hand. `sleep` records the duration, moves the clock by it and
 /// returns at once, so polling and backoff run instantly.
@@ -10,7 +10,7 @@ final class ManualClock: OAuth2Clock {
         var uptime: Duration = .seconds(10_000)
         var sleeps: [Duration] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var now: Date { state.withLock { $0.wall } }
     var uptime: Duration { state.withLock { $0.uptime } }

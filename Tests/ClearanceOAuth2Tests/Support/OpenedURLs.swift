@@ -1,9 +1,9 @@
+import Clearance
 import Foundation
-import Synchronization
 
 /// URLs collected from a `@Sendable` closure.
 final class OpenedURLs: Sendable {
-    private let urls = Mutex<[URL]>([])
+    private let urls = Locked<[URL]>([])
     func append(_ url: URL) { urls.withLock { $0.append(url) } }
     var all: [URL] { urls.withLock { $0 } }
 }

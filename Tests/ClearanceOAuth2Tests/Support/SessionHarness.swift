@@ -2,6 +2,7 @@ import Clearance
 import ClearanceHTTP
 import ClearanceOAuth2
 import ClearanceTesting
+import ClearanceWire
 import Foundation
 import HTTPTypes
 import Logging
@@ -28,12 +29,14 @@ struct SessionHarness {
         backoff: RefreshBackoff = RefreshBackoff(),
         notificationCenter: NotificationCenter? = nil
     ) -> OAuth2SessionConfiguration {
-        var configuration = OAuth2SessionConfiguration(
+        OAuth2SessionConfiguration(
             tokenEndpoint: server.tokenURL,
             clientID: server.configuration.clientID,
             clientSecret: server.configuration.clientSecret,
             clientAuthentication: authentication,
             revocationEndpoint: revocation ? server.revocationURL : nil,
+            authorizationEndpoint: server.authorizationURL,
+            deviceAuthorizationEndpoint: server.deviceAuthorizationURL,
             headerScheme: headerScheme,
             store: store,
             automaticSignIn: automaticSignIn,
@@ -42,9 +45,6 @@ struct SessionHarness {
             backoff: backoff,
             notificationCenter: notificationCenter,
             logger: logs.logger("clearance.oauth2"))
-        configuration.endpoints.authorization = server.authorizationURL
-        configuration.endpoints.deviceAuthorization = server.deviceAuthorizationURL
-        return configuration
     }
 
     func session(
@@ -82,7 +82,7 @@ struct SessionHarness {
 
     /// Every secret the tests put in play, for searching the logs.
     var configuredSecrets: [String] {
-        [server.configuration.clientSecret, FormEncoding.encode(server.configuration.clientSecret)]
+        [server.configuration.clientSecret, PercentEncoding.formEncode(server.configuration.clientSecret)]
             + server.configuration.users.values + server.configuration.apps.values
     }
 

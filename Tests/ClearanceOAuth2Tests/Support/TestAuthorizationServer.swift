@@ -1,9 +1,11 @@
+import Clearance
+import ClearanceDevelopment
 import ClearanceOAuth2
 import ClearanceServer
+import ClearanceWire
 import Crypto
 import Foundation
 import Hummingbird
-import Synchronization
 
 /// An in-process OAuth 2.0 authorization server and protected API on loopback, for the tests:
 /// password, client credentials, PodioKit's `app`, refresh (with rotation), authorization code
@@ -46,8 +48,8 @@ final class TestAuthorizationServer: Sendable {
     }
 
     let configuration: Configuration
-    let state = Mutex(State())
-    private let runningBox = Mutex<RunningServer?>(nil)
+    let state = Locked(State())
+    private let runningBox = Locked<RunningServer?>(nil)
 
     private init(configuration: Configuration) {
         self.configuration = configuration
@@ -258,8 +260,8 @@ final class TestAuthorizationServer: Sendable {
             guard let decoded = Data(base64Encoded: String(header.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
                 let colon = decoded.firstIndex(of: ":")
             else { return nil }
-            let id = FormEncoding.decode("x=" + decoded[..<colon]).first?.value
-            let secret = FormEncoding.decode("x=" + decoded[decoded.index(after: colon)...]).first?.value
+            let id = FormFields(parsing: "x=" + decoded[..<colon]).first("x")
+            let secret = FormFields(parsing: "x=" + decoded[decoded.index(after: colon)...]).first("x")
             return id == configuration.clientID && secret == configuration.clientSecret ? "basic" : nil
         }
         if form["client_id"] == configuration.clientID, form["client_secret"] == configuration.clientSecret {
@@ -314,7 +316,7 @@ final class TestAuthorizationServer: Sendable {
         let buffer = try await request.body.collect(upTo: 1 << 20)
         let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
         var result: [String: String] = [:]
-        for (name, value) in FormEncoding.decode(text) { result[name] = value }
+        for field in FormFields(parsing: text).fields { result[field.name] = field.value }
         return result
     }
 

@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// The WebSocket request path `/app/{key}?protocol=7&client=…&version=…`, checked.
 ///
 /// Only the shape is checked here; whether the key names an app is the hub's business.
@@ -17,7 +19,7 @@ struct ConnectionRequest: Sendable, Equatable {
         var parts = segments
         if parts.count == 4, parts[3].isEmpty { parts.removeLast() }
         guard parts.count == 3, parts[0].isEmpty, parts[1] == "app", !parts[2].isEmpty else { throw .pathNotFound }
-        guard let key = FormFields.percentDecode(parts[2]) else { throw .pathNotFound }
+        guard let key = PercentEncoding.decode(parts[2]) else { throw .pathNotFound }
 
         let fields = FormFields(parsing: String(query))
         guard let versionText = fields.first("protocol") else { throw .noProtocolVersion }

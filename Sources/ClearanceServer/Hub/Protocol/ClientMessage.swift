@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// A frame a client sent, decoded.
 ///
 /// `data` may be an object or a string holding JSON (clients differ); both are accepted for
@@ -17,9 +19,9 @@ enum ClientMessage: Sendable, Equatable {
 
     /// Decodes one text frame.
     static func parse(_ text: String) throws(HubProtocolError) -> ClientMessage {
-        let members: [String: JSONParser.Member]
+        let members: [String: JSONScanner.Member]
         do {
-            members = try JSONParser.parseObjectMembers(text)
+            members = try JSONScanner.parseObjectMembers(text)
         } catch .notAnObject {
             throw .notAnObject
         } catch {
@@ -60,14 +62,14 @@ enum ClientMessage: Sendable, Equatable {
     }
 
     /// The members of `data`, which must be an object or a string holding one.
-    private static func objectFields(of data: JSONParser.Member?) throws(HubProtocolError) -> [String: JSONValue] {
+    private static func objectFields(of data: JSONScanner.Member?) throws(HubProtocolError) -> [String: JSONValue] {
         guard let data else { throw .missingField("data") }
         switch data.value {
         case let .object(fields):
             return fields
         case let .string(text):
             do {
-                guard let fields = try JSONParser.parse(text).objectValue else { throw HubProtocolError.invalidField("data") }
+                guard let fields = try JSONScanner.parse(text).objectValue else { throw HubProtocolError.invalidField("data") }
                 return fields
             } catch {
                 throw .invalidField("data")

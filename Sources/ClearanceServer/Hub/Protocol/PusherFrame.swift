@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// The text of every frame the hub sends, in the shapes hosted Pusher uses.
 ///
 /// `data` is a string holding JSON for connection, subscription, presence and HTTP API events

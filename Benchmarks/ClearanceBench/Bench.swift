@@ -1,0 +1,35 @@
+/// What `clearance bench` runs: Clearance's speed, each figure against a baseline measured in the
+/// same run (speed is measured here, never asserted in unit tests). Build with `-c release` for
+/// meaningful numbers.
+public enum Bench {
+    /// The figures there are.
+    public enum Figure: String, CaseIterable, Sendable {
+        case credentials, fanIn = "fan-in", signing, hub, channels
+    }
+
+    /// Which figures, and their sizes.
+    public struct Options: Sendable {
+        public var figures: Set<Figure> = Set(Figure.allCases)
+        /// Iterations of the credential-application loop.
+        public var iterations = 1_000_000
+        /// Concurrent requests in the refresh fan-in.
+        public var requests = 10_000
+        /// Private channels subscribed in the channel-authorization figure.
+        public var channels = 1_000
+
+        public init() {}
+    }
+
+    /// Runs the chosen figures, printing each as it is measured.
+    public static func run(_ options: Options) async throws {
+        #if DEBUG
+        print("note: this is a debug build; run `swift run -c release clearance bench` for meaningful numbers.\n")
+        #endif
+        let figures = options.figures
+        if figures.contains(.credentials) { try await CredentialApplicationBench(iterations: options.iterations).run() }
+        if figures.contains(.fanIn) { try await RefreshFanInBench(requests: options.requests).run() }
+        if figures.contains(.signing) { SigningBench().run() }
+        if figures.contains(.hub) { try await FanOutBench().run() }
+        if figures.contains(.channels) { try await ChannelsBench(channels: options.channels).run() }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Delivery latencies and subscription confirmations gathered by many client tasks at once.
+final class LatencySamples: @unchecked Sendable {
+
+    private let lock = NSLock()
+    private var latencies: [UInt64] = []
+    private var subscribed = 0
+
+    func addLatency(_ nanoseconds: UInt64) {
+        lock.lock()
+        latencies.append(nanoseconds)
+        lock.unlock()
+    }
+
+    func addSubscribed() {
+        lock.lock()
+        subscribed += 1
+        lock.unlock()
+    }
+
+    var latencyCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return latencies.count
+    }
+
+    var subscribedCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return subscribed
+    }
+
+    var sortedLatencies: [UInt64] {
+        lock.lock()
+        defer { lock.unlock() }
+        return latencies.sorted()
+    }
+}

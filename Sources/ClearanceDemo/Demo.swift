@@ -1,0 +1,42 @@
+import ClearanceDevelopment
+import Logging
+
+/// What `clearance demo` runs: every job of Clearance against development servers on
+/// 127.0.0.1 (free ports, no setup, no network), reported step by step on standard output.
+public enum Demo {
+    /// Runs every part; returns true when every step behaved as expected.
+    public static func run() async throws -> Bool {
+        let report = DemoReport()
+        print("Clearance demo: embedded servers on 127.0.0.1, no network needed.")
+        let servers = try await DemoServers.start()
+        await APIAuthorizationDemo(servers: servers, report: report).run()
+        await servers.stop()
+        try await OAuth2Demo(report: report).run()
+        try await RealtimeDemo(report: report).run()
+        try await ChannelsDemo(report: report).run()
+        report.summary()
+        return report.allPassed
+    }
+}
+
+/// The embedded servers the API part talks to: the API and a second origin for redirects.
+struct DemoServers {
+    let api: DemoAPI
+    let apiServer: RunningServer
+    let other: DemoAPI
+    let otherServer: RunningServer
+
+    static func start() async throws -> DemoServers {
+        let quiet = Logger.silent("clearance.demo.server")
+        let api = await DemoAPI()
+        let other = await DemoAPI(apiKey: "other-origin-key")
+        let apiServer = try await RunningServer.start(api.router(), logger: quiet)
+        let otherServer = try await RunningServer.start(other.router(), logger: quiet)
+        return DemoServers(api: api, apiServer: apiServer, other: other, otherServer: otherServer)
+    }
+
+    func stop() async {
+        await apiServer.stop()
+        await otherServer.stop()
+    }
+}

@@ -1,0 +1,26 @@
+import Clearance
+import ClearanceServer
+import ClearanceWire
+
+/// A development user of the hub's auth endpoints (``DevelopmentUserDirectory``): whoever presents ``token`` (as a Bearer token,
+/// the `clearance_token` cookie, or the password of HTTP Basic) is this user.
+///
+/// For development and tests only. `description` never shows the token.
+public struct DevelopmentUser: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The secret that identifies the user.
+    public var token: String
+    /// The user id: presence `user_id` and sign-in `id`.
+    public var id: String
+    /// Presence `user_info` and sign-in `user_info`, if any (a JSON object is usual).
+    public var info: JSONValue?
+
+    /// Creates a user.
+    public init(token: String, id: String, info: JSONValue? = nil) {
+        self.token = token
+        self.id = id
+        self.info = info
+    }
+
+    /// `DevelopmentUser(id: …, token: <redacted>)`.
+    public var description: String { "DevelopmentUser(id: \(id), token: \(Redactor.mask))" }
+}

@@ -1,0 +1,17 @@
+import Clearance
+
+/// Why a list of development users cannot be used. Messages never contain a token.
+public enum DevelopmentUserError: ClearanceError, Equatable {
+    /// A user has an empty or duplicate token, or an empty, too long or duplicate id.
+    case invalidUser(id: String)
+
+    public enum Code: String, Sendable { case invalidUser }
+    public static let codeDomain = "development"
+    public var code: Code { .invalidUser }
+
+    public var message: String {
+        switch self {
+        case .invalidUser(let id): "The development user '\(id)' needs a unique non-empty token and a unique id of 1–128 characters."
+        }
+    }
+}

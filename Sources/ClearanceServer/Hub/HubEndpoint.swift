@@ -1,0 +1,28 @@
+import Foundation
+
+/// Where a running hub can be reached: its address and the URLs clients and server libraries use.
+public struct HubEndpoint: Sendable, Hashable {
+    /// The configuration the hub runs with, with the port it actually bound.
+    public let configuration: HubConfiguration
+
+    /// The host it listens on.
+    public var host: String { configuration.host }
+
+    /// The port it listens on.
+    public var port: Int { configuration.port }
+
+    /// `http://host:port`: the HTTP API and any routes mounted beside it.
+    public var httpURL: URL { URL(string: "http://\(bracketedHost):\(port)")! }
+
+    /// `ws://host:port`: the WebSocket endpoint's origin.
+    public var webSocketURL: URL { URL(string: "ws://\(bracketedHost):\(port)")! }
+
+    /// `ws://host:port/app/KEY?protocol=7&client=…&version=…` for `key` (default: the first app's).
+    public func webSocketURL(forKey key: String? = nil, protocolVersion: Int = 7) -> URL {
+        let key = key ?? configuration.apps[0].key
+        let escaped = key.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? key
+        return URL(string: "\(webSocketURL.absoluteString)/app/\(escaped)?protocol=\(protocolVersion)&client=clearance-swift&version=1.0.0")!
+    }
+
+    private var bracketedHost: String { host.contains(":") ? "[\(host)]" : host }
+}

@@ -1,0 +1,107 @@
+/// The one percent-encoding codec in Clearance.
+///
+/// - ``encode(_:)``: RFC 3986 §2.3: the unreserved characters `A-Z a-z 0-9 - . _ ~` are kept,
+///   every other UTF-8 byte becomes `%HH` (upper-case hex). Used for URL paths and queries, the
+///   Pusher HTTP API's signed query, and channel auth form bodies.
+/// - ``formEncode(_:)``: `application/x-www-form-urlencoded` as the WHATWG URL standard
+///   serializes it, which RFC 6749 Appendix B requires for OAuth 2.0: letters, digits and
+///   `* - . _` are kept, space becomes `+`, every other byte `%HH`.
+/// - ``decode(_:plusAsSpace:)``: strict decoding; nil for a malformed escape or bytes that are not
+///   UTF-8. ``FormFields`` is the lenient reader built on it.
+package enum PercentEncoding {
+    /// RFC 3986 percent-encoding of one component.
+    package static func encode(_ text: String) -> String {
+        encode(text) { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                true
+            default:
+                false
+            }
+        }
+    }
+
+    /// `application/x-www-form-urlencoded` encoding of one name or value (WHATWG, RFC 6749 App. B).
+    package static func formEncode(_ text: String) -> String {
+        encode(text, spaceAsPlus: true) { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                true
+            default:
+                false
+            }
+        }
+    }
+
+    /// Decodes `%HH` escapes (and `+` as a space when asked). Nil for a malformed escape or a
+    /// result that is not valid UTF-8.
+    package static func decode(_ text: some StringProtocol, plusAsSpace: Bool = false) -> String? {
+        let utf8 = Array(text.utf8)
+        guard utf8.contains(UInt8(ascii: "%")) || (plusAsSpace && utf8.contains(UInt8(ascii: "+"))) else {
+            return String(text)
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(utf8.count)
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < utf8.count, let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) else {
+                    return nil
+                }
+                output.append(high << 4 | low)
+                index += 3
+            } else {
+                output.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        return validUTF8(output)
+    }
+
+    /// `bytes` as a string, or nil when they are not valid UTF-8.
+    package static func validUTF8(_ bytes: [UInt8]) -> String? {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var result = ""
+        result.unicodeScalars.reserveCapacity(bytes.count)
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): result.unicodeScalars.append(scalar)
+            case .emptyInput: return result
+            case .error: return nil
+            }
+        }
+    }
+
+    private static func encode(_ text: String, spaceAsPlus: Bool = false, keeps: (UInt8) -> Bool) -> String {
+        let hexDigits: StaticString = "0123456789ABCDEF"
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            if keeps(byte) {
+                output.append(byte)
+            } else if spaceAsPlus && byte == UInt8(ascii: " ") {
+                output.append(UInt8(ascii: "+"))
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigits.utf8Start[Int(byte >> 4)])
+                output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

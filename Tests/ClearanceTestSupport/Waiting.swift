@@ -1,0 +1,37 @@
+/// A wait in a test that ran out of time.
+package struct TimedOut: Error, CustomStringConvertible {
+    package let description: String
+}
+
+/// Polls `condition` until it holds; throws ``TimedOut`` naming `what` after `timeout`.
+package func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw TimedOut(description: "timed out after \(timeout) waiting for \(what)")
+}
+
+/// The first element of `sequence` for which `predicate` holds; throws ``TimedOut`` after `timeout`.
+package func first<S: AsyncSequence & Sendable>(
+    _ sequence: S,
+    timeout: Duration = .seconds(10),
+    where predicate: @escaping @Sendable (S.Element) -> Bool
+) async throws -> S.Element where S.Element: Sendable {
+    try await withThrowingTaskGroup(of: S.Element?.self) { group in
+        group.addTask {
+            for try await element in sequence where predicate(element) { return element }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let found = try await group.next() ?? nil else {
+            throw TimedOut(description: "timed out after \(timeout) waiting for an element")
+        }
+        return found
+    }
+}
