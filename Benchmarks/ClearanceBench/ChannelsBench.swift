@@ -43,7 +43,7 @@ struct ChannelsBench {
             await client.connect()
             _ = try await client.connected()
             let start = ContinuousClock.now
-            var handles: [Channel] = []
+            var handles: [PusherChannel] = []
             for index in 0..<channels { handles.append(await client.subscribe("private-bench-\(batched ? "b" : "s")-\(index)")) }
             for handle in handles { try await handle.subscribed() }
             let elapsed = ContinuousClock.now - start

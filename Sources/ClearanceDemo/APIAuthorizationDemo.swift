@@ -112,19 +112,27 @@ struct APIAuthorizationDemo {
             }
         }
 
-        await report.step("misconfiguration (advanced auth on, no customer token provider) is an error at configuration time") {
-            do {
-                _ = try Bloomreach.authorizer(apiKey: api.apiKey, advancedAuth: true, customerToken: nil)
-                return (false, "the configuration was accepted")
+        await report.step("misconfiguration (an empty API key, a policy naming an unknown source) is an error at configuration time") {
+            // Advanced auth without a customer-token provider cannot even be written: Bloomreach.Authorization has no such case.
+            var refusals: [String] = []
+            do throws(AuthorizationError) {
+                _ = try Bloomreach.authorizer(.advanced(apiKey: " ", customerToken: customerToken))
             } catch {
-                let error = AuthorizationError(wrapping: error)
-                return (error.code == .misconfigured, "\(error.qualifiedCode): \(error.message)")
+                refusals.append("\(error.qualifiedCode): \(error.message)")
             }
+            do throws(AuthorizationError) {
+                var policy = try Bloomreach.policy(advancedAuth: true)
+                try policy.require(.source("loyalty-token"), for: "POST /loyalty/**")
+                _ = try RequestAuthorizer(policy: policy, sources: [Bloomreach.apiKeySource: StaticCredentialSource(.apiKey(api.apiKey))])
+            } catch {
+                refusals.append("\(error.qualifiedCode): \(error.message)")
+            }
+            return (refusals.count == 2 && refusals.allSatisfy { $0.hasPrefix("clearance.misconfigured") }, refusals.joined(separator: "\n"))
         }
     }
 
     private func client(customerToken: any CredentialSource) throws(AuthorizationError) -> AuthorizedClient {
-        AuthorizedClient(authorizer: try Bloomreach.authorizer(apiKey: api.apiKey, advancedAuth: true, customerToken: customerToken))
+        AuthorizedClient(authorizer: try Bloomreach.authorizer(.advanced(apiKey: api.apiKey, customerToken: customerToken)))
     }
 
     static func field(_ name: String, in body: Data) throws -> String {

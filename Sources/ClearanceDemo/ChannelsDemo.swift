@@ -66,7 +66,7 @@ struct ChannelsDemo {
 
         let client = ChannelClient(key: Self.key, options: options(try authorizer(alice.token)))
         let names = ["news", "private-orders", "presence-room"]
-        var channels: [Channel] = []
+        var channels: [PusherChannel] = []
         for name in names { channels.append(await client.subscribe(name)) }   // queued before connecting
 
         await report.step("public, private and presence channels subscribed; the private ones authorized by the app's server") {

@@ -16,6 +16,9 @@ public struct PresenceChannelData: Sendable, Hashable {
     /// The raw JSON text of `user_info`, exactly as it appears in `channel_data`, when present.
     public let userInfoJSON: String?
 
+    /// The member this `channel_data` makes its subscriber.
+    public var member: PresenceMember { PresenceMember(id: userID, infoJSON: userInfoJSON) }
+
     /// Parses and validates `channelData`.
     ///
     /// - Throws: ``SigningError/invalidChannelData`` when it is not a well-formed JSON object,

@@ -72,7 +72,7 @@ struct ListenCommand: AsyncParsableCommand {
         }
         let client = ChannelClient(key: key, options: options)
         await client.connect()
-        var subscribed: [Channel] = []
+        var subscribed: [PusherChannel] = []
         for name in channels { subscribed.append(await client.subscribe(name)) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -110,7 +110,7 @@ struct ListenCommand: AsyncParsableCommand {
     }
 
     /// Prints `channel`'s events, state changes and reported problems.
-    private static func watch(_ channel: Channel, in group: inout ThrowingTaskGroup<Void, any Error>) {
+    private static func watch(_ channel: PusherChannel, in group: inout ThrowingTaskGroup<Void, any Error>) {
         group.addTask {
             for await event in channel.events {
                 var line: [String: JSONValue] = ["channel": .string(event.channel), "event": .string(event.name)]

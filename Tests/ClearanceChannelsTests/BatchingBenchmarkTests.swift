@@ -38,7 +38,7 @@ final class CountingTransport: HTTPTransport {
         var options = TestHub.options(hub.port, authorizer: authorizer)
         options.authorizationTimeout = .seconds(60)
         let client = ChannelClient(key: TestHub.key, options: options)
-        var channels: [Channel] = []
+        var channels: [PusherChannel] = []
         for index in 0..<Self.channelCount { channels.append(await client.subscribe("private-bench-\(batching ? "b" : "s")-\(index)")) }
         let started = ContinuousClock.now
         await client.connect()

@@ -125,7 +125,7 @@ import Testing
             let recording = RecordingAuthorizer(try TestHub.serverAuthorizer(box.hub, token: "alice-token"))
             let client = ChannelClient(key: TestHub.key, options: TestHub.options(box.hub.port, authorizer: recording))
             let names = ["news", "private-a", "private-b", "presence-room", "private-encrypted-c"]
-            var channels: [Channel] = []
+            var channels: [PusherChannel] = []
             for name in names { channels.append(await client.subscribe(name)) }
             await client.connect()
             var socketIDs: [String] = []

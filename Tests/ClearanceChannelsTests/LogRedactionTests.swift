@@ -24,7 +24,7 @@ import Testing
             let client = ChannelClient(key: TestHub.key, options: options)
             await client.connect()
             let names = ["private-a", "presence-room", "private-encrypted-vault"]
-            var channels: [Channel] = []
+            var channels: [PusherChannel] = []
             for name in names { channels.append(await client.subscribe(name)) }
             for channel in channels { try await channel.subscribed() }
             _ = try await client.signIn()

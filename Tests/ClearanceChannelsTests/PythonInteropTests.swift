@@ -10,7 +10,7 @@ import Testing
             let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, authorizer: try TestHub.serverAuthorizer(hub, token: "alice-token")))
             await client.connect()
             let names = ["news", "private-orders", "presence-room", "private-encrypted-vault"]
-            var channels: [Channel] = []
+            var channels: [PusherChannel] = []
             for name in names { channels.append(await client.subscribe(name)) }
             for channel in channels { try await channel.subscribed() }
             let streams = channels.map { channel in channel.bind(event: "from-python") }

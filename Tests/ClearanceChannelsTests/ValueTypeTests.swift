@@ -158,19 +158,6 @@ struct FixedGenerator: RandomNumberGenerator {
     }
 }
 
-@Suite struct ClientEventRateLimiterTests {
-    @Test func tenPerSecond() {
-        var limiter = ClientEventRateLimiter()
-        let start = ContinuousClock.now
-        for index in 0..<10 { let allowed = limiter.allow(at: start + .milliseconds(index)); #expect(allowed) }
-        do { let result = limiter.allow(at: start + .milliseconds(500)); #expect(!result) }
-        do { let result = limiter.allow(at: start + .milliseconds(1000)); #expect(result) }
-        // The window slides: at 1 000 ms only the send at 0 ms has left it.
-        do { let result = limiter.allow(at: start + .milliseconds(1000)); #expect(!result) }
-        do { let result = limiter.allow(at: start + .milliseconds(1001)); #expect(result) }
-    }
-}
-
 @Suite struct AuthorizationRetryPolicyTests {
     @Test func backsOffExponentially() {
         let policy = AuthorizationRetryPolicy(maximumAttempts: 4, initialDelay: .milliseconds(100))

@@ -47,7 +47,7 @@ struct ReadmeExamplesTests {
         let legacy = ClosureCredentialSource.blocking { LegacyKeychain.token().map { .bearer($0) } }
         #expect(try await legacy.credential() == .bearer("legacy-token"))
 
-        let authorizer = try Bloomreach.authorizer(apiKey: "public-api-key", advancedAuth: true, customerToken: customerToken)
+        let authorizer = try Bloomreach.authorizer(.advanced(apiKey: "public-api-key", customerToken: customerToken))
         // or by hand:
         var policy = AuthorizationPolicy()
         try policy.require(.source("customer"), for: "POST /webxp/projects/{projectToken}/appinbox/fetch")

@@ -1,4 +1,5 @@
 @testable import ClearanceServer
+import ClearanceSigning
 import Testing
 
 @Suite("InMemoryChannelState")
@@ -25,8 +26,8 @@ struct InMemoryChannelStateTests {
         }
     }
 
-    private let alice = PresenceMember(userID: "alice", userInfoJSON: #"{"name":"Alice"}"#)
-    private let bob = PresenceMember(userID: "bob", userInfoJSON: nil)
+    private let alice = PresenceMember(id: "alice", infoJSON: #"{"name":"Alice"}"#)
+    private let bob = PresenceMember(id: "bob", infoJSON: nil)
 
     @Test func subscriptionSucceededComesBeforeAnyMemberAdded() async {
         let state = InMemoryChannelState()

@@ -1,10 +1,11 @@
 @testable import ClearanceServer
+import ClearanceSigning
 import Testing
 
 @Suite("PresenceRoster")
 struct PresenceRosterTests {
-    private static let alice = PresenceMember(userID: "alice", userInfoJSON: #"{"name":"Alice"}"#)
-    private static let bob = PresenceMember(userID: "bob", userInfoJSON: nil)
+    private static let alice = PresenceMember(id: "alice", infoJSON: #"{"name":"Alice"}"#)
+    private static let bob = PresenceMember(id: "bob", infoJSON: nil)
 
     private enum Step {
         case join(String, PresenceMember, limit: Int)
@@ -56,7 +57,7 @@ struct PresenceRosterTests {
 
     @Test func theFirstConnectionDecidesTheInfo() {
         let (_, roster) = run([
-            .join("1.1", Self.alice, limit: 100), .join("1.2", PresenceMember(userID: "alice", userInfoJSON: "{}"), limit: 100),
+            .join("1.1", Self.alice, limit: 100), .join("1.2", PresenceMember(id: "alice", infoJSON: "{}"), limit: 100),
         ])
         #expect(roster.members == [Self.alice])
     }

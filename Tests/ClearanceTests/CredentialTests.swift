@@ -47,7 +47,7 @@ struct CredentialTests {
 
     @Test func queryParameterIsAddedAndEncoded() {
         let request = applied(.queryParameter(name: "api_key", value: "a+b c/d"), path: "/v1/items?page=2")
-        #expect(request.path == "/v1/items?page=2&api_key=a%2Bb%20c/d")
+        #expect(request.path == "/v1/items?page=2&api_key=a%2Bb%20c%2Fd")
         var stripped = request
         Credential.queryParameter(name: "api_key", value: "a+b c/d").remove(from: &stripped)
         #expect(stripped.path == "/v1/items?page=2")

@@ -31,10 +31,11 @@ struct RequestAuthorizerTests {
         #expect(logs.all.contains { $0.hasPrefix("error") && $0.contains("nobody") })
 
         let bloomreach = #expect(throws: AuthorizationError.self) {
-            try Bloomreach.authorizer(apiKey: "k", advancedAuth: true, customerToken: nil, logger: logs.logger())
+            try Bloomreach.authorizer(.advanced(apiKey: "  ", customerToken: StaticCredentialSource(.bearer("jwt"))), logger: logs.logger())
         }
         #expect(bloomreach?.code == .misconfigured)
-        #expect(logs.all.contains { $0.contains("advanced auth is on but no customer token provider") })
+        #expect(logs.all.contains { $0.contains("the API key is empty") })
+        #expect(throws: Never.self) { try Bloomreach.authorizer(.apiKey("k")) }
     }
 
     @Test func missingCredentialSendsNothing() async throws {

@@ -1,3 +1,4 @@
+import ClearanceWire
 import Foundation
 import HTTPTypes
 
@@ -137,21 +138,27 @@ public struct Credential: Sendable, Hashable {
         }
     }
 
+    /// `path` with `name=value` as its query parameter: other parameters are kept as they were
+    /// written, an earlier `name` is replaced; RFC 3986 percent-encoding (a `+` becomes `%2B`,
+    /// never read as a space).
     static func settingQuery(name: String, value: String, in path: String) -> String {
-        var components = URLComponents(string: path) ?? URLComponents()
-        var items = (components.queryItems ?? []).filter { $0.name != name }
-        items.append(URLQueryItem(name: name, value: value))
-        components.queryItems = items
-        // URLComponents leaves '+' alone; a '+' in a query value means space to most servers.
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        return components.string ?? path
+        let (base, parameters) = splitQuery(path, dropping: name)
+        return base + "?" + (parameters + [PercentEncoding.encode(name) + "=" + PercentEncoding.encode(value)]).joined(separator: "&")
     }
 
+    /// `path` without its `name` query parameter.
     static func removingQuery(name: String, from path: String) -> String {
-        guard var components = URLComponents(string: path), let items = components.queryItems else { return path }
-        let kept = items.filter { $0.name != name }
-        components.queryItems = kept.isEmpty ? nil : kept
-        return components.string ?? path
+        let (base, parameters) = splitQuery(path, dropping: name)
+        return parameters.isEmpty ? base : base + "?" + parameters.joined(separator: "&")
+    }
+
+    private static func splitQuery(_ path: String, dropping name: String) -> (base: String, parameters: [String]) {
+        guard let mark = path.firstIndex(of: "?") else { return (path, []) }
+        let parameters = path[path.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: true).filter { parameter in
+            let rawName = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            return (PercentEncoding.decode(rawName, plusAsSpace: true) ?? String(rawName)) != name
+        }
+        return (String(path[..<mark]), parameters.map(String.init))
     }
 }
 

@@ -6,8 +6,9 @@ import Logging
 /// - With *advanced auth* on, the private App Inbox endpoints take the customer token, a JWT
 ///   from an app-supplied provider, as `Authorization: Bearer <jwt>`, fetched per request.
 ///
-/// Unlike the SDK, a missing provider is an error when the authorizer is built, not a log line
-/// at request time, and the token is never shown by `description`.
+/// Unlike the SDK, advanced auth without a customer-token provider cannot be configured at all
+/// (``Authorization`` has no such case), an empty key is an error when the authorizer is built
+/// rather than a log line at request time, and the token is never shown by `description`.
 public enum Bloomreach {
     /// The name of the API-key source in the policy.
     public static let apiKeySource = "bloomreach.api-key"
@@ -31,6 +32,30 @@ public enum Bloomreach {
         "POST /webxp/projects/{projectToken}/appinbox/markasread",
     ]
 
+    /// How the app authorizes against Bloomreach: one value, so a configuration that cannot
+    /// work (advanced auth without a customer-token source) cannot be written.
+    public enum Authorization: Sendable {
+        /// The project API key (`Token <key>`) on every endpoint.
+        case apiKey(String)
+        /// Advanced auth: the API key on the public endpoints, the customer token (a JWT,
+        /// `Bearer <jwt>`) from `customerToken` on the private ones. Wrap the app's provider in
+        /// ``CachingCredentialSource`` if it should not be called for every request.
+        case advanced(apiKey: String, customerToken: any CredentialSource)
+
+        /// The project API key.
+        public var apiKey: String {
+            switch self {
+            case .apiKey(let key), .advanced(let key, _): key
+            }
+        }
+
+        /// Whether the private endpoints take the customer token.
+        public var isAdvanced: Bool {
+            if case .advanced = self { return true }
+            return false
+        }
+    }
+
     /// The policy: private endpoints first (customer token when `advancedAuth`), then public ones.
     /// Requests to other endpoints need no credential unless `unmatched` says otherwise.
     public static func policy(advancedAuth: Bool, host: String? = nil, unmatched: CredentialRequirement = .none) throws(AuthorizationError) -> AuthorizationPolicy {
@@ -46,35 +71,24 @@ public enum Bloomreach {
 
     /// A ready ``RequestAuthorizer`` for Bloomreach.
     ///
-    /// - Parameters:
-    ///   - apiKey: The project API key (sent as `Token <key>`).
-    ///   - advancedAuth: Whether the private endpoints use the customer token.
-    ///   - customerToken: The provider of customer JWTs; required when `advancedAuth` is on.
-    ///     Wrap it in ``CachingCredentialSource`` if it should not be called for every request.
-    /// - Throws: ``AuthorizationError/misconfigured(reason:)`` when advanced auth is on without a provider, or the key is empty.
+    /// - Throws: ``AuthorizationError/misconfigured(reason:)`` when the API key is empty (and logs
+    ///   an error saying so): at configuration time, never as a silent request without a credential.
     public static func authorizer(
-        apiKey: String,
-        advancedAuth: Bool,
-        customerToken: (any CredentialSource)?,
+        _ authorization: Authorization,
         host: String? = nil,
         transportSecurity: TransportSecurity = .strict,
         logger: Logger = Logger(label: "clearance.bloomreach")
     ) throws(AuthorizationError) -> RequestAuthorizer {
-        guard !apiKey.allSatisfy(\.isWhitespace) else {
+        guard !authorization.apiKey.allSatisfy(\.isWhitespace) else {
             logger.error("misconfigured Bloomreach authorization", metadata: ["problem": "the API key is empty"])
             throw .misconfigured(reason: "the Bloomreach API key is empty")
         }
-        var sources: [String: any CredentialSource] = [apiKeySource: StaticCredentialSource(.apiKey(apiKey), name: apiKeySource)]
-        if advancedAuth {
-            guard let customerToken else {
-                let reason = "advanced auth is on but no customer token provider was given"
-                logger.error("misconfigured Bloomreach authorization", metadata: ["problem": "\(reason)"])
-                throw .misconfigured(reason: reason)
-            }
+        var sources: [String: any CredentialSource] = [apiKeySource: StaticCredentialSource(.apiKey(authorization.apiKey), name: apiKeySource)]
+        if case .advanced(_, let customerToken) = authorization {
             sources[customerTokenSource] = customerToken
         }
         return try RequestAuthorizer(
-            policy: policy(advancedAuth: advancedAuth, host: host), sources: sources,
+            policy: policy(advancedAuth: authorization.isAdvanced, host: host), sources: sources,
             transportSecurity: transportSecurity, logger: logger)
     }
 }

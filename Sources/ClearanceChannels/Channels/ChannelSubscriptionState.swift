@@ -6,7 +6,7 @@ public enum ChannelSubscriptionState: Sendable, CustomStringConvertible {
     case subscribed
     /// The subscription failed; the error says why. It is tried again after the next reconnect.
     case failed(ChannelError)
-    /// ``Channel/unsubscribe()`` was called; the handle is finished.
+    /// ``PusherChannel/unsubscribe()`` was called; the handle is finished.
     case unsubscribed
 
     /// True in ``subscribed``.

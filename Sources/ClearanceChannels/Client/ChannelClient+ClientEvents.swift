@@ -6,7 +6,7 @@ extension ChannelClient {
     static let maximumClientEventBytes = 10 * 1024
 
     /// Sends a client event on `channel` after checking the protocol's rules.
-    func trigger(_ event: String, on channel: Channel, json: String) async throws(ChannelError) {
+    func trigger(_ event: String, on channel: PusherChannel, json: String) async throws(ChannelError) {
         guard event.hasPrefix("client-") else { throw .clientEventRejected(.invalidName) }
         guard !channel.kind.isEncrypted else { throw .clientEventRejected(.encryptedChannel) }
         guard channel.kind.allowsClientEvents else { throw .clientEventRejected(.channelKindNotAllowed) }

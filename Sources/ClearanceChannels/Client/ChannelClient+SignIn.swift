@@ -9,7 +9,7 @@ extension ChannelClient {
     /// - Returns: the `#server-to-user-<id>` channel, where events sent to the user arrive.
     /// - Throws: ``ChannelError/authorization(_:)`` when the authenticator failed,
     ///   ``ChannelError/rejectedByServer(_:)`` when the server refused the sign-in.
-    public func signIn() async throws(ChannelError) -> Channel {
+    public func signIn() async throws(ChannelError) -> PusherChannel {
         guard options.userAuthenticator != nil else {
             throw .authorization(.misconfigured(reason: "the client has no user authenticator"))
         }
@@ -77,7 +77,7 @@ extension ChannelClient {
         }
         signInState.userChannel = name
         let channel = records[name]?.channel ?? {
-            let channel = Channel(name: name, client: self)
+            let channel = PusherChannel(name: name, client: self)
             records[name] = SubscriptionRecord(channel: channel)
             return channel
         }()

@@ -18,7 +18,7 @@ import Logging
 ///   re-opened by ``ReconnectPolicy`` (close codes 4000–4099 stop, 4100–4199 back off, 4200–4299
 ///   reconnect at once).
 /// - ``subscribe(_:)`` before ``connect()`` queues the subscription; the same name returns the
-///   same ``Channel``.
+///   same ``PusherChannel``.
 /// - Private, presence and encrypted channels are authorized by the options' authorizer for
 ///   every new socket id; an authorization that arrives for an earlier socket is discarded, never
 ///   sent (``StaleAuthorizationFilter``).
@@ -130,9 +130,9 @@ public actor ChannelClient {
 
     /// The channel named `name`, subscribing to it (now, or as soon as connected). The same name
     /// always returns the same handle until it is unsubscribed.
-    public func subscribe(_ name: String) -> Channel {
+    public func subscribe(_ name: String) -> PusherChannel {
         if let existing = records[name] { return existing.channel }
-        let channel = Channel(name: name, client: self)
+        let channel = PusherChannel(name: name, client: self)
         records[name] = SubscriptionRecord(channel: channel)
         do {
             try ChannelNameLimits.default.validate(name)
@@ -145,12 +145,12 @@ public actor ChannelClient {
     }
 
     /// The handle for `name`, if subscribed.
-    public func channel(named name: String) -> Channel? {
+    public func channel(named name: String) -> PusherChannel? {
         records[name]?.channel
     }
 
     /// Every subscribed channel.
-    public var channels: [Channel] { records.values.map(\.channel) }
+    public var channels: [PusherChannel] { records.values.map(\.channel) }
 
     /// Unsubscribes from `name`; the handle's streams end.
     public func unsubscribe(_ name: String) async {

@@ -10,9 +10,9 @@ struct SignInState: Sendable {
     var userChannel: String?
     /// Signed in on the current socket.
     var signedIn = false
-    private var waiters: [UInt64: CheckedContinuation<Result<Channel, ChannelError>, Never>] = [:]
+    private var waiters: [UInt64: CheckedContinuation<Result<PusherChannel, ChannelError>, Never>] = [:]
 
-    mutating func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<Result<Channel, ChannelError>, Never>) {
+    mutating func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<Result<PusherChannel, ChannelError>, Never>) {
         waiters[id] = continuation
     }
 
@@ -20,7 +20,7 @@ struct SignInState: Sendable {
         waiters.removeValue(forKey: id)?.resume(returning: .failure(.connectionFailed(.notConnected)))
     }
 
-    mutating func succeed(_ channel: Channel) {
+    mutating func succeed(_ channel: PusherChannel) {
         signedIn = true
         awaitingServer = false
         let waiting = waiters

@@ -4,7 +4,7 @@ import ClearanceSigning
 /// What the client keeps for one channel: the handle, and the authorization state tied to the
 /// socket it was made for.
 struct SubscriptionRecord: Sendable {
-    let channel: Channel
+    let channel: PusherChannel
     /// The presence member this client is (from `channel_data`), once authorized.
     var myUserID: String?
     /// The secretbox key of an encrypted channel, once authorized.
@@ -15,7 +15,7 @@ struct SubscriptionRecord: Sendable {
     /// Whether the subscribe frame went out on the current socket.
     var subscribeSent = false
 
-    init(channel: Channel) {
+    init(channel: PusherChannel) {
         self.channel = channel
     }
 

@@ -2,7 +2,7 @@ import Clearance
 import ClearanceSigning
 
 /// What went wrong with one channel: its ``ChannelSubscriptionState/failed(_:)`` state, or a
-/// problem reported on ``Channel/errors`` (a dropped encrypted event, a refused client event).
+/// problem reported on ``PusherChannel/errors`` (a dropped encrypted event, a refused client event).
 ///
 /// ``qualifiedCode`` is the inner error's where there is one (`channels.auth.httpStatus`,
 /// `channels.server.subscriptionError`, `channels.connection.closedByServer`), otherwise

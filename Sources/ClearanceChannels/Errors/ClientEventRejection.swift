@@ -1,4 +1,4 @@
-/// Why ``Channel/trigger(_:data:)`` refused to send a client event (the protocol's rules).
+/// Why ``PusherChannel/trigger(_:data:)`` refused to send a client event (the protocol's rules).
 public enum ClientEventRejection: String, Sendable, Hashable, CaseIterable {
     /// The event name does not start with `client-`.
     case invalidName

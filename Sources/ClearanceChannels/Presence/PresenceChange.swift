@@ -1,4 +1,4 @@
-/// A change to a presence channel's member list, as delivered by ``Channel/members``.
+/// A change to a presence channel's member list, as delivered by ``PusherChannel/members``.
 public enum PresenceChange: Sendable, Hashable {
     /// The whole list: first on every new stream, then after each (re)subscription.
     case snapshot(PresenceMembers)

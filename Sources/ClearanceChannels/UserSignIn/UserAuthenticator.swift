@@ -1,4 +1,6 @@
 @_exported import struct ClearanceSigning.UserAuthentication
+@_exported import struct ClearanceSigning.PresenceMember
+@_exported import struct ClearanceSigning.ClientEventRateLimiter
 
 /// Authenticates the connection as a user for `pusher:signin`: given the socket id, returns
 /// `auth` and the exact `user_data` JSON that was signed (`socket_id::user::user_data`).

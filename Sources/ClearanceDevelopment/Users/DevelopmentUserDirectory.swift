@@ -41,7 +41,7 @@ public struct DevelopmentUserDirectory: Sendable {
     }
 
     /// Allows known users everything (as themselves), denies unknown callers.
-    public func decide(_ request: AuthorizationRequest<DevelopmentUser>) -> AuthorizationDecision {
+    public func decide(_ request: AuthEndpointRequest<DevelopmentUser>) -> AuthorizationDecision {
         guard let user = request.caller else { return .deny }
         return .allowAs(AuthorizedUser(id: user.id, info: user.info))
     }

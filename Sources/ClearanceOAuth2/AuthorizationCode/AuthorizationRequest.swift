@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceWire
 import Crypto
 import Foundation
 
@@ -40,7 +41,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         parameters += [("state", state), ("code_challenge", pkce.challenge), ("code_challenge_method", pkce.method)]
         parameters += additionalParameters
         let existing = components.percentEncodedQuery.map { $0.isEmpty ? [] : [$0] } ?? []
-        components.percentEncodedQuery = (existing + parameters.map { "\(Self.queryEncode($0.name))=\(Self.queryEncode($0.value))" }).joined(separator: "&")
+        components.percentEncodedQuery = (existing + [FormFields.encode(parameters, style: .rfc3986)]).joined(separator: "&")
         guard let url = components.url else {
             throw .misconfigured(reason: "the authorization URL cannot be built")
         }
@@ -86,12 +87,4 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
     static func randomState() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { Base64URL.encode(Data($0)) }
     }
-
-    /// RFC 3986 query encoding: unreserved characters kept, everything else (space too) as `%HH`.
-    static func queryEncode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
-
 }

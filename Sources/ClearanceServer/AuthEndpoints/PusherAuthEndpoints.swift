@@ -28,7 +28,7 @@ import NIOCore
 /// ```
 public struct PusherAuthEndpoints<Identifier: CallerIdentifier>: Sendable {
     /// The app's decision for one request.
-    public typealias Decide = @Sendable (AuthorizationRequest<Identifier.Caller>) async throws -> AuthorizationDecision
+    public typealias Decide = @Sendable (AuthEndpointRequest<Identifier.Caller>) async throws -> AuthorizationDecision
 
     /// Signs the authorizations.
     public let signer: ChannelAuthSigner
@@ -102,7 +102,7 @@ public struct PusherAuthEndpoints<Identifier: CallerIdentifier>: Sendable {
         do throws(AuthEndpointError) {
             let fields = try await readFields(request, requireChannel: false)
             let caller = try await identify(request)
-            let decision = try await decision(for: AuthorizationRequest(caller: caller, socketID: fields.socketID, target: .userSignIn))
+            let decision = try await decision(for: AuthEndpointRequest(caller: caller, socketID: fields.socketID, target: .userSignIn))
             guard case let .allowAs(user) = decision else {
                 if decision == .deny { throw .forbidden }
                 throw .decisionFailed("User sign-in was allowed without naming the user (use .allowAs).")
@@ -146,7 +146,7 @@ public struct PusherAuthEndpoints<Identifier: CallerIdentifier>: Sendable {
         }
     }
 
-    private func decision(for request: AuthorizationRequest<Identifier.Caller>) async throws(AuthEndpointError) -> AuthorizationDecision {
+    private func decision(for request: AuthEndpointRequest<Identifier.Caller>) async throws(AuthEndpointError) -> AuthorizationDecision {
         do {
             return try await decide(request)
         } catch {
@@ -164,7 +164,7 @@ public struct PusherAuthEndpoints<Identifier: CallerIdentifier>: Sendable {
         if kind == .serverToUser { throw .invalidChannelName(.serverToUserChannel) }
         if kind == .privateEncrypted, !signer.hasMasterKey { throw .unsupportedChannel(.missingMasterKey) }
 
-        let decision = try await decision(for: AuthorizationRequest(caller: caller, socketID: socketID, target: .channel(name: channel, kind: kind)))
+        let decision = try await decision(for: AuthEndpointRequest(caller: caller, socketID: socketID, target: .channel(name: channel, kind: kind)))
         let channelData: String?
         switch decision {
         case .deny:

@@ -171,7 +171,7 @@ struct HubHTTPAPI: Sendable {
         }
         let ids = await hub.adapter.presenceMembers(appID: app.id, channel: channel).map { member in
             var user = JSONWriter()
-            user.string("id", member.userID)
+            user.string("id", member.id)
             return user.text
         }
         var response = JSONWriter()

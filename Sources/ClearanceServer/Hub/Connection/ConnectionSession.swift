@@ -205,7 +205,7 @@ struct ConnectionSession {
             if let info = parsed.userInfoJSON, info.utf8.count > hub.limits.maxPresenceUserInfoBytes {
                 throw .limitReached("user_info is larger than \(hub.limits.maxPresenceUserInfoBytes) bytes.")
             }
-            return Subscription(kind: kind, member: PresenceMember(userID: parsed.userID, userInfoJSON: parsed.userInfoJSON))
+            return Subscription(kind: kind, member: parsed.member)
         }
     }
 
@@ -250,7 +250,7 @@ struct ConnectionSession {
             return send(PusherFrame.error(.eventTooLarge(limit: hub.limits.maxEventDataBytes)))
         }
         guard rateLimiter.allow(at: now) else { return send(PusherFrame.error(HubProtocolError.clientEventRateLimited)) }
-        let frame = PusherFrame.clientEvent(name: name, channel: channel, rawData: data, userID: subscription.member?.userID)
+        let frame = PusherFrame.clientEvent(name: name, channel: channel, rawData: data, userID: subscription.member?.id)
         await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: socketID)
     }
 }

@@ -1,3 +1,4 @@
+import ClearanceSigning
 import ClearanceWire
 
 /// The text of every frame the hub sends, in the shapes hosted Pusher uses.
@@ -53,8 +54,8 @@ enum PusherFrame {
         var hash = JSONWriter(capacity: 64 * members.count)
         for (index, member) in members.enumerated() {
             if index > 0 { ids.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(member.userID, to: &ids)
-            hash.raw(member.userID, member.userInfoJSON ?? "null")
+            JSONWriter.appendString(member.id, to: &ids)
+            hash.raw(member.id, member.infoJSON ?? "null")
         }
         ids.append(UInt8(ascii: "]"))
         let idsText = String(decoding: ids, as: UTF8.self)
@@ -86,8 +87,8 @@ enum PusherFrame {
         frame.string("event", "pusher_internal:member_added")
         frame.string("channel", channel)
         frame.stringifiedObject("data") { data in
-            data.string("user_id", member.userID)
-            if let info = member.userInfoJSON { data.raw("user_info", info) }
+            data.string("user_id", member.id)
+            if let info = member.infoJSON { data.raw("user_info", info) }
         }
         return frame.text
     }

@@ -1,3 +1,5 @@
+import ClearanceSigning
+
 /// Where the hub keeps who is connected, who is subscribed to what and who is present, and how
 /// a frame reaches every subscriber of a channel.
 ///

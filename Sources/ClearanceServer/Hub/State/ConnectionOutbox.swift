@@ -1,3 +1,5 @@
+import ClearanceSigning
+
 /// The way into one connection: whatever is delivered here is written to its WebSocket, in
 /// order, by the connection's writer task.
 ///

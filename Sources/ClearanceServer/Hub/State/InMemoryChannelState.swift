@@ -1,3 +1,5 @@
+import ClearanceSigning
+
 /// Channel state for a single hub process: everything in one actor's memory.
 ///
 /// Deliveries are queued on the connections' outboxes while the actor is isolated, so every

@@ -1,3 +1,5 @@
+import ClearanceSigning
+
 /// The members of one presence channel, counted per user: each user is present while at least
 /// one of their connections is subscribed.
 ///
@@ -44,20 +46,20 @@ struct PresenceRoster: Sendable, Equatable {
 
     var isEmpty: Bool { userBySocket.isEmpty }
 
-    /// Adds `socketID` as a connection of `member.userID`. The first connection of a user
+    /// Adds `socketID` as a connection of `member.id`. The first connection of a user
     /// decides the user's info; later ones do not change it.
     mutating func join(socketID: String, member: PresenceMember, limit: Int) -> JoinResult {
         if userBySocket[socketID] != nil { return .alreadyJoined }
-        if var entry = entries[member.userID] {
+        if var entry = entries[member.id] {
             entry.sockets.insert(socketID)
-            entries[member.userID] = entry
-            userBySocket[socketID] = member.userID
+            entries[member.id] = entry
+            userBySocket[socketID] = member.id
             return .additionalConnection
         }
         guard arrivalOrder.count < limit else { return .full }
-        entries[member.userID] = Entry(member: member, sockets: [socketID])
-        arrivalOrder.append(member.userID)
-        userBySocket[socketID] = member.userID
+        entries[member.id] = Entry(member: member, sockets: [socketID])
+        arrivalOrder.append(member.id)
+        userBySocket[socketID] = member.id
         return .newMember
     }
 

@@ -1,10 +1,11 @@
 import Foundation
 
-/// One member of a presence channel: the `user_id` and the `user_info` the server gave.
+/// One member of a presence channel: its `user_id` and `user_info`, as the client lists members
+/// and the hub keeps them (``PresenceChannelData/member`` reads one from `channel_data`).
 public struct PresenceMember: Sendable, Hashable, Identifiable {
     /// The member's user id (numbers are kept as their JSON text).
     public let id: String
-    /// The member's `user_info` as JSON text, if any.
+    /// The member's `user_info` as JSON text, exactly as signed, if any.
     public let infoJSON: String?
 
     /// Creates a member.

@@ -8,7 +8,7 @@ import Foundation
 /// Streams (``events``, ``states``, ``members``, ``errors``) may be iterated by any number of
 /// tasks; each access makes a new stream. A slow reader loses its oldest buffered events rather
 /// than blocking the connection. After ``unsubscribe()`` every stream ends.
-public final class Channel: Sendable {
+public final class PusherChannel: Sendable {
     /// The channel name.
     public let name: String
     /// Public, private, presence, encrypted or server-to-user, from the name's prefix.
@@ -125,6 +125,6 @@ public final class Channel: Sendable {
     }
 }
 
-extension Channel: CustomStringConvertible {
-    public var description: String { "Channel(\(name), \(state))" }
+extension PusherChannel: CustomStringConvertible {
+    public var description: String { "PusherChannel(\(name), \(state))" }
 }

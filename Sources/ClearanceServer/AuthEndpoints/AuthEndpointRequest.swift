@@ -1,5 +1,5 @@
 /// One question for the app's decision closure: may `caller` (with `socketID`) have `target`?
-public struct AuthorizationRequest<Caller: Sendable>: Sendable {
+public struct AuthEndpointRequest<Caller: Sendable>: Sendable {
     /// Who is asking, or `nil` when the request carries no recognised identity.
     public let caller: Caller?
     /// The connection's socket id (already checked: `^\d+\.\d+$`).

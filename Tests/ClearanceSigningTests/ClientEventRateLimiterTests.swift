@@ -1,4 +1,4 @@
-@testable import ClearanceServer
+import ClearanceSigning
 import Testing
 
 @Suite("ClientEventRateLimiter")
@@ -21,5 +21,16 @@ struct ClientEventRateLimiterTests {
 
     @Test func zeroAllowsNothing() {
         #expect(decisions(limit: 0, at: [0]) == [false])
+    }
+
+    @Test func theProtocolsDefaultIsTenPerSecondSliding() {
+        var limiter = ClientEventRateLimiter()
+        let start = ContinuousClock.now
+        for index in 0..<10 { #expect(limiter.allow(at: start + .milliseconds(index))) }
+        #expect(!limiter.allow(at: start + .milliseconds(500)))
+        // The window slides: at 1 000 ms only the send at 0 ms has left it.
+        #expect(limiter.allow(at: start + .milliseconds(1000)))
+        #expect(!limiter.allow(at: start + .milliseconds(1000)))
+        #expect(limiter.allow(at: start + .milliseconds(1001)))
     }
 }
