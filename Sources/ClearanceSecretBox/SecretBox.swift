@@ -57,20 +57,12 @@ public enum SecretBox: Sendable {
     }
 
     /// `seal` for any byte collections, such as `Data` or `ArraySlice<UInt8>`; see the `[UInt8]` overload.
-    public static func seal(
-        _ message: some Collection<UInt8>,
-        nonce: some Collection<UInt8>,
-        key: some Collection<UInt8>
-    ) throws(SecretBoxError) -> [UInt8] {
+    public static func seal(_ message: some Collection<UInt8>, nonce: some Collection<UInt8>, key: some Collection<UInt8>) throws(SecretBoxError) -> [UInt8] {
         try seal(Array(message), nonce: Array(nonce), key: Array(key))
     }
 
     /// `open` for any byte collections, such as `Data` or `ArraySlice<UInt8>`; see the `[UInt8]` overload.
-    public static func open(
-        _ box: some Collection<UInt8>,
-        nonce: some Collection<UInt8>,
-        key: some Collection<UInt8>
-    ) throws(SecretBoxError) -> [UInt8] {
+    public static func open(_ box: some Collection<UInt8>, nonce: some Collection<UInt8>, key: some Collection<UInt8>) throws(SecretBoxError) -> [UInt8] {
         try open(Array(box), nonce: Array(nonce), key: Array(key))
     }
 }

@@ -34,14 +34,10 @@ public enum SecretBoxError: ClearanceError, Equatable {
     /// A human-readable explanation. Mentions lengths only, never secret bytes.
     public var message: String {
         switch self {
-        case .invalidKeyLength(let length):
-            "secretbox key must be \(SecretBox.keyLength) bytes, got \(length)"
-        case .invalidNonceLength(let length):
-            "secretbox nonce must be \(SecretBox.nonceLength) bytes, got \(length)"
-        case .boxTooShort(let length):
-            "secretbox box must be at least \(SecretBox.tagLength) bytes (the tag), got \(length)"
-        case .authenticationFailed:
-            "secretbox authentication failed: wrong key or nonce, or the box was altered"
+        case .invalidKeyLength(let length): "secretbox key must be \(SecretBox.keyLength) bytes, got \(length)"
+        case .invalidNonceLength(let length): "secretbox nonce must be \(SecretBox.nonceLength) bytes, got \(length)"
+        case .boxTooShort(let length): "secretbox box must be at least \(SecretBox.tagLength) bytes (the tag), got \(length)"
+        case .authenticationFailed: "secretbox authentication failed: wrong key or nonce, or the box was altered"
         }
     }
 }

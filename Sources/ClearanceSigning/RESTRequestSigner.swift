@@ -53,13 +53,7 @@ public struct RESTRequestSigner: Sendable {
     ///   - body: The request body; `body_md5` is added only when it is non-empty.
     ///   - now: The signing time, injectable for tests.
     /// - Throws: ``SigningError/reservedParameter(_:)`` or ``SigningError/duplicateParameter(_:)``.
-    public func sign(
-        method: String,
-        path: String,
-        query: [String: String] = [:],
-        body: Data? = nil,
-        now: Date = Date()
-    ) throws(SigningError) -> RESTRequestSignature {
+    public func sign(method: String, path: String, query: [String: String] = [:], body: Data? = nil, now: Date = Date()) throws(SigningError) -> RESTRequestSignature {
         try sign(method: method, path: path, query: query, body: body,
                  timestamp: Int64(now.timeIntervalSince1970.rounded(.down)))
     }
@@ -67,14 +61,7 @@ public struct RESTRequestSigner: Sendable {
     /// The full URL of a signed request: `baseURL` (scheme, host, port) + `path` + the signed query.
     ///
     /// - Throws: what ``sign(method:path:query:body:now:)`` throws.
-    public func signedURL(
-        method: String,
-        baseURL: URL,
-        path: String,
-        query: [String: String] = [:],
-        body: Data? = nil,
-        now: Date = Date()
-    ) throws(SigningError) -> URL {
+    public func signedURL(method: String, baseURL: URL, path: String, query: [String: String] = [:], body: Data? = nil, now: Date = Date()) throws(SigningError) -> URL {
         let signature = try sign(method: method, path: path, query: query, body: body, now: now)
         var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) ?? URLComponents()
         components.percentEncodedPath = path
@@ -85,13 +72,7 @@ public struct RESTRequestSigner: Sendable {
     /// Signs a request with an explicit `auth_timestamp` in seconds since 1970.
     ///
     /// - Throws: ``SigningError/reservedParameter(_:)`` or ``SigningError/duplicateParameter(_:)``.
-    public func sign(
-        method: String,
-        path: String,
-        query: [String: String] = [:],
-        body: Data?,
-        timestamp: Int64
-    ) throws(SigningError) -> RESTRequestSignature {
+    public func sign(method: String, path: String, query: [String: String] = [:], body: Data?, timestamp: Int64) throws(SigningError) -> RESTRequestSignature {
         var lowerCasedNames = Set<String>()
         for name in query.keys {
             let lower = name.lowercased()

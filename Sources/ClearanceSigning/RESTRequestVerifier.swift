@@ -44,13 +44,7 @@ public struct RESTRequestVerifier: Sendable {
     ///   ``SigningError/invalidSignature``, ``SigningError/invalidTimestamp``,
     ///   ``SigningError/expiredTimestamp``, ``SigningError/futureTimestamp`` or
     ///   ``SigningError/bodyMD5Mismatch``.
-    public func verify(
-        method: String,
-        path: String,
-        query: [String: String],
-        body: Data?,
-        now: Date = Date()
-    ) throws(SigningError) {
+    public func verify(method: String, path: String, query: [String: String], body: Data?, now: Date = Date()) throws(SigningError) {
         var parameters: [String: String] = [:]
         for (name, value) in query {
             let lower = name.lowercased()
@@ -86,13 +80,7 @@ public struct RESTRequestVerifier: Sendable {
     }
 
     /// Whether ``verify(method:path:query:body:now:)`` succeeds.
-    public func isValid(
-        method: String,
-        path: String,
-        query: [String: String],
-        body: Data?,
-        now: Date = Date()
-    ) -> Bool {
+    public func isValid(method: String, path: String, query: [String: String], body: Data?, now: Date = Date()) -> Bool {
         do {
             try verify(method: method, path: path, query: query, body: body, now: now)
             return true

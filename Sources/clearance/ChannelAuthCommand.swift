@@ -14,14 +14,7 @@ struct ChannelAuthCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The app key.")
-    var key: String
-
-    @Option(help: "The app secret.")
-    var secret: String
-
-    @Option(name: .customLong("socket-id"), help: "The socket id, e.g. 123.456.")
-    var socketID: String
+    @OptionGroup var app: AppSigningOptions
 
     @Option(help: "The channel name, e.g. private-orders or presence-room.")
     var channel: String
@@ -36,24 +29,11 @@ struct ChannelAuthCommand: ParsableCommand {
     var maxChannelLength: Int = ChannelNameLimits.default.maxLength
 
     func run() throws {
-        do {
+        try app.printSigned { () throws(SigningError) in
             let signer = try ChannelAuthSigner(
-                key: key,
-                secret: secret,
-                masterKeyBase64: masterKey,
-                limits: ChannelNameLimits(maxLength: maxChannelLength)
-            )
-            let authorization = try signer.authorizeChannel(
-                socketID: socketID,
-                channelName: channel,
-                channelData: channelData
-            )
-            print(authorization.jsonString)
-        } catch {
-            // The do body throws only SigningError, so `error` is typed.
-            let error: SigningError = error
-            FileHandle.standardError.write(Data("Error: \(error.message) (\(error.code))\n".utf8))
-            throw ExitCode.validationFailure
+                key: app.key, secret: app.secret, masterKeyBase64: masterKey,
+                limits: ChannelNameLimits(maxLength: maxChannelLength))
+            return try signer.authorizeChannel(socketID: app.socketID, channelName: channel, channelData: channelData).jsonString
         }
     }
 }

@@ -13,28 +13,14 @@ struct UserAuthCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The app key.")
-    var key: String
-
-    @Option(help: "The app secret.")
-    var secret: String
-
-    @Option(name: .customLong("socket-id"), help: "The socket id, e.g. 123.456.")
-    var socketID: String
+    @OptionGroup var app: AppSigningOptions
 
     @Option(name: .customLong("user-data"), help: "user_data: a JSON object with a string id.")
     var userData: String
 
     func run() throws {
-        do {
-            let signer = try ChannelAuthSigner(key: key, secret: secret)
-            let authentication = try signer.authenticateUser(socketID: socketID, userData: userData)
-            print(authentication.jsonString)
-        } catch {
-            // The do body throws only SigningError, so `error` is typed.
-            let error: SigningError = error
-            FileHandle.standardError.write(Data("Error: \(error.message) (\(error.code))\n".utf8))
-            throw ExitCode.validationFailure
+        try app.printSigned { () throws(SigningError) in
+            try ChannelAuthSigner(key: app.key, secret: app.secret).authenticateUser(socketID: app.socketID, userData: userData).jsonString
         }
     }
 }

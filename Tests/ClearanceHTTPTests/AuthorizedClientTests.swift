@@ -16,6 +16,13 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     var testDescription: String { rawValue }
 }
 
+/// `server`'s `/redirect`, answering with a redirect to `target` (with `status`, 302 by default).
+func redirect(on server: RunningServer, to target: String, status: Int? = nil) -> URL {
+    var components = URLComponents(url: server.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
+    components.queryItems = [URLQueryItem(name: "to", value: target)] + (status.map { [URLQueryItem(name: "status", value: "\($0)")] } ?? [])
+    return components.url!
+}
+
 func client(_ credential: Credential, transport: any HTTPTransport, hook: AuthorizedClient.RequestHook? = nil) throws -> AuthorizedClient {
     let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": StaticCredentialSource(credential, name: "s")])
     return AuthorizedClient(authorizer: authorizer, transport: transport, willSend: hook)
@@ -29,10 +36,8 @@ struct AuthorizedClientTests {
             let target = serverB.baseURL.appending(path: "/echo").absoluteString
             let c = try client(.bearer("cross-origin-secret"), transport: kind.transport)
             for status in [301, 302, 303, 307, 308] {
-                var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
-                components.queryItems = [URLQueryItem(name: "to", value: target), URLQueryItem(name: "status", value: "\(status)")]
                 // The app also set a cookie itself: it must not cross origins either.
-                let (response, body) = try await c.send(HTTPRequest(method: .get, url: components.url!, headerFields: [.cookie: "session=app-cookie"]))
+                let (response, body) = try await c.send(HTTPRequest(method: .get, url: redirect(on: serverA, to: target, status: status), headerFields: [.cookie: "session=app-cookie"]))
                 #expect(response.status == .ok)
                 #expect(TestAPI.field("authorization", body) == "absent", "status \(status)")
                 #expect(TestAPI.field("cookie", body) == "absent", "status \(status)")
@@ -47,9 +52,8 @@ struct AuthorizedClientTests {
     func localhostAndLoopbackAddressAreDifferentOrigins(kind: TransportKind) async throws {
         try await withServers { _, serverA, _, _ in
             // Same port, other host name: another origin.
-            var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
-            components.queryItems = [URLQueryItem(name: "to", value: "http://localhost:\(serverA.port)/echo")]
-            let (_, body) = try await client(.bearer("secret-token"), transport: kind.transport).send(.get, components.url!)
+            let url = redirect(on: serverA, to: "http://localhost:\(serverA.port)/echo")
+            let (_, body) = try await client(.bearer("secret-token"), transport: kind.transport).send(.get, url)
             #expect(TestAPI.field("authorization", body) == "absent")
         }
     }
@@ -57,9 +61,7 @@ struct AuthorizedClientTests {
     @Test(arguments: TransportKind.allCases)
     func sameOriginRedirectKeepsTheCredential(kind: TransportKind) async throws {
         try await withServers { a, serverA, _, _ in
-            var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
-            components.queryItems = [URLQueryItem(name: "to", value: "/echo")]
-            let (_, body) = try await client(.bearer("same-origin-token"), transport: kind.transport).send(.get, components.url!)
+            let (_, body) = try await client(.bearer("same-origin-token"), transport: kind.transport).send(.get, redirect(on: serverA, to: "/echo"))
             #expect(TestAPI.field("authorization", body) == "present")
             #expect(a.authorized("echo") == 1)
         }
@@ -70,9 +72,7 @@ struct AuthorizedClientTests {
         try await withServers { _, serverA, _, _ in
             let c = try client(.bearer("t0ken-value"), transport: kind.transport)
             for (status, method, bodyLength) in [(307, "POST", "5"), (308, "POST", "5"), (303, "GET", "0"), (302, "GET", "0")] {
-                var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
-                components.queryItems = [URLQueryItem(name: "to", value: "/echo"), URLQueryItem(name: "status", value: "\(status)")]
-                let (response, body) = try await c.send(.post, components.url!, body: Data("hello".utf8))
+                let (response, body) = try await c.send(.post, redirect(on: serverA, to: "/echo", status: status), body: Data("hello".utf8))
                 #expect(TestAPI.field("method", body) == method, "\(status)")
                 if method == "POST" { #expect(response.headerFields[HTTPField.Name("X-Body-Length")!] == bodyLength) }
             }
@@ -164,9 +164,7 @@ struct AuthorizedClientTests {
                 request.headerFields[HTTPField.Name("X-Trace")!] = "demo"
                 contexts.withLock { $0.append("\(context.redirectCount):\(context.carriesCredential)") }
             }
-            var components = URLComponents(url: serverA.baseURL.appending(path: "/redirect"), resolvingAgainstBaseURL: false)!
-            components.queryItems = [URLQueryItem(name: "to", value: "/echo")]
-            let (_, body) = try await c.send(.get, components.url!)
+            let (_, body) = try await c.send(.get, redirect(on: serverA, to: "/echo"))
             #expect(TestAPI.field("headers", body)?.lowercased().contains("x-trace") == true)
             #expect(contexts.withLock { $0 } == ["0:true", "1:true"])
         }

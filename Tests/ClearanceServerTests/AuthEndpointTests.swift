@@ -10,32 +10,39 @@ import Testing
 struct AuthEndpointTests {
     private let bearer = ["Authorization": "Bearer alice-token"]
 
+    /// The JSON `path` answers alice's form `body` with, after checking it answered 200.
+    private func answer(_ hub: HubServer, _ body: String, path: String = "/pusher/auth") async throws -> [String: Any] {
+        let response = try await TestHTTP(hub).form(path, body, headers: bearer)
+        #expect(response.status == 200, "\(response.body)")
+        return response.json
+    }
+
+    /// The string member `name` of `json`.
+    private func string(_ json: [String: Any], _ name: String) throws -> String {
+        try #require(json[name] as? String, "no string \(name) in \(json)")
+    }
+
     @Test func privateChannelsAreSignedForKnownUsers() async throws {
         try await TestHub.with { hub in
-            let response = try await TestHTTP(hub).form("/pusher/auth", "socket_id=123.456&channel_name=private-orders", headers: bearer)
-            #expect(response.status == 200)
-            let auth = try #require(response.json["auth"] as? String)
-            #expect(TestHub.signer.verifyChannelAuth(auth: auth, socketID: "123.456", channelName: "private-orders"))
-            #expect(response.json.count == 1)
+            let json = try await answer(hub, "socket_id=123.456&channel_name=private-orders")
+            #expect(TestHub.signer.verifyChannelAuth(auth: try string(json, "auth"), socketID: "123.456", channelName: "private-orders"))
+            #expect(json.count == 1)
         }
     }
 
     @Test func presenceChannelsGetChannelDataNamingTheUser() async throws {
         try await TestHub.with { hub in
-            let response = try await TestHTTP(hub).form("/pusher/auth", "socket_id=1.2&channel_name=presence-lobby", headers: bearer)
-            #expect(response.status == 200)
-            let channelData = try #require(response.json["channel_data"] as? String)
+            let json = try await answer(hub, "socket_id=1.2&channel_name=presence-lobby")
+            let channelData = try string(json, "channel_data")
             #expect(channelData == #"{"user_id":"alice","user_info":{"name":"Alice"}}"#)
-            let auth = try #require(response.json["auth"] as? String)
-            #expect(TestHub.signer.verifyChannelAuth(auth: auth, socketID: "1.2", channelName: "presence-lobby", channelData: channelData))
+            #expect(TestHub.signer.verifyChannelAuth(auth: try string(json, "auth"), socketID: "1.2", channelName: "presence-lobby", channelData: channelData))
         }
     }
 
     @Test func encryptedChannelsGetTheSharedSecret() async throws {
         try await TestHub.with { hub in
-            let response = try await TestHTTP(hub).form("/pusher/auth", "socket_id=1.2&channel_name=private-encrypted-vault", headers: bearer)
-            #expect(response.status == 200)
-            #expect(response.json["shared_secret"] as? String == (try TestHub.signer.sharedSecret(channelName: "private-encrypted-vault")))
+            let json = try await answer(hub, "socket_id=1.2&channel_name=private-encrypted-vault")
+            #expect(try string(json, "shared_secret") == (try TestHub.signer.sharedSecret(channelName: "private-encrypted-vault")))
         }
     }
 
@@ -74,12 +81,10 @@ struct AuthEndpointTests {
 
     @Test func userAuthenticationSignsTheUserData() async throws {
         try await TestHub.with { hub in
-            let response = try await TestHTTP(hub).form("/pusher/user-auth", "socket_id=1.2", headers: bearer)
-            #expect(response.status == 200)
-            let userData = try #require(response.json["user_data"] as? String)
+            let json = try await answer(hub, "socket_id=1.2", path: "/pusher/user-auth")
+            let userData = try string(json, "user_data")
             #expect(userData == #"{"id":"alice","user_info":{"name":"Alice"}}"#)
-            let auth = try #require(response.json["auth"] as? String)
-            #expect(TestHub.signer.verifyUserAuth(auth: auth, socketID: "1.2", userData: userData))
+            #expect(TestHub.signer.verifyUserAuth(auth: try string(json, "auth"), socketID: "1.2", userData: userData))
         }
     }
 

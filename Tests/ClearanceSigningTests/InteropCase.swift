@@ -5,12 +5,6 @@ struct InteropCase: Encodable, Sendable {
         var key: String
         var secret: String
         var masterKeyBase64: String?
-
-        enum CodingKeys: String, CodingKey {
-            case key, secret
-            case appID = "app_id"
-            case masterKeyBase64 = "master_key_base64"
-        }
     }
 
     struct BatchEvent: Encodable, Sendable {
@@ -28,12 +22,6 @@ struct InteropCase: Encodable, Sendable {
         var prefixFilter: String?
         var attributes: [String]?
         var channel: String?
-
-        enum CodingKeys: String, CodingKey {
-            case channels, event, data, batch, attributes, channel
-            case socketID = "socket_id"
-            case prefixFilter = "prefix_filter"
-        }
     }
 
     enum Kind: String, Encodable, Sendable {
@@ -52,11 +40,4 @@ struct InteropCase: Encodable, Sendable {
     var call: String?
     var args: RESTArguments?
     var timestamp: Int64?
-
-    enum CodingKeys: String, CodingKey {
-        case id, type, app, mode, channel, call, args, timestamp
-        case socketID = "socket_id"
-        case channelData = "channel_data"
-        case userData = "user_data"
-    }
 }

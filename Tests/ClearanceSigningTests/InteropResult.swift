@@ -13,16 +13,4 @@ struct InteropResult: Decodable, Sendable {
     var stringToSign: String?
     var stringToSignWithoutBodyMD5: String?
     var signatureWithoutBodyMD5: String?
-
-    enum CodingKeys: String, CodingKey {
-        case id, auth, method, path, body
-        case channelData = "channel_data"
-        case sharedSecret = "shared_secret"
-        case userData = "user_data"
-        case responseJSON = "response_json"
-        case queryParams = "query_params"
-        case stringToSign = "string_to_sign"
-        case stringToSignWithoutBodyMD5 = "string_to_sign_without_body_md5"
-        case signatureWithoutBodyMD5 = "signature_without_body_md5"
-    }
 }

@@ -17,8 +17,7 @@ enum PythonInterop {
         let input = work.appendingPathComponent("cases.jsonl")
         let output = work.appendingPathComponent("results.jsonl")
 
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let encoder = SnakeCaseKeys.encoder
         var lines = Data()
         for item in cases {
             lines.append(try encoder.encode(item))
@@ -31,17 +30,14 @@ enum PythonInterop {
             throw ChildProcess.Failure("pusher_signatures.py exited with status \(run.status) (is pusher==3.3.4 installed? \(PythonPeer.installHint)):\n\(run.stderr)")
         }
 
-        let decoder = JSONDecoder()
+        let decoder = SnakeCaseKeys.decoder
         let text = try String(contentsOf: output, encoding: .utf8)
         var version = ""
         var results: [Int: InteropResult] = [:]
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             let data = Data(line.utf8)
             if version.isEmpty {
-                struct Header: Decodable {
-                    let pusherVersion: String
-                    enum CodingKeys: String, CodingKey { case pusherVersion = "pusher_version" }
-                }
+                struct Header: Decodable { let pusherVersion: String }
                 version = try decoder.decode(Header.self, from: data).pusherVersion
                 continue
             }

@@ -102,12 +102,14 @@ struct ChallengeParser {
         return (name, value)
     }
 
-    private static func isToken68Byte(_ b: UInt8) -> Bool {
+    private static func isToken68Byte(_ b: UInt8) -> Bool { isAlphanumeric(b) || "-._~+/".utf8.contains(b) }
+
+    private static func isTokenByte(_ b: UInt8) -> Bool { isAlphanumeric(b) || "!#$%&'*+-.^_`|~/".utf8.contains(b) }
+
+    private static func isAlphanumeric(_ b: UInt8) -> Bool {
         switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "-._~+/".utf8.contains(b)
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: false
         }
     }
 
@@ -119,15 +121,6 @@ struct ChallengeParser {
 
     private mutating func skipSeparators() {
         while let b = peek(), b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: ",") { index += 1 }
-    }
-
-    private static func isTokenByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~/".utf8.contains(b)
-        }
     }
 
     private mutating func token() -> String? {

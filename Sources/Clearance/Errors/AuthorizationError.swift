@@ -68,38 +68,26 @@ public enum AuthorizationError: ClearanceError {
     /// What the server answered, when an answer caused this error.
     public var response: HTTPErrorResponse? {
         switch self {
-        case .unauthorized(let response), .forbidden(let response), .badResponse(let response), .tooManyRedirects(_, let response):
-            response
-        default:
-            nil
+        case .unauthorized(let response), .forbidden(let response), .badResponse(let response), .tooManyRedirects(_, let response): response
+        default: nil
         }
     }
 
     /// A human sentence saying what went wrong. Never contains a secret.
     public var message: String {
         switch self {
-        case .networkFailure(let error):
-            "The server could not be reached: \(Redactor.scrub(String(describing: error)))."
-        case .unavailable(let reason, _):
-            "Authorization is unavailable: \(Redactor.scrub(reason))."
-        case .expired(let reason):
-            "The credential expired: \(Redactor.scrub(reason))."
-        case .cancelled:
-            "The request was cancelled."
-        case .unauthorized(let response):
-            "The server refused the credential (\(response))."
-        case .forbidden(let response):
-            "The credential does not grant this request (\(response))."
-        case .misconfigured(let reason):
-            "Clearance is misconfigured: \(Redactor.scrub(reason))."
+        case .networkFailure(let error): "The server could not be reached: \(Redactor.scrub(String(describing: error)))."
+        case .unavailable(let reason, _): "Authorization is unavailable: \(Redactor.scrub(reason))."
+        case .expired(let reason): "The credential expired: \(Redactor.scrub(reason))."
+        case .cancelled: "The request was cancelled."
+        case .unauthorized(let response): "The server refused the credential (\(response))."
+        case .forbidden(let response): "The credential does not grant this request (\(response))."
+        case .misconfigured(let reason): "Clearance is misconfigured: \(Redactor.scrub(reason))."
         case .missingCredential(let source, let error):
             "The credential source '\(source)' produced no credential\(error.map { ": \(Redactor.scrub(String(describing: $0)))" } ?? ""); the request was not sent."
-        case .badResponse(let response):
-            "The server sent a response Clearance could not use (\(response))."
-        case .tooManyRedirects(let limit, let last):
-            "The server redirected more than \(limit) times (last: HTTP \(last.status))."
-        case .unknown(let error):
-            "Unexpected error: \(Redactor.scrub(String(describing: error)))."
+        case .badResponse(let response): "The server sent a response Clearance could not use (\(response))."
+        case .tooManyRedirects(let limit, let last): "The server redirected more than \(limit) times (last: HTTP \(last.status))."
+        case .unknown(let error): "Unexpected error: \(Redactor.scrub(String(describing: error)))."
         }
     }
 

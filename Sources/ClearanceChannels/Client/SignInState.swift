@@ -23,17 +23,19 @@ struct SignInState: Sendable {
     mutating func succeed(_ channel: PusherChannel) {
         signedIn = true
         awaitingServer = false
-        let waiting = waiters
-        waiters = [:]
-        for continuation in waiting.values { continuation.resume(returning: .success(channel)) }
+        resumeAll(.success(channel))
     }
 
     mutating func fail(_ error: ChannelError) {
         authenticating = false
         awaitingServer = false
+        resumeAll(.failure(error))
+    }
+
+    private mutating func resumeAll(_ result: Result<PusherChannel, ChannelError>) {
         let waiting = waiters
         waiters = [:]
-        for continuation in waiting.values { continuation.resume(returning: .failure(error)) }
+        for continuation in waiting.values { continuation.resume(returning: result) }
     }
 
     mutating func socketEnded() {

@@ -67,12 +67,9 @@ public enum ChannelAuthorizationError: ClearanceError {
     /// What the auth endpoint answered, when an answer caused this error.
     public var response: HTTPErrorResponse? {
         switch self {
-        case .httpStatus(let response), .emptyBody(let response), .notJSON(let response), .notObject(let response), .missingAuth(let response):
-            response
-        case .credential(let error):
-            error.response
-        default:
-            nil
+        case .httpStatus(let response), .emptyBody(let response), .notJSON(let response), .notObject(let response), .missingAuth(let response): response
+        case .credential(let error): error.response
+        default: nil
         }
     }
 
@@ -101,34 +98,20 @@ public enum ChannelAuthorizationError: ClearanceError {
     /// A human sentence saying what went wrong. Never contains a secret.
     public var message: String {
         switch self {
-        case .httpStatus(let response):
-            "The auth endpoint refused the channel with HTTP \(response.status)\(Self.snippet(response))."
-        case .emptyBody(let response):
-            "The auth endpoint answered HTTP \(response.status) with an empty body."
-        case .notJSON(let response):
-            "The auth endpoint answered HTTP \(response.status) with a body that is not JSON\(Self.snippet(response))."
-        case .notObject(let response):
-            "The auth endpoint answered HTTP \(response.status) with JSON that is not an object\(Self.snippet(response))."
-        case .missingAuth(let response):
-            "The auth endpoint answered HTTP \(response.status) without a string \"auth\"\(Self.snippet(response))."
-        case .missingChannelData:
-            "The authorization of a presence channel has no channel_data."
-        case .invalidSharedSecret:
-            "The authorization of an encrypted channel has no usable shared_secret (base64 of 32 bytes)."
-        case .transport(let error):
-            "The auth endpoint could not be reached: \(Redactor.scrub(String(describing: error)))."
-        case .timedOut(let duration):
-            "The authorization did not answer within \(duration)."
-        case .denied(let reason):
-            "The app's authorizer denied the channel\(reason.map { ": \(Redactor.scrub($0))" } ?? "")."
-        case .custom(let error):
-            "The app's authorizer failed: \(Redactor.scrub(String(describing: error)))."
-        case .credential(let error):
-            "The credential for the auth request failed: \(error.message)"
-        case .misconfigured(let reason):
-            "The channel authorizer is misconfigured: \(Redactor.scrub(reason))."
-        case .cancelled:
-            "The authorization was cancelled."
+        case .httpStatus(let response): "The auth endpoint refused the channel with HTTP \(response.status)\(Self.snippet(response))."
+        case .emptyBody(let response): "The auth endpoint answered HTTP \(response.status) with an empty body."
+        case .notJSON(let response): "The auth endpoint answered HTTP \(response.status) with a body that is not JSON\(Self.snippet(response))."
+        case .notObject(let response): "The auth endpoint answered HTTP \(response.status) with JSON that is not an object\(Self.snippet(response))."
+        case .missingAuth(let response): "The auth endpoint answered HTTP \(response.status) without a string \"auth\"\(Self.snippet(response))."
+        case .missingChannelData: "The authorization of a presence channel has no channel_data."
+        case .invalidSharedSecret: "The authorization of an encrypted channel has no usable shared_secret (base64 of 32 bytes)."
+        case .transport(let error): "The auth endpoint could not be reached: \(Redactor.scrub(String(describing: error)))."
+        case .timedOut(let duration): "The authorization did not answer within \(duration)."
+        case .denied(let reason): "The app's authorizer denied the channel\(reason.map { ": \(Redactor.scrub($0))" } ?? "")."
+        case .custom(let error): "The app's authorizer failed: \(Redactor.scrub(String(describing: error)))."
+        case .credential(let error): "The credential for the auth request failed: \(error.message)"
+        case .misconfigured(let reason): "The channel authorizer is misconfigured: \(Redactor.scrub(reason))."
+        case .cancelled: "The authorization was cancelled."
         }
     }
 
@@ -141,14 +124,10 @@ public enum ChannelAuthorizationError: ClearanceError {
     /// (or what it means), and anything else to ``custom(underlying:)``.
     public init(wrapping error: any Error) {
         switch error {
-        case let error as ChannelAuthorizationError:
-            self = error
-        case is CancellationError:
-            self = .cancelled
-        case let error as AuthorizationError:
-            self = Self(error)
-        default:
-            self = .custom(underlying: error)
+        case let error as ChannelAuthorizationError: self = error
+        case is CancellationError: self = .cancelled
+        case let error as AuthorizationError: self = Self(error)
+        default: self = .custom(underlying: error)
         }
     }
 

@@ -54,18 +54,12 @@ public enum ChannelClientError: ClearanceError {
     /// A human sentence saying what went wrong. Never contains a secret.
     public var message: String {
         switch self {
-        case .closedByServer(let code, let reason):
-            "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Redactor.scrub(reason))")."
-        case .transport(let error):
-            "The WebSocket connection failed: \(Redactor.scrub(String(describing: error)))."
-        case .timedOut(let reason):
-            "The connection timed out: \(reason)."
-        case .protocolViolation(let reason):
-            "The server broke the Pusher protocol: \(Redactor.scrub(reason))."
-        case .invalidOptions(let reason):
-            "The client options cannot work: \(reason)."
-        case .notConnected:
-            "The client is not connected."
+        case .closedByServer(let code, let reason): "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Redactor.scrub(reason))")."
+        case .transport(let error): "The WebSocket connection failed: \(Redactor.scrub(String(describing: error)))."
+        case .timedOut(let reason): "The connection timed out: \(reason)."
+        case .protocolViolation(let reason): "The server broke the Pusher protocol: \(Redactor.scrub(reason))."
+        case .invalidOptions(let reason): "The client options cannot work: \(reason)."
+        case .notConnected: "The client is not connected."
         }
     }
 

@@ -41,12 +41,10 @@ public enum ServerRejection: ClearanceError, Hashable {
     /// A human sentence. Server text is redacted: some servers echo the expected signature.
     public var message: String {
         switch self {
-        case .pusherError(let code, let message):
-            "The server refused\(code.map { " (code \($0))" } ?? ""): \(Self.scrubbed(message))"
+        case .pusherError(let code, let message): "The server refused\(code.map { " (code \($0))" } ?? ""): \(Self.scrubbed(message))"
         case .subscriptionError(let type, let error, let status):
             "The server refused the subscription\(status.map { " (status \($0))" } ?? "")\(type.map { " [\($0)]" } ?? ""): \(Self.scrubbed(error ?? "no reason given"))"
-        case .connectionClosed(let code, let reason):
-            "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Self.scrubbed(reason))")"
+        case .connectionClosed(let code, let reason): "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Self.scrubbed(reason))")"
         }
     }
 

@@ -79,18 +79,14 @@ public struct DevelopmentOAuth2Provider: Sendable {
         let scope = form["scope"]
         switch grantType {
         case "password":
-            guard let username = form["username"], let password = form["password"],
-                let expected = configuration.users[username], ConstantTime.equals(expected, password)
-            else {
+            guard let username = Self.known(form["username"], secret: form["password"], in: configuration.users) else {
                 return Self.error("invalid_grant", description: "the user name or password is wrong")
             }
             return await issue(subject: "user:\(username)", clientID: clientID, scope: scope, withRefreshToken: true)
         case "client_credentials":
             return await issue(subject: "client:\(clientID)", clientID: clientID, scope: scope, withRefreshToken: false)
         case "app":
-            guard let appID = form["app_id"], let appToken = form["app_token"],
-                let expected = configuration.apps[appID], ConstantTime.equals(expected, appToken)
-            else {
+            guard let appID = Self.known(form["app_id"], secret: form["app_token"], in: configuration.apps) else {
                 return Self.error("invalid_grant", description: "the app id or app token is wrong")
             }
             return await issue(subject: "app:\(appID)", clientID: clientID, scope: scope, withRefreshToken: true)
@@ -208,5 +204,11 @@ public struct DevelopmentOAuth2Provider: Sendable {
     static func seconds(_ duration: Duration) -> TimeInterval {
         let (seconds, attoseconds) = duration.components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
+    /// `name` when it is in `secrets` and `secret` is its secret (compared in constant time).
+    private static func known(_ name: String?, secret: String?, in secrets: [String: String]) -> String? {
+        guard let name, let secret, let expected = secrets[name], ConstantTime.equals(expected, secret) else { return nil }
+        return name
     }
 }

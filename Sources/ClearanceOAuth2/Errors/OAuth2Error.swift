@@ -38,7 +38,9 @@ public enum OAuth2Error: ClearanceError {
     /// An interactive step (a redirect, a device approval) did not finish in time.
     case timedOut(reason: String)
 
-    /// Stable machine-readable codes, one per failure.
+    /// Stable machine-readable codes, one per failure, in the RFCs' own spelling: first the
+    /// `error` values authorization servers answer with (RFC 6749 §4.1.2.1, §5.2, RFC 7009 §2.2.1,
+    /// RFC 8628 §3.5), then Clearance's own.
     public enum Code: String, Sendable, CaseIterable {
         case invalidRequest = "invalid_request"
         case invalidClient = "invalid_client"
@@ -47,10 +49,14 @@ public enum OAuth2Error: ClearanceError {
         case unsupportedGrantType = "unsupported_grant_type"
         case invalidScope = "invalid_scope"
         case accessDenied = "access_denied"
-        case expiredToken = "expired_token"
+        case unsupportedResponseType = "unsupported_response_type"
+        case serverError = "server_error"
+        case temporarilyUnavailable = "temporarily_unavailable"
         case authorizationPending = "authorization_pending"
         case slowDown = "slow_down"
-        case serverError = "server_error"
+        case expiredToken = "expired_token"
+        case unsupportedTokenType = "unsupported_token_type"
+        /// A server `error` value no RFC defines.
         case unrecognizedServerError = "unrecognized_server_error"
         case networkFailure = "network_failure"
         case serverUnavailable = "server_unavailable"
@@ -65,26 +71,19 @@ public enum OAuth2Error: ClearanceError {
         case storeFailure = "store_failure"
         case cancelled
         case timedOut = "timed_out"
+
+        /// The codes a server may answer with (the RFCs' `error` values).
+        static let serverCodes: Set<Code> = [
+            .invalidRequest, .invalidClient, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .invalidScope,
+            .accessDenied, .unsupportedResponseType, .serverError, .temporarilyUnavailable, .authorizationPending,
+            .slowDown, .expiredToken, .unsupportedTokenType,
+        ]
     }
 
     /// The stable code of this error.
     public var code: Code {
         switch self {
-        case .server(let error):
-            switch error.kind {
-            case .invalidRequest: .invalidRequest
-            case .invalidClient: .invalidClient
-            case .invalidGrant: .invalidGrant
-            case .unauthorizedClient: .unauthorizedClient
-            case .unsupportedGrantType: .unsupportedGrantType
-            case .invalidScope: .invalidScope
-            case .accessDenied: .accessDenied
-            case .expiredToken: .expiredToken
-            case .authorizationPending: .authorizationPending
-            case .slowDown: .slowDown
-            case .serverError, .temporarilyUnavailable: .serverError
-            case .unsupportedResponseType, .unsupportedTokenType, .other: .unrecognizedServerError
-            }
+        case .server(let error): error.kind
         case .networkFailure: .networkFailure
         case .serverUnavailable: .serverUnavailable
         case .badResponse: .badResponse
@@ -130,34 +129,24 @@ public enum OAuth2Error: ClearanceError {
     /// A human sentence saying what went wrong. Never contains a secret.
     public var message: String {
         switch self {
-        case .server(let error):
-            "The authorization server refused the request: \(error)."
-        case .networkFailure(let error):
-            "The authorization server could not be reached: \(Redactor.scrub(String(describing: error)))."
+        case .server(let error): "The authorization server refused the request: \(error)."
+        case .networkFailure(let error): "The authorization server could not be reached: \(Redactor.scrub(String(describing: error)))."
         case .serverUnavailable(let response):
             "The authorization server is unavailable (HTTP \(response.status))\(response.retryAfter.map { "; it asks to retry after \(Self.seconds($0))" } ?? "")."
         case .badResponse(let response, let reason):
             "The authorization server sent a response that is not a usable token response (HTTP \(response.status)): \(Redactor.scrub(reason))."
-        case .notSignedIn:
-            "Not signed in, and no automatic sign-in is configured."
-        case .tokenExpired:
-            "The access token expired and there is no refresh token or automatic sign-in to renew it."
+        case .notSignedIn: "Not signed in, and no automatic sign-in is configured."
+        case .tokenExpired: "The access token expired and there is no refresh token or automatic sign-in to renew it."
         case .refreshLimitReached(let attempts, let window, let retryAfter):
             "Too many token requests: \(attempts) in \(Self.seconds(window)); failing fast for another \(Self.seconds(retryAfter))."
         case .backingOff(let retryAfter, let cause):
             "The last token request failed (\(cause.qualifiedCode)); the next is not tried for another \(Self.seconds(retryAfter))."
-        case .stateMismatch:
-            "The authorization response's state does not match the request's: it was not issued for this sign-in and was discarded."
-        case .invalidRedirect(let reason):
-            "The authorization redirect cannot be used: \(Redactor.scrub(reason))."
-        case .misconfigured(let reason):
-            "The OAuth 2.0 session is misconfigured: \(Redactor.scrub(reason))."
-        case .store(let error):
-            "The session store failed: \(error.message)"
-        case .cancelled:
-            "The operation was cancelled."
-        case .timedOut(let reason):
-            "Timed out: \(Redactor.scrub(reason))."
+        case .stateMismatch: "The authorization response's state does not match the request's: it was not issued for this sign-in and was discarded."
+        case .invalidRedirect(let reason): "The authorization redirect cannot be used: \(Redactor.scrub(reason))."
+        case .misconfigured(let reason): "The OAuth 2.0 session is misconfigured: \(Redactor.scrub(reason))."
+        case .store(let error): "The session store failed: \(error.message)"
+        case .cancelled: "The operation was cancelled."
+        case .timedOut(let reason): "Timed out: \(Redactor.scrub(reason))."
         }
     }
 
@@ -173,17 +162,15 @@ public enum OAuth2Error: ClearanceError {
     ///   so a ``FallbackCredentialSource`` may try its next source.
     public func authorizationError(source: String) -> AuthorizationError {
         switch code {
-        case .cancelled:
-            return .cancelled
-        case .networkFailure:
-            return .networkFailure(underlying: self)
-        case .serverUnavailable, .serverError, .refreshLimitReached, .backingOff, .storeFailure, .timedOut,
+        case .cancelled: return .cancelled
+        case .networkFailure: return .networkFailure(underlying: self)
+        case .serverUnavailable, .serverError, .temporarilyUnavailable, .refreshLimitReached, .backingOff, .storeFailure, .timedOut,
             .authorizationPending, .slowDown, .badResponse:
             return .unavailable(reason: message, underlying: self)
-        case .misconfigured:
-            return .misconfigured(reason: message)
+        case .misconfigured: return .misconfigured(reason: message)
         case .notSignedIn, .invalidGrant, .tokenExpired, .accessDenied, .expiredToken, .invalidClient, .unauthorizedClient,
-            .unsupportedGrantType, .invalidScope, .invalidRequest, .unrecognizedServerError, .stateMismatch, .invalidRedirect:
+            .unsupportedGrantType, .invalidScope, .invalidRequest, .unsupportedResponseType, .unsupportedTokenType,
+            .unrecognizedServerError, .stateMismatch, .invalidRedirect:
             return .missingCredential(source: source, underlying: self)
         }
     }

@@ -10,25 +10,6 @@ import Foundation
 /// redaction: the secrets of the request that caused it are masked, and so is anything that
 /// looks like a credential.
 public struct OAuth2ServerError: Sendable, Hashable, CustomStringConvertible {
-    /// The error codes the RFCs define. Anything else is ``other``.
-    public enum Kind: String, Sendable, CaseIterable {
-        case invalidRequest = "invalid_request"
-        case invalidClient = "invalid_client"
-        case invalidGrant = "invalid_grant"
-        case unauthorizedClient = "unauthorized_client"
-        case unsupportedGrantType = "unsupported_grant_type"
-        case invalidScope = "invalid_scope"
-        case accessDenied = "access_denied"
-        case unsupportedResponseType = "unsupported_response_type"
-        case serverError = "server_error"
-        case temporarilyUnavailable = "temporarily_unavailable"
-        case authorizationPending = "authorization_pending"
-        case slowDown = "slow_down"
-        case expiredToken = "expired_token"
-        case unsupportedTokenType = "unsupported_token_type"
-        case other
-    }
-
     /// The `error` value as the server sent it (bounded to 64 characters of a safe alphabet).
     public let code: String
     /// The `error_description`, redacted and bounded, if the server sent one.
@@ -40,8 +21,11 @@ public struct OAuth2ServerError: Sendable, Hashable, CustomStringConvertible {
     /// The whole answer, when the error came in an HTTP response.
     public let response: HTTPErrorResponse?
 
-    /// The RFC-defined kind of ``code``.
-    public var kind: Kind { Kind(rawValue: code) ?? .other }
+    /// The RFC-defined meaning of ``code``; ``OAuth2Error/Code/unrecognizedServerError`` for a
+    /// value no RFC defines.
+    public var kind: OAuth2Error.Code {
+        OAuth2Error.Code(rawValue: code).flatMap { OAuth2Error.Code.serverCodes.contains($0) ? $0 : nil } ?? .unrecognizedServerError
+    }
 
     /// - Parameters:
     ///   - code: The `error` value.

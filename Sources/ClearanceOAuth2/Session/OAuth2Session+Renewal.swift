@@ -11,6 +11,19 @@ extension OAuth2Session {
         let canSignIn = configuration.automaticSignIn != nil
         let now = clock.uptime
         let (next, generation) = core.withLock { ($0.next(now: now, leeway: configuration.leeway, canSignIn: canSignIn), $0.generation) }
+        if let token = try await token(from: next, generation: generation) { return token }
+        do {
+            return try await tokenFlight.run { [self] in try await renew() }
+        } catch let error as OAuth2Error {
+            throw error
+        } catch {
+            throw .cancelled
+        }
+    }
+
+    /// The token a decision gives, or nil when it asks for a renewal; a failure is thrown
+    /// (ending the session first when it must).
+    private func token(from next: SessionCore.Next, generation: UInt64) async throws(OAuth2Error) -> OAuth2Token? {
         switch next {
         case .use(let token):
             return token
@@ -18,13 +31,7 @@ extension OAuth2Session {
             if endsSession { await endSession(because: error, expectedGeneration: generation) }
             throw error
         case .renew:
-            do {
-                return try await tokenFlight.run { [self] in try await renew() }
-            } catch let error as OAuth2Error {
-                throw error
-            } catch {
-                throw .cancelled
-            }
+            return nil
         }
     }
 
@@ -38,16 +45,8 @@ extension OAuth2Session {
             let (next, blocked, generation, current) = core.withLock { core in
                 (core.next(now: now, leeway: configuration.leeway, canSignIn: canSignIn), core.gate(now: now), core.generation, core.active)
             }
-            let renewal: SessionCore.Renewal
-            switch next {
-            case .use(let token):
-                return token
-            case .fail(let error, let endsSession):
-                if endsSession { await endSession(because: error, expectedGeneration: generation) }
-                throw error
-            case .renew(let how):
-                renewal = how
-            }
+            if let token = try await token(from: next, generation: generation) { return token }
+            guard case .renew(let renewal) = next else { continue }
             if let blocked {
                 logger.debug("token renewal held back", metadata: ["session": "\(name)", "code": "\(blocked.qualifiedCode)"])
                 throw blocked

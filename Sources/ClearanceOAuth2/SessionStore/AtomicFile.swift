@@ -212,22 +212,14 @@ enum AtomicFile {
     }
 }
 
-private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(fd, buffer, count)
-    #elseif canImport(Musl)
-    Musl.read(fd, buffer, count)
-    #else
-    Darwin.read(fd, buffer, count)
-    #endif
-}
-
-private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(fd, buffer, count)
-    #elseif canImport(Musl)
-    Musl.write(fd, buffer, count)
-    #else
-    Darwin.write(fd, buffer, count)
-    #endif
-}
+// The C functions by their module names: `read` and `write` alone would be AtomicFile's own.
+#if canImport(Glibc)
+private let posixRead = Glibc.read
+private let posixWrite = Glibc.write
+#elseif canImport(Musl)
+private let posixRead = Musl.read
+private let posixWrite = Musl.write
+#else
+private let posixRead = Darwin.read
+private let posixWrite = Darwin.write
+#endif

@@ -15,10 +15,7 @@ public struct BasicCredentialsIdentifier<Caller: Sendable>: CallerIdentifier {
     /// - Throws: ``CallerIdentificationError/malformedCredentials(_:)`` when the credentials are
     ///   not base64 of UTF-8 `user:password`.
     public func identify(_ request: Request) async throws(CallerIdentificationError) -> Caller? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count >= 1, parts[0].lowercased() == "basic" else { return nil }
-        let encoded = parts.count == 2 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        guard let encoded = AuthorizationHeader.credentials(in: request, scheme: "basic") else { return nil }
         guard let data = Data(base64Encoded: encoded), let decoded = String(data: data, encoding: .utf8),
               let colon = decoded.firstIndex(of: ":")
         else {

@@ -11,10 +11,7 @@ public struct BearerTokenIdentifier<Caller: Sendable>: CallerIdentifier {
 
     /// `nil` without an `Authorization` header or with another scheme.
     public func identify(_ request: Request) async throws(CallerIdentificationError) -> Caller? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count >= 1, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts.count == 2 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        guard let token = AuthorizationHeader.credentials(in: request, scheme: "bearer") else { return nil }
         guard !token.isEmpty else { throw .malformedCredentials("The Bearer token is empty.") }
         return try await resolve(token)
     }

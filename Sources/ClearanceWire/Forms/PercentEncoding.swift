@@ -11,30 +11,25 @@
 package enum PercentEncoding {
     /// RFC 3986 percent-encoding of one component.
     package static func encode(_ text: String) -> String {
-        encode(text) { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                true
-            default:
-                false
-            }
-        }
+        encode(text, keeping: unreserved)
     }
 
     /// `application/x-www-form-urlencoded` encoding of one name or value (WHATWG, RFC 6749 App. B).
     package static func formEncode(_ text: String) -> String {
-        encode(text, spaceAsPlus: true) { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                true
-            default:
-                false
-            }
-        }
+        encode(text, keeping: formKept, spaceAsPlus: true)
+    }
+
+    /// `A-Z a-z 0-9 - . _ ~`.
+    private static let unreserved = byteSet("-._~")
+    /// `A-Z a-z 0-9 * - . _`.
+    private static let formKept = byteSet("*-._")
+
+    /// A 256-entry table: letters, digits and `extra` are true.
+    private static func byteSet(_ extra: String) -> [Bool] {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8 { table[Int(byte)] = true }
+        for byte in extra.utf8 { table[Int(byte)] = true }
+        return table
     }
 
     /// Decodes `%HH` escapes (and `+` as a space when asked). Nil for a malformed escape or a
@@ -78,12 +73,12 @@ package enum PercentEncoding {
         }
     }
 
-    private static func encode(_ text: String, spaceAsPlus: Bool = false, keeps: (UInt8) -> Bool) -> String {
+    private static func encode(_ text: String, keeping kept: [Bool], spaceAsPlus: Bool = false) -> String {
         let hexDigits: StaticString = "0123456789ABCDEF"
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
-            if keeps(byte) {
+            if kept[Int(byte)] {
                 output.append(byte)
             } else if spaceAsPlus && byte == UInt8(ascii: " ") {
                 output.append(UInt8(ascii: "+"))

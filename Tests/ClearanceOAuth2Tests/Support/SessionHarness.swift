@@ -19,7 +19,10 @@ struct SessionHarness {
 
     func stop() async { await server.stop() }
 
-    func configuration(
+    /// The default configuration, to adjust before making a session of it.
+    func configuration() -> OAuth2SessionConfiguration { session().configuration }
+
+    func session(
         store: any SessionStore = InMemorySessionStore(),
         automaticSignIn: (any OAuth2Grant)? = nil,
         authentication: ClientAuthenticationMethod = .clientSecretBasic,
@@ -28,8 +31,8 @@ struct SessionHarness {
         refreshWindow: RefreshWindow = RefreshWindow(),
         backoff: RefreshBackoff = RefreshBackoff(),
         notificationCenter: NotificationCenter? = nil
-    ) -> OAuth2SessionConfiguration {
-        OAuth2SessionConfiguration(
+    ) -> OAuth2Session {
+        OAuth2Session(configuration: OAuth2SessionConfiguration(
             tokenEndpoint: server.tokenURL,
             clientID: server.configuration.clientID,
             clientSecret: server.configuration.clientSecret,
@@ -44,22 +47,7 @@ struct SessionHarness {
             refreshWindow: refreshWindow,
             backoff: backoff,
             notificationCenter: notificationCenter,
-            logger: logs.logger("clearance.oauth2"))
-    }
-
-    func session(
-        store: any SessionStore = InMemorySessionStore(),
-        automaticSignIn: (any OAuth2Grant)? = nil,
-        authentication: ClientAuthenticationMethod = .clientSecretBasic,
-        headerScheme: String = "Bearer",
-        revocation: Bool = true,
-        refreshWindow: RefreshWindow = RefreshWindow(),
-        backoff: RefreshBackoff = RefreshBackoff(),
-        notificationCenter: NotificationCenter? = nil
-    ) -> OAuth2Session {
-        OAuth2Session(configuration: configuration(
-            store: store, automaticSignIn: automaticSignIn, authentication: authentication, headerScheme: headerScheme,
-            revocation: revocation, refreshWindow: refreshWindow, backoff: backoff, notificationCenter: notificationCenter))
+            logger: logs.logger("clearance.oauth2")))
     }
 
     /// An authorized client that puts the session's token on every request.
