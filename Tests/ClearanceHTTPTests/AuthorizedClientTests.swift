@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceDevelopment
 import ClearanceHTTP
 import ClearanceTesting
 import Foundation

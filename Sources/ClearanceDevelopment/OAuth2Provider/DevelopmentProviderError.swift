@@ -1,14 +1,28 @@
+import Clearance
+
 /// Why the ``DevelopmentOAuth2Provider`` refused to start or to accept a token.
-public enum DevelopmentProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum DevelopmentProviderError: ClearanceError, Equatable {
     /// HS256 needs a key of at least 256 bits (jwt-kit traps on shorter ones in debug builds).
     case signingKeyTooShort(bits: Int)
     /// The access token was revoked.
     case revoked
 
-    public var description: String {
+    /// Stable codes; ``qualifiedCode`` is `development.provider.<code>`.
+    public enum Code: String, Sendable, CaseIterable { case signingKeyTooShort, revoked }
+
+    public static let codeDomain = "development.provider"
+
+    public var code: Code {
         switch self {
-        case .signingKeyTooShort(let bits): "the development provider's signing key has \(bits) bits; HS256 needs at least 256"
-        case .revoked: "the access token was revoked"
+        case .signingKeyTooShort: .signingKeyTooShort
+        case .revoked: .revoked
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .signingKeyTooShort(let bits): "The development provider's signing key has \(bits) bits; HS256 needs at least 256."
+        case .revoked: "The access token was revoked."
         }
     }
 }

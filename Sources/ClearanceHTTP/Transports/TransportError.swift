@@ -1,5 +1,7 @@
+import Clearance
+
 /// Errors the built-in transports raise themselves (the rest come from the HTTP library).
-public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum TransportError: ClearanceError, Equatable {
     /// The request cannot be sent as it is.
     case invalidRequest(String)
     /// The response body was longer than the transport's limit.
@@ -7,11 +9,24 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The HTTP library answered with something that is not an HTTP response.
     case notHTTP
 
-    public var description: String {
+    /// Stable codes; ``qualifiedCode`` is `transport.<code>`.
+    public enum Code: String, Sendable, CaseIterable { case invalidRequest, bodyTooLarge, notHTTP }
+
+    public static let codeDomain = "transport"
+
+    public var code: Code {
         switch self {
-        case .invalidRequest(let reason): "invalid request: \(reason)"
-        case .bodyTooLarge(let limit): "the response body is larger than \(limit) bytes"
-        case .notHTTP: "the response is not an HTTP response"
+        case .invalidRequest: .invalidRequest
+        case .bodyTooLarge: .bodyTooLarge
+        case .notHTTP: .notHTTP
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .invalidRequest(let reason): "Invalid request: \(Redactor.scrub(reason))."
+        case .bodyTooLarge(let limit): "The response body is larger than \(limit) bytes."
+        case .notHTTP: "The response is not an HTTP response."
         }
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// A store that cannot be read never crashes the app: ``OAuth2Session`` starts signed out and
 /// reports the cause as ``OAuth2SessionEvent/storeUnreadable(_:)``. The file store moves an
 /// unreadable file aside (``movedAside``) instead of deleting it.
-public enum SessionStoreError: Error, Sendable {
+public enum SessionStoreError: ClearanceError {
     /// The stored data is damaged: not the expected format, or its authentication tag does not verify.
     case corrupt(reason: String, movedAside: URL?)
     /// The stored data was sealed with another key (its key identifier differs from the configured key's).
@@ -45,8 +45,8 @@ public enum SessionStoreError: Error, Sendable {
         }
     }
 
-    /// The code with the `session_store.` prefix, for logs and analytics.
-    public var qualifiedCode: String { "session_store.\(code.rawValue)" }
+    /// ``qualifiedCode`` is `session_store.<code>`.
+    public static let codeDomain = "session_store"
 
     /// Where the unreadable data was moved, when it was.
     public var movedAside: URL? {
@@ -78,9 +78,4 @@ public enum SessionStoreError: Error, Sendable {
             return "The Keychain refused to \(operation) (OSStatus \(status))."
         }
     }
-}
-
-extension SessionStoreError: CustomStringConvertible, LocalizedError {
-    public var description: String { "\(qualifiedCode): \(message)" }
-    public var errorDescription: String? { message }
 }
