@@ -1,3 +1,5 @@
+import ClearanceWire
+
 /// Lower-case hexadecimal encoding through a lookup table, straight into preallocated storage.
 enum Hex {
     private static let digits: StaticString = "0123456789abcdef"
@@ -33,28 +35,24 @@ enum Hex {
         }
     }
 
-    /// The bytes of lower-case hex text (the form Pusher signatures take), or nil for anything
-    /// else: an odd length, upper-case digits, other characters.
-    static func decodeLowercase(_ text: String) -> [UInt8]? {
-        let utf8 = text.utf8
-        guard utf8.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2)
-        var high: UInt8?
-        for character in utf8 {
-            let value: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
-            default: return nil
+    /// Decodes lower-case hex text (the form Pusher signatures take) into `output`; false for
+    /// anything else: another length than `2 * output.count`, upper-case digits, other characters.
+    static func decodeLowercase(_ text: String, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        text.withUTF8Buffer { digits in
+            guard digits.count == 2 * output.count else { return false }
+            for index in 0..<output.count {
+                guard let high = value(digits[2 * index]), let low = value(digits[2 * index + 1]) else { return false }
+                output[index] = high << 4 | low
             }
-            if let first = high {
-                bytes.append(first << 4 | value)
-                high = nil
-            } else {
-                high = value
-            }
+            return true
         }
-        return bytes
+    }
+
+    private static func value(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 }

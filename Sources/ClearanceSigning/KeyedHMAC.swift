@@ -54,8 +54,9 @@ struct KeyedHMAC: Sendable {
     /// Whether `given` is the lower-case hex encoding of `code`. The hex is decoded and the MAC
     /// compared by swift-crypto's constant-time equality.
     static func matches(hex given: String, code: HashedAuthenticationCode<SHA256>) -> Bool {
-        guard let bytes = Hex.decodeLowercase(given), bytes.count == SHA256.byteCount else { return false }
-        return code == bytes
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.byteCount) { bytes in
+            Hex.decodeLowercase(given, into: bytes) && code == UnsafeRawBufferPointer(bytes)
+        }
     }
 
     /// Lower-case hex of `code`, after `prefix`, in one allocation.

@@ -26,16 +26,25 @@ struct InMemoryChannelStateTests {
         }
     }
 
+    /// Adds each socket id as a connection of the app `app` delivering to its recorder.
+    private func connect(_ state: InMemoryChannelState, _ connections: (String, Recorder)...) async {
+        for (socketID, recorder) in connections { await state.addConnection(socketID: socketID, appID: "app", outbox: recorder.outbox) }
+    }
+
+    /// Subscribes `socketID` of the app `app` to `channel` (at most 100 presence members).
+    private func subscribe(_ state: InMemoryChannelState, _ socketID: String, _ channel: String, member: PresenceMember?) async -> SubscribeOutcome {
+        await state.subscribe(socketID: socketID, appID: "app", channel: channel, member: member, maxPresenceMembers: 100)
+    }
+
     private let alice = PresenceMember(id: "alice", infoJSON: #"{"name":"Alice"}"#)
     private let bob = PresenceMember(id: "bob", infoJSON: nil)
 
     @Test func subscriptionSucceededComesBeforeAnyMemberAdded() async {
         let state = InMemoryChannelState()
         let first = Recorder(), second = Recorder()
-        await state.addConnection(socketID: "1.1", appID: "app", outbox: first.outbox)
-        await state.addConnection(socketID: "2.2", appID: "app", outbox: second.outbox)
-        #expect(await state.subscribe(socketID: "1.1", appID: "app", channel: "presence-room", member: alice, maxPresenceMembers: 100) == .subscribed)
-        #expect(await state.subscribe(socketID: "2.2", appID: "app", channel: "presence-room", member: bob, maxPresenceMembers: 100) == .subscribed)
+        await connect(state, ("1.1", first), ("2.2", second))
+        #expect(await subscribe(state, "1.1", "presence-room", member: alice) == .subscribed)
+        #expect(await subscribe(state, "2.2", "presence-room", member: bob) == .subscribed)
 
         #expect(await first.drain() == [
             .subscriptionSucceeded(channel: "presence-room", members: [alice]),
@@ -47,11 +56,10 @@ struct InMemoryChannelStateTests {
     @Test func publishSkipsTheExcludedSocketAndOtherApps() async {
         let state = InMemoryChannelState()
         let a = Recorder(), b = Recorder(), other = Recorder()
-        await state.addConnection(socketID: "1.1", appID: "app", outbox: a.outbox)
-        await state.addConnection(socketID: "2.2", appID: "app", outbox: b.outbox)
+        await connect(state, ("1.1", a), ("2.2", b))
         await state.addConnection(socketID: "3.3", appID: "other", outbox: other.outbox)
         for socketID in ["1.1", "2.2"] {
-            _ = await state.subscribe(socketID: socketID, appID: "app", channel: "news", member: nil, maxPresenceMembers: 100)
+            _ = await subscribe(state, socketID, "news", member: nil)
         }
         _ = await state.subscribe(socketID: "3.3", appID: "other", channel: "news", member: nil, maxPresenceMembers: 100)
         await state.publish(appID: "app", channel: "news", frame: "F", excluding: "1.1")
@@ -64,12 +72,10 @@ struct InMemoryChannelStateTests {
     @Test func removingTheLastConnectionOfAUserAnnouncesTheDeparture() async {
         let state = InMemoryChannelState()
         let watcher = Recorder(), tab1 = Recorder(), tab2 = Recorder()
-        await state.addConnection(socketID: "1.1", appID: "app", outbox: watcher.outbox)
-        await state.addConnection(socketID: "2.1", appID: "app", outbox: tab1.outbox)
-        await state.addConnection(socketID: "2.2", appID: "app", outbox: tab2.outbox)
-        _ = await state.subscribe(socketID: "1.1", appID: "app", channel: "presence-x", member: alice, maxPresenceMembers: 100)
-        _ = await state.subscribe(socketID: "2.1", appID: "app", channel: "presence-x", member: bob, maxPresenceMembers: 100)
-        _ = await state.subscribe(socketID: "2.2", appID: "app", channel: "presence-x", member: bob, maxPresenceMembers: 100)
+        await connect(state, ("1.1", watcher), ("2.1", tab1), ("2.2", tab2))
+        _ = await subscribe(state, "1.1", "presence-x", member: alice)
+        _ = await subscribe(state, "2.1", "presence-x", member: bob)
+        _ = await subscribe(state, "2.2", "presence-x", member: bob)
         #expect(await state.channel(appID: "app", name: "presence-x") == ChannelSnapshot(name: "presence-x", subscriptionCount: 3, userCount: 2))
 
         await state.removeConnection(socketID: "2.1", appID: "app")
@@ -98,8 +104,8 @@ struct InMemoryChannelStateTests {
     @Test func emptyChannelsDisappear() async {
         let state = InMemoryChannelState()
         await state.addConnection(socketID: "1.1", appID: "app", outbox: Recorder().outbox)
-        _ = await state.subscribe(socketID: "1.1", appID: "app", channel: "a", member: nil, maxPresenceMembers: 100)
-        _ = await state.subscribe(socketID: "1.1", appID: "app", channel: "b", member: nil, maxPresenceMembers: 100)
+        _ = await subscribe(state, "1.1", "a", member: nil)
+        _ = await subscribe(state, "1.1", "b", member: nil)
         #expect(await state.channels(appID: "app").map(\.name) == ["a", "b"])
         await state.removeConnection(socketID: "1.1", appID: "app")
         #expect(await state.channels(appID: "app").isEmpty)
