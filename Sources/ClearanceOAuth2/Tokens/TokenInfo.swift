@@ -1,6 +1,7 @@
 import Foundation
 
 /// What the app may know, show and log about the current token: never the token itself.
+/// ``OAuth2Token/info`` makes one.
 public struct TokenInfo: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The `token_type` the server reported.
     public var tokenType: String
@@ -12,14 +13,6 @@ public struct TokenInfo: Sendable, Hashable, Codable, CustomStringConvertible {
     public var obtainedAt: Date
     /// Whether the session holds a refresh token.
     public var hasRefreshToken: Bool
-
-    public init(tokenType: String, scopes: [String]?, expiresAt: Date?, obtainedAt: Date, hasRefreshToken: Bool) {
-        self.tokenType = tokenType
-        self.scopes = scopes
-        self.expiresAt = expiresAt
-        self.obtainedAt = obtainedAt
-        self.hasRefreshToken = hasRefreshToken
-    }
 
     public var description: String {
         var parts = ["type: \(tokenType)"]
