@@ -42,7 +42,7 @@ struct ChannelsDemo {
             ChannelClientOptions(
                 endpoint: .host("127.0.0.1", port: port), connectTimeout: .seconds(5), authorizer: authorizer,
                 authorizationTimeout: .seconds(5),
-                reconnectPolicy: ReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500), jitter: 0.1),
+                reconnectPolicy: ReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500), jitter: 0.1, restartRetryInterval: .milliseconds(200)),
                 logger: quiet)
         }
         func authorizer(_ token: String?) throws -> ServerChannelAuthorizer {

@@ -15,7 +15,7 @@ extension TestHub {
             userAuthenticator: userAuthenticator,
             authorizationTimeout: .seconds(15),
             authorizationRetry: AuthorizationRetryPolicy(maximumAttempts: 2, initialDelay: .milliseconds(50)),
-            reconnectPolicy: ReconnectPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), jitter: 0.1),
+            reconnectPolicy: ReconnectPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), jitter: 0.1, restartRetryInterval: .milliseconds(100)),
             logger: quietLogger
         )
     }

@@ -35,17 +35,40 @@ struct FixedGenerator: RandomNumberGenerator {
         #expect(noJitter.decision(after: .closed(code: 4100, reason: ""), attempt: 40, using: &generator) == .retry(after: .seconds(30)))
     }
 
-    @Test func codes4200to4299ReconnectAtOnceThenBackOff() {
+    @Test func codes4200to4299RetryAboutEverySecondThenBackOff() {
         var generator = FixedGenerator(value: 0)
         for code in [UInt16(4200), 4201, 4202, 4299] {
-            #expect(policy.decision(after: .closed(code: code, reason: ""), attempt: 1, using: &generator) == .retry(after: .zero))
+            guard case .retry(let first) = policy.decision(after: .closed(code: code, reason: ""), attempt: 0, restartAttempt: 1, using: &generator) else {
+                Issue.record("\(code) must retry")
+                continue
+            }
+            #expect(first >= .zero && first <= .seconds(1))
         }
-        #expect(policy.decision(after: .closed(code: 4200, reason: ""), attempt: 3, using: &generator) == .retry(after: .zero))
-        if case .retry(let delay) = policy.decision(after: .closed(code: 4200, reason: ""), attempt: 4, using: &generator) {
-            #expect(delay >= .seconds(1))
-        } else {
-            Issue.record("4200 must not stop")
+        // The first retries of clients closed together spread over the whole first second.
+        var firsts: [Duration] = []
+        for _ in 0..<200 {
+            if case .retry(let delay) = policy.decision(after: .closed(code: 4200, reason: ""), attempt: 0, restartAttempt: 1, using: &generator) {
+                firsts.append(delay)
+            }
         }
+        #expect(firsts.min()! < .milliseconds(100) && firsts.max()! > .milliseconds(900))
+        // Later retries, whatever they end with (a restarting server refuses connections): about a second.
+        for restartAttempt in 2...30 {
+            guard case .retry(let delay) = policy.decision(
+                after: .transport(ChannelClientError.notConnected), attempt: 0, restartAttempt: restartAttempt, using: &generator)
+            else {
+                Issue.record("a restart must retry")
+                continue
+            }
+            #expect(delay >= .milliseconds(750) && delay <= .milliseconds(1250))
+        }
+        // Beyond the restart retries: the exponential back-off.
+        let exact = ReconnectPolicy(initialDelay: .seconds(1), jitter: 0)
+        #expect(exact.decision(after: .closed(code: 4200, reason: ""), attempt: 3, restartAttempt: 31, using: &generator) == .retry(after: .seconds(4)))
+        #expect(exact.decision(after: .closed(code: 4200, reason: ""), attempt: 3, using: &generator) == .retry(after: .seconds(4)))
+        // 4000–4099 stop even during a restart.
+        #expect(policy.decision(after: .closed(code: 4001, reason: "no"), attempt: 0, restartAttempt: 2, using: &generator)
+            == .stop(.closedByServer(code: 4001, reason: "no")))
     }
 
     @Test func jitterStaysWithinItsFraction() {
@@ -76,25 +99,80 @@ struct FixedGenerator: RandomNumberGenerator {
 
 @Suite struct ConnectionMachineTests {
     @Test func walksThroughTheStates() {
-        var machine = ConnectionMachine(policy: ReconnectPolicy(initialDelay: .milliseconds(50), jitter: 0))
+        var machine = ConnectionMachine(policy: ReconnectPolicy(initialDelay: .milliseconds(50), jitter: 0, restartRetryInterval: .zero))
         var generator = FixedGenerator(value: 0)
+        let start = ContinuousClock.now
         #expect(machine.state == .initialized)
         do { let result = machine.connectRequested(); #expect(result) }
         #expect(machine.state == .connecting)
         do { let result = machine.connectRequested(); #expect(!result) }
-        #expect(machine.established(socketID: "1.1") == 1)
+        #expect(machine.established(socketID: "1.1", at: start) == 1)
         #expect(machine.state == .connected(socketID: "1.1"))
-        #expect(machine.lost(.closed(code: 4200, reason: ""), using: &generator) == .reconnect(after: .zero))
+        #expect(machine.lost(.closed(code: 4200, reason: ""), at: start + .seconds(10), using: &generator) == .reconnect(after: .zero))
         #expect(machine.state == .unavailable)
         machine.reconnecting()
         #expect(machine.state == .connecting)
-        #expect(machine.lost(.transport(ChannelClientError.notConnected), using: &generator) == .reconnect(after: .milliseconds(100)))
+        #expect(machine.lost(.transport(ChannelClientError.notConnected), at: start + .seconds(11), using: &generator) == .reconnect(after: .zero))
+        #expect(machine.restartAttempt == 2)
         machine.reconnecting()
-        #expect(machine.established(socketID: "2.2") == 2)
-        #expect(machine.attempt == 0)
-        #expect(machine.lost(.closed(code: 4001, reason: "no app"), using: &generator) == .stop)
+        #expect(machine.established(socketID: "2.2", at: start + .seconds(12)) == 2)
+        #expect(machine.lost(.closed(code: 4001, reason: "no app"), at: start + .seconds(20), using: &generator) == .stop)
         #expect(machine.state == .failed(.closedByServer(code: 4001, reason: "no app")))
         do { let result = machine.connectRequested(); #expect(result) }
+        #expect(machine.attempt == 0 && machine.restartAttempt == nil)
+    }
+
+    /// A planned restart: about a second between retries while the server is away (connection
+    /// refused), for the policy's number of retries, then the exponential back-off.
+    @Test func aPlannedRestartRetriesAtAShortPaceThenBacksOff() {
+        let policy = ReconnectPolicy(initialDelay: .seconds(1), jitter: 0, restartRetryInterval: .seconds(1), restartRetryAttempts: 5)
+        var machine = ConnectionMachine(policy: policy)
+        var generator = FixedGenerator(value: 3)
+        let start = ContinuousClock.now
+        _ = machine.connectRequested()
+        _ = machine.established(socketID: "1.1", at: start)
+        guard case .reconnect(let first) = machine.lost(.closed(code: 4200, reason: "restarting"), at: start + .seconds(60), using: &generator) else {
+            Issue.record("4200 must reconnect")
+            return
+        }
+        #expect(first <= .seconds(1))
+        for _ in 2...5 {
+            machine.reconnecting()
+            #expect(machine.lost(.transport(ChannelClientError.notConnected), at: start + .seconds(61), using: &generator) == .reconnect(after: .seconds(1)))
+        }
+        machine.reconnecting()
+        #expect(machine.lost(.transport(ChannelClientError.notConnected), at: start + .seconds(62), using: &generator) == .reconnect(after: .seconds(1)))
+        machine.reconnecting()
+        #expect(machine.lost(.transport(ChannelClientError.notConnected), at: start + .seconds(63), using: &generator) == .reconnect(after: .seconds(2)))
+        #expect(machine.attempt == 2)
+    }
+
+    /// The counts start again only once a connection lived a few seconds: a server that accepts
+    /// and closes with 4200 at once does not get a fresh set of quick retries every time.
+    @Test func countsStartAgainOnlyAfterAStableConnection() {
+        let policy = ReconnectPolicy(initialDelay: .seconds(1), jitter: 0, restartRetryInterval: .seconds(1), restartRetryAttempts: 2,
+                                     stableConnectionDuration: .seconds(3))
+        var machine = ConnectionMachine(policy: policy)
+        var generator = FixedGenerator(value: 5)
+        let start = ContinuousClock.now
+        _ = machine.connectRequested()
+        _ = machine.established(socketID: "1.1", at: start)
+        _ = machine.lost(.closed(code: 4200, reason: ""), at: start + .seconds(30), using: &generator)
+        #expect(machine.restartAttempt == 1)
+        machine.reconnecting()
+        // Established, then closed again with 4200 after half a second: still the same restart.
+        _ = machine.established(socketID: "2.2", at: start + .seconds(31))
+        #expect(machine.lost(.closed(code: 4200, reason: ""), at: start + .milliseconds(31_500), using: &generator) == .reconnect(after: .seconds(1)))
+        #expect(machine.restartAttempt == 2)
+        machine.reconnecting()
+        _ = machine.established(socketID: "3.3", at: start + .seconds(33))
+        #expect(machine.lost(.closed(code: 4200, reason: ""), at: start + .milliseconds(33_500), using: &generator) == .reconnect(after: .seconds(1)))
+        #expect(machine.attempt == 1)
+        machine.reconnecting()
+        // A connection that lived 3 s: everything starts again.
+        _ = machine.established(socketID: "4.4", at: start + .seconds(40))
+        _ = machine.lost(.transport(ChannelClientError.notConnected), at: start + .seconds(43), using: &generator)
+        #expect(machine.attempt == 1 && machine.restartAttempt == nil)
     }
 
     @Test func disconnectIsTerminal() {
@@ -102,7 +180,7 @@ struct FixedGenerator: RandomNumberGenerator {
         var generator = FixedGenerator(value: 0)
         _ = machine.connectRequested()
         machine.disconnectRequested()
-        #expect(machine.lost(.closed(code: 4200, reason: ""), using: &generator) == .stop)
+        #expect(machine.lost(.closed(code: 4200, reason: ""), at: .now, using: &generator) == .stop)
         #expect(machine.state == .disconnected)
     }
 }

@@ -84,14 +84,26 @@ package enum TestHub {
 
     /// Triggers `event` on `channels` through the signed HTTP API.
     package static func trigger(_ hub: HubServer, event: String, channels: [String], data: String) async throws {
-        let body = try JSONSerialization.data(withJSONObject: ["name": event, "channels": channels, "data": data], options: [.sortedKeys])
-        let result = try await TestHTTP(hub).signed("POST", restSigner.eventsPath, body: String(decoding: body, as: UTF8.self))
+        try await trigger(TestHTTP(hub), event: event, channels: channels, data: data)
+    }
+
+    /// Triggers `event` on `channels` through the signed HTTP API of the hub `http` reaches.
+    package static func trigger(_ http: TestHTTP, event: String, channels: [String], data: String, excluding socketID: String? = nil) async throws {
+        var object: [String: Any] = ["name": event, "channels": channels, "data": data]
+        if let socketID { object["socket_id"] = socketID }
+        let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        let result = try await http.signed("POST", restSigner.eventsPath, body: String(decoding: body, as: UTF8.self))
         guard result.status == 200 else { throw ChildProcess.Failure("trigger answered HTTP \(result.status): \(result.body)") }
     }
 
     /// The user ids of a presence channel, from the hub's `/users` API.
     package static func users(_ hub: HubServer, channel: String) async throws -> Set<String> {
-        let result = try await TestHTTP(hub).signed("GET", "/apps/\(appID)/channels/\(channel)/users")
+        try await users(TestHTTP(hub), channel: channel)
+    }
+
+    /// The user ids of a presence channel, from the `/users` API of the hub `http` reaches.
+    package static func users(_ http: TestHTTP, channel: String) async throws -> Set<String> {
+        let result = try await http.signed("GET", "/apps/\(appID)/channels/\(channel)/users")
         let users = result.json["users"] as? [[String: Any]] ?? []
         return Set(users.compactMap { $0["id"] as? String })
     }

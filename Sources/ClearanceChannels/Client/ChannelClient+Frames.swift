@@ -47,7 +47,7 @@ extension ChannelClient {
         }
         socket?.established = true
         socket?.monitor.adopt(serverSeconds: established.activityTimeout)
-        let generation = machine.established(socketID: established.socketID)
+        let generation = machine.established(socketID: established.socketID, at: .now)
         filter.connected(socketID: established.socketID, generation: generation)
         rateLimiter = ClientEventRateLimiter()
         logger.debug("channels.connected", metadata: ["socketID": "\(established.socketID)"])

@@ -8,7 +8,7 @@ extension ChannelClient {
             let cause = await runOneSocket()
             socketEnded()
             if Task.isCancelled || machine.state.isTerminal { break }
-            switch machine.lost(cause, using: &random) {
+            switch machine.lost(cause, at: .now, using: &random) {
             case .stop:
                 logger.warning("channels.connection.failed", metadata: ["cause": "\(cause)"])
                 failPendingChannels(after: cause)

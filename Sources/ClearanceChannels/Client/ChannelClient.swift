@@ -16,7 +16,7 @@ import Logging
 ///
 /// - The connection's state (``states``) follows ``ConnectionState``; lost connections are
 ///   re-opened by ``ReconnectPolicy`` (close codes 4000–4099 stop, 4100–4199 back off, 4200–4299
-///   reconnect at once).
+///   — a planned restart — retry about every second for a while, then back off).
 /// - ``subscribe(_:)`` before ``connect()`` queues the subscription; the same name returns the
 ///   same ``PusherChannel``.
 /// - Private, presence and encrypted channels are authorized by the options' authorizer for

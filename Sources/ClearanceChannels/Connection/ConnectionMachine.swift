@@ -9,9 +9,15 @@ struct ConnectionMachine: Sendable {
         case stop
     }
 
+    typealias Instant = ContinuousClock.Instant
+
     private(set) var state: ConnectionState = .initialized
-    /// Failed attempts since the last established connection.
+    /// Back-off attempts since the last stable connection.
     private(set) var attempt = 0
+    /// Retries since a planned restart (close codes 4200–4299) began; `nil` when none is under way.
+    private(set) var restartAttempt: Int?
+    /// When the current connection was established.
+    private var establishedAt: Instant?
     /// Increases with every established connection; ties authorizations to one socket.
     private(set) var generation: UInt64 = 0
     let policy: ReconnectPolicy
@@ -26,6 +32,8 @@ struct ConnectionMachine: Sendable {
         case .initialized, .disconnected, .failed:
             state = .connecting
             attempt = 0
+            restartAttempt = nil
+            establishedAt = nil
             return true
         case .connecting, .connected, .unavailable:
             return false
@@ -37,19 +45,37 @@ struct ConnectionMachine: Sendable {
         if case .unavailable = state { state = .connecting }
     }
 
-    /// `pusher:connection_established` arrived. Returns the new generation.
-    mutating func established(socketID: String) -> UInt64 {
+    /// `pusher:connection_established` arrived at `now`. Returns the new generation.
+    mutating func established(socketID: String, at now: Instant) -> UInt64 {
         generation &+= 1
-        attempt = 0
+        establishedAt = now
         state = .connected(socketID: socketID)
         return generation
     }
 
-    /// The socket ended with `cause`.
-    mutating func lost(_ cause: DisconnectCause, using generator: inout some RandomNumberGenerator) -> AfterLoss {
+    /// The socket ended with `cause` at `now`.
+    ///
+    /// A connection that lived ``ReconnectPolicy/stableConnectionDuration`` starts the counts
+    /// again; a close with 4200–4299 starts a planned restart unless one is under way (so a
+    /// server that keeps closing with 4200 at once gets its retries only once).
+    mutating func lost(_ cause: DisconnectCause, at now: Instant, using generator: inout some RandomNumberGenerator) -> AfterLoss {
         if state.isTerminal { return .stop }
-        attempt += 1
-        switch policy.decision(after: cause, attempt: attempt, using: &generator) {
+        if let establishedAt, now - establishedAt >= policy.stableConnectionDuration {
+            attempt = 0
+            restartAttempt = nil
+        }
+        establishedAt = nil
+        if cause.isPlannedRestart, restartAttempt == nil { restartAttempt = 0 }
+
+        let decision: ReconnectDecision
+        if let made = restartAttempt, made < policy.restartRetryAttempts {
+            restartAttempt = made + 1
+            decision = policy.decision(after: cause, attempt: attempt, restartAttempt: made + 1, using: &generator)
+        } else {
+            attempt += 1
+            decision = policy.decision(after: cause, attempt: attempt, using: &generator)
+        }
+        switch decision {
         case .stop(let error):
             state = .failed(error)
             return .stop

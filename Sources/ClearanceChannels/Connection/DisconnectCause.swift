@@ -18,6 +18,13 @@ public enum DisconnectCause: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A close with 4200–4299: the server is restarting (or missed a pong) and wants the client
+    /// back soon.
+    var isPlannedRestart: Bool {
+        if case .closed(let code, _) = self { return (4200...4299).contains(code) }
+        return false
+    }
+
     /// The error this cause becomes when it ends the connection for good.
     var error: ChannelClientError {
         switch self {

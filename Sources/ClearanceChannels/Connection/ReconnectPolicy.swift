@@ -4,14 +4,19 @@
 ///   quota, the protocol is wrong, the connection is unauthorized, …).
 /// - 4100–4199: reconnect after a back-off of at least ``minimumServerBackoff`` (1 s), exponential
 ///   with jitter.
-/// - 4200–4299: reconnect at once (the server is restarting, a pong was missed).
+/// - 4200–4299: a planned restart (or a missed pong): the server wants the client back soon. The
+///   client retries every ``restartRetryInterval`` (about a second, with jitter; the first retry
+///   anywhere within the first interval, so that clients closed together do not return together)
+///   for ``restartRetryAttempts`` retries, whatever the retries end with (a server being restarted
+///   refuses connections for a while), and only then backs off exponentially.
 /// - anything else (4300–4399, a network failure, a timeout, a normal close): exponential
 ///   back-off with jitter from ``initialDelay``.
 ///
-/// Immediate reconnects are only immediate ``immediateAttempts`` times in a row; after that the
-/// exponential back-off applies, so a server that keeps closing with 4200 is not hammered.
-/// A value type with no clock of its own: the caller passes the attempt number and a random
-/// number generator, which keeps it deterministic under test.
+/// A connection counts as stable once it has lived ``stableConnectionDuration``: only then does
+/// the count of attempts start again, so a server that accepts and drops connections at once is
+/// not hammered. A value type with no clock of its own: the caller passes the attempt numbers
+/// and a random number generator (``ConnectionMachine`` counts them), which keeps it
+/// deterministic under test.
 public struct ReconnectPolicy: Sendable, Hashable {
     /// The first back-off delay (attempt 1) for causes that back off.
     public var initialDelay: Duration
@@ -19,12 +24,18 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public var maximumDelay: Duration
     /// The growth per attempt.
     public var multiplier: Double
-    /// Extra random delay, as a fraction of the computed delay (0.25 adds up to 25 %).
+    /// Extra random delay, as a fraction of the computed delay (0.25 adds up to 25 %); retries
+    /// after a planned restart vary by this fraction either way.
     public var jitter: Double
     /// The floor for close codes 4100–4199 (the protocol asks for at least one second).
     public var minimumServerBackoff: Duration
-    /// How many consecutive immediate reconnects (4200–4299) before backing off.
-    public var immediateAttempts: Int
+    /// The pace of retries after a planned restart (close codes 4200–4299).
+    public var restartRetryInterval: Duration
+    /// How many retries at ``restartRetryInterval`` a planned restart gets before the
+    /// exponential back-off applies.
+    public var restartRetryAttempts: Int
+    /// How long a connection must have lived for the attempt counts to start again.
+    public var stableConnectionDuration: Duration
 
     /// Creates a policy.
     public init(
@@ -33,53 +44,67 @@ public struct ReconnectPolicy: Sendable, Hashable {
         multiplier: Double = 2,
         jitter: Double = 0.25,
         minimumServerBackoff: Duration = .seconds(1),
-        immediateAttempts: Int = 3
+        restartRetryInterval: Duration = .seconds(1),
+        restartRetryAttempts: Int = 30,
+        stableConnectionDuration: Duration = .seconds(3)
     ) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
         self.multiplier = max(1, multiplier)
-        self.jitter = max(0, jitter)
+        self.jitter = min(1, max(0, jitter))
         self.minimumServerBackoff = minimumServerBackoff
-        self.immediateAttempts = max(0, immediateAttempts)
+        self.restartRetryInterval = max(.zero, restartRetryInterval)
+        self.restartRetryAttempts = max(0, restartRetryAttempts)
+        self.stableConnectionDuration = max(.zero, stableConnectionDuration)
     }
 
-    /// The default policy: 1 s, doubling, up to 30 s, 25 % jitter.
+    /// The default policy: 1 s, doubling, up to 30 s, 25 % jitter; after a planned restart,
+    /// 30 retries about a second apart; stable after 3 s.
     public static let standard = ReconnectPolicy()
 
     /// What to do after the connection ended with `cause`.
     ///
     /// - Parameters:
     ///   - cause: Why it ended.
-    ///   - attempt: 1 for the first reconnect since the last established connection, 2 for the next, …
+    ///   - attempt: 1 for the first back-off since the last stable connection, 2 for the next, …
+    ///   - restartAttempt: While a planned restart lasts (it began with a close code 4200–4299):
+    ///     1 for the first retry since it began, 2 for the next, …; `nil` otherwise. Beyond
+    ///     ``restartRetryAttempts`` the back-off for `attempt` applies.
     ///   - generator: The source of jitter.
     public func decision(
         after cause: DisconnectCause,
         attempt: Int,
+        restartAttempt: Int? = nil,
         using generator: inout some RandomNumberGenerator
     ) -> ReconnectDecision {
-        let attempt = max(1, attempt)
-        if case .closed(let code, _) = cause {
-            switch code {
-            case 4000...4099:
-                return .stop(cause.error)
-            case 4100...4199:
-                let delay = backoff(attempt: attempt, using: &generator)
-                return .retry(after: max(delay, minimumServerBackoff))
-            case 4200...4299 where attempt <= immediateAttempts:
-                return .retry(after: .zero)
-            case 4200...4299:
-                return .retry(after: backoff(attempt: attempt - immediateAttempts, using: &generator))
-            default:
-                break
-            }
+        if case .closed(let code, _) = cause, (4000...4099).contains(code) {
+            return .stop(cause.error)
         }
-        return .retry(after: backoff(attempt: attempt, using: &generator))
+        if let restartAttempt, restartAttempt >= 1, restartAttempt <= restartRetryAttempts {
+            return .retry(after: restartDelay(restartAttempt: restartAttempt, using: &generator))
+        }
+        let delay = backoff(attempt: max(1, attempt), using: &generator)
+        if case .closed(let code, _) = cause, (4100...4199).contains(code) {
+            return .retry(after: max(delay, minimumServerBackoff))
+        }
+        return .retry(after: delay)
     }
 
     /// The same, with the system's random number generator.
-    public func decision(after cause: DisconnectCause, attempt: Int) -> ReconnectDecision {
+    public func decision(after cause: DisconnectCause, attempt: Int, restartAttempt: Int? = nil) -> ReconnectDecision {
         var generator = SystemRandomNumberGenerator()
-        return decision(after: cause, attempt: attempt, using: &generator)
+        return decision(after: cause, attempt: attempt, restartAttempt: restartAttempt, using: &generator)
+    }
+
+    /// The first retry after a planned restart: anywhere within one interval. Later ones: one
+    /// interval, give or take `jitter` of it.
+    func restartDelay(restartAttempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+        let interval = Self.seconds(restartRetryInterval)
+        guard interval > 0 else { return .zero }
+        let seconds = restartAttempt <= 1
+            ? Double.random(in: 0...interval, using: &generator)
+            : interval * (jitter > 0 ? Double.random(in: (1 - jitter)...(1 + jitter), using: &generator) : 1)
+        return .nanoseconds(Int64((seconds * 1e9).rounded()))
     }
 
     /// `initialDelay × multiplier^(attempt-1)`, capped at `maximumDelay`, plus up to `jitter` of it.

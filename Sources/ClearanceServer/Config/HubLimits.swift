@@ -45,6 +45,9 @@ public struct HubLimits: Sendable, Hashable, Codable {
     public var maxQueuedFrames: Int
     /// Seconds the hub waits for a client to answer its close frame. Default 5.
     public var closeTimeout: Double
+    /// Seconds over which a stopping hub spreads its close frames (4200), so that its clients do
+    /// not all come back in the same instant. Default 1; 0 closes every connection at once.
+    public var shutdownSpread: Double
 
     /// The defaults listed on each member.
     public init(
@@ -65,7 +68,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxHTTPBodyBytes: Int = 262_144,
         maxConnections: Int? = nil,
         maxQueuedFrames: Int = 4_096,
-        closeTimeout: Double = 5
+        closeTimeout: Double = 5,
+        shutdownSpread: Double = 1
     ) {
         self.activityTimeout = activityTimeout
         self.pongTimeout = pongTimeout
@@ -85,6 +89,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.maxConnections = maxConnections
         self.maxQueuedFrames = maxQueuedFrames
         self.closeTimeout = closeTimeout
+        self.shutdownSpread = shutdownSpread
     }
 
     /// Decodes the members present and keeps the default for the others.
@@ -112,6 +117,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections)
         maxQueuedFrames = try value(.maxQueuedFrames, defaults.maxQueuedFrames)
         closeTimeout = try value(.closeTimeout, defaults.closeTimeout)
+        shutdownSpread = try value(.shutdownSpread, defaults.shutdownSpread)
     }
 
     /// The name of the first member outside its allowed range, if any.
@@ -133,6 +139,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         if let limit = maxConnections, limit < 0 { return "maxConnections" }
         if maxQueuedFrames < 16 { return "maxQueuedFrames" }
         if !(closeTimeout > 0) { return "closeTimeout" }
+        if !(shutdownSpread >= 0 && shutdownSpread <= 60) { return "shutdownSpread" }
         return nil
     }
 }

@@ -68,10 +68,22 @@ final class Hub: Sendable {
         }
     }
 
-    /// Asks every connection to close with 4200 and waits (at most the close timeout plus a
-    /// second) until they are gone.
+    /// Asks every connection to close with 4200, spread evenly over ``HubLimits/shutdownSpread``
+    /// (in slices of 10 ms) so that the clients do not all return at once, and waits (at most
+    /// the spread plus the close timeout plus a second) until they are gone.
     func closeAllConnections() async {
-        await registry.closeAll(.reconnectImmediately)
+        let controls = await registry.beginShutdown()
+        let spread = Duration.seconds(limits.shutdownSpread)
+        let start = ContinuousClock.now
+        let slices = max(1, min(controls.count, Int(limits.shutdownSpread * 100)))
+        let perSlice = (controls.count + slices - 1) / max(slices, 1)
+        logger.info("hub.draining", metadata: ["connections": "\(controls.count)", "spread": "\(limits.shutdownSpread)"])
+        for slice in 0..<slices where perSlice > 0 {
+            if slice > 0 { try? await Task.sleep(until: start + spread * (Double(slice) / Double(slices)), clock: .continuous) }
+            for control in controls.dropFirst(slice * perSlice).prefix(perSlice) {
+                control.yield(.shutdown(.reconnectImmediately))
+            }
+        }
         let deadline = ContinuousClock.now + .seconds(limits.closeTimeout) + .seconds(1)
         while await registry.count > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))

@@ -46,11 +46,10 @@ actor ConnectionRegistry {
         if countByApp[entry.appID] == 0 { countByApp[entry.appID] = nil }
     }
 
-    /// Refuses new connections and asks every live one to close with `code`.
-    func closeAll(_ code: HubCloseCode) {
+    /// Refuses new connections from now on (4200) and returns the way to every live one, for
+    /// the hub to close them.
+    func beginShutdown() -> [AsyncStream<ConnectionInput>.Continuation] {
         shuttingDown = true
-        for entry in live.values {
-            entry.control.yield(.shutdown(code))
-        }
+        return live.values.map(\.control)
     }
 }

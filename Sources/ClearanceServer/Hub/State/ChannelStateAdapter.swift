@@ -12,6 +12,15 @@ import ClearanceSigning
 ///   leaves only when their last connection does;
 /// - never wait on a slow connection (``ConnectionOutbox/deliver(_:)`` does not block).
 public protocol ChannelStateAdapter: Sendable {
+    /// Runs whatever the adapter needs while the hub runs (a cluster node's link to the
+    /// others), from before the hub accepts connections until ``shutdown()``. The default
+    /// returns at once.
+    func run() async throws
+
+    /// Called once the hub's connections are closed, when it stops: ends ``run()`` (a cluster
+    /// node tells the others it leaves). The default does nothing.
+    func shutdown() async
+
     /// Registers a new connection of `appID` and the outbox that reaches it.
     func addConnection(socketID: String, appID: String, outbox: ConnectionOutbox) async
 
@@ -50,4 +59,12 @@ public protocol ChannelStateAdapter: Sendable {
 
     /// The distinct users of a presence channel, in the order they arrived.
     func presenceMembers(appID: String, channel: String) async -> [PresenceMember]
+}
+
+extension ChannelStateAdapter {
+    /// Nothing to run: state kept in this process needs no background work.
+    public func run() async throws {}
+
+    /// Nothing to stop.
+    public func shutdown() async {}
 }

@@ -1,0 +1,56 @@
+import ClearanceServer
+import ClearanceTestSupport
+import Foundation
+import Testing
+
+/// A planned restart seen from the hub: it stops listening before it closes anything, then
+/// closes its connections with 4200 spread over `shutdownSpread`.
+@Suite("Hub shutdown", .timeLimit(.minutes(1)))
+struct HubShutdownTests {
+    @Test func aStoppingHubRefusesNewConnectionsInsteadOfAcceptingThemWith4200() async throws {
+        let hub = try await TestHub.start(TestHub.configuration(limits: TestHub.limits { $0.shutdownSpread = 2 }))
+        var clients: [TestWebSocketClient] = []
+        for _ in 0..<20 { clients.append(try await TestHub.connect(hub).client) }
+        let stopping = Task { await hub.stop() }
+        // Once the first connection is closed, nothing answers on the port for the rest of the
+        // drain: a client that comes back at once is refused by the operating system, instead of
+        // being accepted only to be closed with 4200 again (and spending a retry on it).
+        #expect(try await clients[0].next(event: "pusher:error").errorCode == 4200)
+        let drainEnds = ContinuousClock.now + .seconds(1)
+        var attempts = 0
+        while ContinuousClock.now < drainEnds {
+            #expect(throws: (any Error).self) {
+                try RawWebSocket(host: "127.0.0.1", port: hub.port, pathAndQuery: "/app/\(TestHub.key)?protocol=7")
+            }
+            attempts += 1
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(attempts >= 10)
+        for client in clients {
+            #expect(try await client.closeCode() == 4200)
+        }
+        await stopping.value
+    }
+
+    @Test func closeFramesAreSpreadOverTheShutdownSpread() async throws {
+        let hub = try await TestHub.start(TestHub.configuration(limits: TestHub.limits { $0.shutdownSpread = 1 }))
+        var clients: [TestWebSocketClient] = []
+        for _ in 0..<40 { clients.append(try await TestHub.connect(hub).client) }
+        let start = ContinuousClock.now
+        let stopping = Task { await hub.stop() }
+        let closedAt = try await withThrowingTaskGroup(of: Duration.self) { group in
+            for client in clients {
+                group.addTask {
+                    let code = try await client.next(event: "pusher:error").errorCode
+                    #expect(code == 4200)
+                    return ContinuousClock.now - start
+                }
+            }
+            return try await group.reduce(into: [Duration]()) { $0.append($1) }.sorted()
+        }
+        await stopping.value
+        // Not all in the same instant: the first and the last are most of the second apart.
+        #expect(closedAt.last! - closedAt.first! >= .milliseconds(700), "close frames at \(closedAt)")
+        #expect(closedAt.last! < .seconds(3))
+    }
+}
