@@ -46,6 +46,9 @@ struct PresenceRoster: Sendable, Equatable {
 
     var isEmpty: Bool { userBySocket.isEmpty }
 
+    /// Whether the user is present.
+    func contains(userID: String) -> Bool { entries[userID] != nil }
+
     /// Adds `socketID` as a connection of `member.id`. The first connection of a user
     /// decides the user's info; later ones do not change it.
     mutating func join(socketID: String, member: PresenceMember, limit: Int) -> JoinResult {

@@ -1,0 +1,286 @@
+import ClearanceSigning
+
+/// Channel state as one node sees it: its own connections (reached through their outboxes), and
+/// what the other nodes of a cluster reported about theirs (subscription counts and presence
+/// members, as ``NodeState``s). A plain value: ``InMemoryChannelState`` holds one with no other
+/// node; a cluster adapter holds one and relays its ``Change``s to the other nodes.
+///
+/// Presence spans the nodes: a user is a member while any node has one of their connections in
+/// the channel. Each node tells its own subscribers `member_added` when a user becomes a member
+/// in its view and `member_removed` when the user is no member anywhere any more, so a user who
+/// moves from one node to another is never reported gone.
+package struct ChannelTable: Sendable {
+    /// A channel of an app.
+    package struct Key: Hashable, Sendable, Comparable {
+        package let appID: String
+        package let name: String
+
+        package init(appID: String, name: String) {
+            self.appID = appID
+            self.name = name
+        }
+
+        package static func < (lhs: Key, rhs: Key) -> Bool {
+            (lhs.appID, lhs.name) < (rhs.appID, rhs.name)
+        }
+    }
+
+    /// What changed in this node's own state, for the other nodes.
+    package enum Change: Sendable, Hashable {
+        /// This node now has `count` subscriptions to the channel (0: none).
+        case subscriptions(Key, count: Int)
+        /// The user is now present in the channel through this node.
+        case memberJoined(Key, PresenceMember)
+        /// The user is no longer present in the channel through this node.
+        case memberLeft(Key, userID: String)
+    }
+
+    /// One node's share of the state, as another node knows it.
+    package struct NodeState: Sendable, Equatable {
+        /// Subscriptions per channel (channels with none are absent).
+        package var subscriptions: [Key: Int] = [:]
+        /// The users present per presence channel, in the order they arrived.
+        package var members: [Key: [PresenceMember]] = [:]
+
+        package init() {}
+
+        /// The changes that build this state from nothing.
+        package var changes: [Change] {
+            subscriptions.keys.sorted().map { .subscriptions($0, count: subscriptions[$0]!) }
+                + members.keys.sorted().flatMap { key in members[key]!.map { .memberJoined(key, $0) } }
+        }
+
+        mutating func apply(_ change: Change) {
+            switch change {
+            case let .subscriptions(key, count):
+                subscriptions[key] = count > 0 ? count : nil
+            case let .memberJoined(key, member):
+                var list = members[key] ?? []
+                if let index = list.firstIndex(where: { $0.id == member.id }) { list[index] = member } else { list.append(member) }
+                members[key] = list
+            case let .memberLeft(key, userID):
+                members[key]?.removeAll { $0.id == userID }
+                if members[key]?.isEmpty == true { members[key] = nil }
+            }
+        }
+    }
+
+    private struct LocalChannel {
+        var subscribers: [String: ConnectionOutbox] = [:]
+        /// Present for presence channels only.
+        var roster: PresenceRoster?
+    }
+
+    private struct Connection {
+        let appID: String
+        let outbox: ConnectionOutbox
+        var channels: Set<String> = []
+    }
+
+    private var connections: [String: Connection] = [:]
+    private var channels: [Key: LocalChannel] = [:]
+    private var remote: [String: NodeState] = [:]
+
+    package init() {}
+
+    // MARK: - This node's connections
+
+    package mutating func addConnection(socketID: String, appID: String, outbox: ConnectionOutbox) {
+        connections[socketID] = Connection(appID: appID, outbox: outbox)
+    }
+
+    /// Removes a connection from every channel; see ``ChannelStateAdapter/removeConnection(socketID:appID:)``.
+    package mutating func removeConnection(socketID: String, appID: String) -> [Change] {
+        guard let connection = connections.removeValue(forKey: socketID) else { return [] }
+        return connection.channels.sorted().flatMap { leave(socketID: socketID, key: Key(appID: appID, name: $0)) }
+    }
+
+    /// Subscribes a connection; see ``ChannelStateAdapter/subscribe(socketID:appID:channel:member:maxPresenceMembers:)``.
+    /// The presence limit counts the members of every node.
+    package mutating func subscribe(
+        socketID: String,
+        appID: String,
+        channel name: String,
+        member: PresenceMember?,
+        maxPresenceMembers: Int
+    ) -> (SubscribeOutcome, [Change]) {
+        guard var connection = connections[socketID], connection.appID == appID else { return (.unknownConnection, []) }
+        let key = Key(appID: appID, name: name)
+        var channel = channels[key] ?? LocalChannel()
+        if channel.subscribers[socketID] != nil {
+            connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: channel.roster.map { _ in members(of: key) }))
+            return (.alreadySubscribed, [])
+        }
+
+        var changes: [Change] = []
+        var announced: PresenceMember?
+        if let member {
+            var roster = channel.roster ?? PresenceRoster()
+            let elsewhere = Set(remoteMembers(of: key).map(\.id)).subtracting(roster.members.map(\.id)).subtracting([member.id])
+            switch roster.join(socketID: socketID, member: member, limit: maxPresenceMembers - elsewhere.count) {
+            case .full:
+                return (.presenceChannelFull, [])
+            case .newMember:
+                changes.append(.memberJoined(key, member))
+                if !isRemoteMember(member.id, of: key) { announced = member }
+            case .additionalConnection, .alreadyJoined:
+                break
+            }
+            channel.roster = roster
+        }
+
+        channel.subscribers[socketID] = connection.outbox
+        channels[key] = channel
+        connection.channels.insert(name)
+        connections[socketID] = connection
+        changes.insert(.subscriptions(key, count: channel.subscribers.count), at: 0)
+
+        connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: channel.roster.map { _ in members(of: key) }))
+        if let announced {
+            for (otherID, outbox) in channel.subscribers where otherID != socketID {
+                outbox.deliver(.memberAdded(channel: name, member: announced))
+            }
+        }
+        return (.subscribed, changes)
+    }
+
+    /// Unsubscribes a connection; see ``ChannelStateAdapter/unsubscribe(socketID:appID:channel:)``.
+    package mutating func unsubscribe(socketID: String, appID: String, channel name: String) -> [Change] {
+        guard var connection = connections[socketID], connection.channels.remove(name) != nil else { return [] }
+        connections[socketID] = connection
+        return leave(socketID: socketID, key: Key(appID: appID, name: name))
+    }
+
+    /// Delivers `frame` to this node's subscribers of the channel, except `excludedSocketID`.
+    package func deliver(appID: String, channel name: String, frame: String, excluding excludedSocketID: String?) {
+        guard let channel = channels[Key(appID: appID, name: name)] else { return }
+        let delivery = ConnectionOutbox.Delivery.frame(frame)
+        for (socketID, outbox) in channel.subscribers where socketID != excludedSocketID {
+            outbox.deliver(delivery)
+        }
+    }
+
+    /// This node's share, as the other nodes should know it.
+    package var localState: NodeState {
+        var state = NodeState()
+        for (key, channel) in channels where !channel.subscribers.isEmpty {
+            state.subscriptions[key] = channel.subscribers.count
+            if let roster = channel.roster, !roster.isEmpty { state.members[key] = roster.members }
+        }
+        return state
+    }
+
+    // MARK: - Other nodes
+
+    /// The nodes this one knows something about.
+    package var remoteNodes: Set<String> { Set(remote.keys) }
+
+    /// Applies what `node` reported, telling this node's subscribers about members that arrive
+    /// or leave for good.
+    package mutating func apply(_ change: Change, from node: String) {
+        switch change {
+        case .subscriptions:
+            remote[node, default: NodeState()].apply(change)
+        case let .memberJoined(key, member):
+            let wasMember = isMember(member.id, of: key)
+            remote[node, default: NodeState()].apply(change)
+            if !wasMember { announce(.memberAdded(channel: key.name, member: member), in: key) }
+        case let .memberLeft(key, userID):
+            remote[node]?.apply(change)
+            if !isMember(userID, of: key) { announce(.memberRemoved(channel: key.name, userID: userID), in: key) }
+        }
+        if remote[node] == NodeState() { remote[node] = nil }
+    }
+
+    /// Replaces all `node` reported (a node that synchronizes again after it lost its link, or
+    /// leaves: `NodeState()`), telling this node's subscribers only about real arrivals and
+    /// departures.
+    package mutating func replace(node: String, with state: NodeState) {
+        let old = remote[node] ?? NodeState()
+        let keys = Set(old.members.keys).union(state.members.keys)
+        let before = Dictionary(uniqueKeysWithValues: keys.map { ($0, members(of: $0)) })
+        remote[node] = state == NodeState() ? nil : state
+        for key in keys.sorted() {
+            let after = members(of: key)
+            let remaining = Set(after.map(\.id))
+            for gone in before[key]! where !remaining.contains(gone.id) {
+                announce(.memberRemoved(channel: key.name, userID: gone.id), in: key)
+            }
+            let previous = Set(before[key]!.map(\.id))
+            for arrived in after where !previous.contains(arrived.id) {
+                announce(.memberAdded(channel: key.name, member: arrived), in: key)
+            }
+        }
+    }
+
+    // MARK: - Every node together
+
+    /// The app's channels occupied on any node.
+    package func channels(appID: String) -> [ChannelSnapshot] {
+        var names = Set(channels.keys.lazy.filter { $0.appID == appID }.map(\.name))
+        for state in remote.values {
+            names.formUnion(state.subscriptions.keys.lazy.filter { $0.appID == appID }.map(\.name))
+        }
+        return names.sorted().compactMap { channel(appID: appID, name: $0) }
+    }
+
+    /// One channel across the nodes, or `nil` when no node has a subscriber.
+    package func channel(appID: String, name: String) -> ChannelSnapshot? {
+        let key = Key(appID: appID, name: name)
+        let local = channels[key]
+        let count = (local?.subscribers.count ?? 0) + remote.values.reduce(0) { $0 + ($1.subscriptions[key] ?? 0) }
+        guard count > 0 else { return nil }
+        let isPresence = ChannelNameKind(channelName: name) == .presence
+        return ChannelSnapshot(name: name, subscriptionCount: count, userCount: isPresence ? members(of: key).count : nil)
+    }
+
+    /// The distinct users of a presence channel on every node: this node's in the order they
+    /// arrived, then the others'.
+    package func members(of key: Key) -> [PresenceMember] {
+        var list = channels[key]?.roster?.members ?? []
+        var seen = Set(list.map(\.id))
+        for member in remoteMembers(of: key) where seen.insert(member.id).inserted {
+            list.append(member)
+        }
+        return list
+    }
+
+    // MARK: - Helpers
+
+    private func remoteMembers(of key: Key) -> [PresenceMember] {
+        remote.keys.sorted().flatMap { remote[$0]!.members[key] ?? [] }
+    }
+
+    private func isRemoteMember(_ userID: String, of key: Key) -> Bool {
+        remote.values.contains { $0.members[key]?.contains { $0.id == userID } == true }
+    }
+
+    private func isMember(_ userID: String, of key: Key) -> Bool {
+        channels[key]?.roster?.contains(userID: userID) == true || isRemoteMember(userID, of: key)
+    }
+
+    private func announce(_ delivery: ConnectionOutbox.Delivery, in key: Key) {
+        guard let channel = channels[key] else { return }
+        for outbox in channel.subscribers.values { outbox.deliver(delivery) }
+    }
+
+    private mutating func leave(socketID: String, key: Key) -> [Change] {
+        guard var channel = channels[key], channel.subscribers.removeValue(forKey: socketID) != nil else { return [] }
+        var changes: [Change] = [.subscriptions(key, count: channel.subscribers.count)]
+        var departed: String?
+        if var roster = channel.roster {
+            if case let .memberLeft(userID) = roster.leave(socketID: socketID) {
+                changes.append(.memberLeft(key, userID: userID))
+                if !isRemoteMember(userID, of: key) { departed = userID }
+            }
+            channel.roster = roster
+        }
+        channels[key] = channel.subscribers.isEmpty ? nil : channel
+        if let departed {
+            for outbox in channel.subscribers.values {
+                outbox.deliver(.memberRemoved(channel: key.name, userID: departed))
+            }
+        }
+        return changes
+    }
+}
