@@ -11,6 +11,7 @@ import PackageDescription
 //   ClearanceSecretBox, ClearanceSigning
 //   ClearanceChannels                the Pusher protocol 7 client and its channel authorizers
 //   ClearanceServer                  the production hub, HTTP API and auth endpoints
+//   ClearanceServerPostgres          a cluster of hubs: channel state shared through PostgreSQL
 //   ClearanceDevelopment             development servers: demo API, OAuth2 provider, users, hosting
 //   ClearanceTesting                 helpers for apps testing code that uses Clearance
 //   ClearanceDemo, ClearanceBench    what `clearance demo` and `clearance bench` run
@@ -31,6 +32,7 @@ let package = Package(
         .library(name: "ClearanceSigning", targets: ["ClearanceSigning"]),
         .library(name: "ClearanceSecretBox", targets: ["ClearanceSecretBox"]),
         .library(name: "ClearanceServer", targets: ["ClearanceServer"]),
+        .library(name: "ClearanceServerPostgres", targets: ["ClearanceServerPostgres"]),
         .library(name: "ClearanceDevelopment", targets: ["ClearanceDevelopment"]),
         .library(name: "ClearanceTesting", targets: ["ClearanceTesting"]),
         .executable(name: "clearance", targets: ["clearance"]),
@@ -48,6 +50,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Wire formats every module speaks, written once, `package` access only: the exact-bytes
@@ -125,6 +128,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A cluster of hubs: the channel-state adapter that shares state and relays events between
+        // hubs through PostgreSQL (LISTEN/NOTIFY, heartbeats in a table). Its own module, so the
+        // hub itself does not depend on postgres-nio.
+        .target(
+            name: "ClearanceServerPostgres",
+            dependencies: [
+                "Clearance", "ClearanceSigning", "ClearanceServer", "ClearanceWire",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Development servers: the demo API, the development OAuth2 provider, development users
         // behind the hub's auth endpoints, and a helper that runs any router on loopback.
         .target(
@@ -163,10 +179,12 @@ let package = Package(
             name: "ClearanceBench",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceChannels", "ClearanceSigning",
-                "ClearanceServer", "ClearanceDevelopment",
+                "ClearanceServer", "ClearanceServerPostgres", "ClearanceDevelopment",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -177,7 +195,7 @@ let package = Package(
             name: "clearance",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
-                "ClearanceServer", "ClearanceDevelopment", "ClearanceDemo", "ClearanceBench", "ClearanceWire",
+                "ClearanceServer", "ClearanceServerPostgres", "ClearanceDevelopment", "ClearanceDemo", "ClearanceBench", "ClearanceWire",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -191,7 +209,7 @@ let package = Package(
         .target(
             name: "ClearanceTestSupport",
             dependencies: [
-                "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceServer", "ClearanceDevelopment",
+                "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceChannels", "ClearanceServer", "ClearanceDevelopment",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -260,6 +278,16 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+            .testTarget(
+            name: "ClearanceServerPostgresTests",
+            dependencies: [
+                "ClearanceServerPostgres", "ClearanceServer", "ClearanceDevelopment", "ClearanceSigning", "ClearanceChannels",
+                "Clearance", "ClearanceWire", "ClearanceTestSupport", "clearance",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ClearanceDevelopment
 import ClearanceServer
+import ClearanceServerPostgres
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -15,8 +16,10 @@ struct ServeCommand: AsyncParsableCommand {
             http://HOST:PORT/apps/APP_ID/events; POST /pusher/auth and /pusher/user-auth sign for \
             the development users (Bearer token, the clearance_token cookie, or Basic password). \
             Without --config, two users (alice, bob) get random tokens, printed at start. \
-            Flags override the first app of the configuration file. Stops cleanly on SIGINT/SIGTERM, \
-            closing connections with 4200 so clients reconnect.
+            Flags override the first app of the configuration file. Stops cleanly on SIGINT/SIGTERM: \
+            stops listening, then closes connections with 4200 so clients reconnect. With \
+            --backplane, hubs on the same PostgreSQL database form a cluster: events, client \
+            events, presence and the channel API span every hub.
             """
     )
 
@@ -41,6 +44,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    @Option(help: "Join a cluster of hubs through PostgreSQL: postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (optional ?sslmode=require, ?namespace=NAME).")
+    var backplane: String?
+
+    func validate() throws {
+        if let backplane {
+            do {
+                _ = try PostgresBackplaneConfiguration(url: backplane)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
+    }
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("Unknown log level '\(logLevel)'.")
@@ -61,7 +77,12 @@ struct ServeCommand: AsyncParsableCommand {
         Self.say("development OAuth2 provider (DEVELOPMENT ONLY, not for production): POST /oauth/token, POST /oauth/revoke, GET /oauth/me; "
             + "clients \(provider.configuration.clients.keys.sorted().joined(separator: ",")), users \(provider.configuration.users.keys.sorted().joined(separator: ",")), "
             + "apps \(provider.configuration.apps.keys.sorted().joined(separator: ",")) (their passwords and tokens are the built-in demo ones)")
+        let adapter = try backplane.map { url in
+            PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: url), logger: Logger(label: "clearance.backplane"))
+        }
+        if let adapter { Self.reportBackplane(adapter) }
         let service = try hub.service(
+            adapter: adapter,
             logger: Logger(label: "clearance.hub"),
             onReady: { hub in
                 let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
@@ -123,6 +144,22 @@ struct ServeCommand: AsyncParsableCommand {
             notes.append("note: the official pusher Python library only accepts app ids made of digits")
         }
         return (hub, notes)
+    }
+
+    /// Prints the backplane's state changes: `backplane connected node=…` once it links to the
+    /// cluster (again), `backplane unavailable: …` when it loses the database.
+    private static func reportBackplane(_ adapter: PostgresChannelState) {
+        let node = adapter.nodeID
+        let database = adapter.configuration.description
+        Task {
+            for await state in adapter.states {
+                switch state {
+                case .connected: say("backplane connected node=\(node) database=\(database)")
+                case let .unavailable(reason): say("backplane unavailable: \(reason)")
+                case .connecting, .stopped: break
+                }
+            }
+        }
     }
 
     /// One line on stdout, written at once (stdout may be a pipe read by another program).

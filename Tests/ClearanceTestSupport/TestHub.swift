@@ -56,9 +56,14 @@ package enum TestHub {
         return HubConfiguration(host: "127.0.0.1", port: port, apps: [app] + extraApps, limits: limits)
     }
 
-    /// Starts a hub with the test users behind `/pusher/auth` and `/pusher/user-auth`.
-    package static func start(_ configuration: HubConfiguration = configuration(), logger: Logger = quietLogger) async throws -> HubServer {
-        try await DevelopmentHub(configuration: configuration, users: users).start(logger: logger)
+    /// Starts a hub with the test users behind `/pusher/auth` and `/pusher/user-auth`, keeping
+    /// its channel state in `adapter` (default: its own memory).
+    package static func start(
+        _ configuration: HubConfiguration = configuration(),
+        adapter: (any ChannelStateAdapter)? = nil,
+        logger: Logger = quietLogger
+    ) async throws -> HubServer {
+        try await DevelopmentHub(configuration: configuration, users: users).start(adapter: adapter, logger: logger)
     }
 
     /// Runs `body` with a started hub and stops it afterwards, also when `body` throws.

@@ -50,7 +50,7 @@ package struct ChannelTable: Sendable {
                 + members.keys.sorted().flatMap { key in members[key]!.map { .memberJoined(key, $0) } }
         }
 
-        mutating func apply(_ change: Change) {
+        package mutating func apply(_ change: Change) {
             switch change {
             case let .subscriptions(key, count):
                 subscriptions[key] = count > 0 ? count : nil
@@ -174,6 +174,12 @@ package struct ChannelTable: Sendable {
 
     /// The nodes this one knows something about.
     package var remoteNodes: Set<String> { Set(remote.keys) }
+
+    /// Whether another node reported subscribers of the channel (an event must cross to it).
+    package func hasRemoteSubscribers(appID: String, channel name: String) -> Bool {
+        let key = Key(appID: appID, name: name)
+        return remote.values.contains { $0.subscriptions[key] != nil }
+    }
 
     /// Applies what `node` reported, telling this node's subscribers about members that arrive
     /// or leave for good.

@@ -1,0 +1,186 @@
+import Clearance
+import Logging
+import PostgresNIO
+
+/// One node's link to the others through PostgreSQL: two connections (one listens, one
+/// notifies and keeps the heartbeat), re-opened after any failure until ``stop(farewell:)``.
+///
+/// While the link is up, messages queued on ``queue`` are packed into notifications and sent in
+/// order; notifications from other nodes go to the ``BackplaneMember``; every heartbeat interval
+/// the node records that it is alive and the member forgets nodes that stopped doing so.
+final class BackplaneLink: Sendable {
+    let configuration: PostgresBackplaneConfiguration
+    let nodeID: String
+    let queue: BackplaneQueue
+    let states: Broadcaster<BackplaneState>
+    private let schema: BackplaneSchema
+    private let logger: Logger
+    private let stopping = StopSignal()
+    private let finished = StopSignal()
+    private let connectionIDs = Locked(0)
+    /// The notifications stopped: the listening connection is gone.
+    private struct ListenEnded: Error, CustomStringConvertible {
+        var description: String { "the listening connection ended" }
+    }
+
+    /// How long a stopping node may take to send its last messages.
+    static let flushTimeout: Duration = .seconds(3)
+
+    init(configuration: PostgresBackplaneConfiguration, nodeID: String, queue: BackplaneQueue, logger: Logger) {
+        self.configuration = configuration
+        self.nodeID = nodeID
+        self.queue = queue
+        self.logger = logger
+        states = Broadcaster(replaying: .connecting)
+        schema = BackplaneSchema(namespace: configuration.namespace)
+    }
+
+    /// Keeps the link up until ``stop(farewell:)`` (then sends what is queued, at most
+    /// ``flushTimeout`` long) or cancellation.
+    func run(for member: some BackplaneMember) async {
+        defer {
+            states.send(.stopped)
+            finished.fire()
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.reconnecting(member) }
+            group.addTask {
+                await self.stopping.wait()
+                try? await Task.sleep(for: Self.flushTimeout)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Queues `farewell` as the last messages, stops the link once they are sent (or the flush
+    /// timeout passed) and waits for that.
+    func stop(farewell: [BackplaneMessage]) async {
+        stopping.fire()
+        queue.append(farewell)
+        await finished.wait()
+    }
+
+    private func reconnecting(_ member: some BackplaneMember) async {
+        while !stopping.isFired, !Task.isCancelled {
+            states.send(.connecting)
+            do {
+                try await session(member)
+            } catch {
+                guard !stopping.isFired, !Task.isCancelled else { return }
+                let reason = Self.describe(error)
+                logger.warning("backplane.unavailable", metadata: ["node": "\(nodeID)", "reason": "\(reason)"])
+                states.send(.unavailable(reason: reason))
+            }
+            await stopping.sleep(for: configuration.reconnectDelay)
+        }
+    }
+
+    /// One connection to the database, from connecting to its loss (thrown) or a clean stop.
+    private func session(_ member: some BackplaneMember) async throws {
+        let writer = try await connect()
+        let listener: PostgresConnection
+        do {
+            listener = try await connect()
+        } catch {
+            try? await writer.close()
+            throw error
+        }
+        do {
+            try await schema.create(on: writer, logger: logger)
+            try await schema.heartbeat(node: nodeID, on: writer, logger: logger)
+            try await listener.listen(on: schema.channel) { notifications in
+                await member.linkEstablished()
+                let since = ContinuousClock.now
+                logger.info("backplane.connected", metadata: ["node": "\(nodeID)", "database": "\(configuration)"])
+                states.send(.connected)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await notification in notifications {
+                            try await self.received(notification.payload, member: member, writer: writer)
+                        }
+                        throw ListenEnded()
+                    }
+                    group.addTask { try await self.sending(on: writer) }
+                    group.addTask { try await self.beating(on: writer, member: member, since: since) }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        } catch {
+            try? await listener.close()
+            try? await writer.close()
+            throw error
+        }
+        try? await listener.close()
+        try? await writer.close()
+    }
+
+    private func received(_ text: String, member: some BackplaneMember, writer: PostgresConnection) async throws {
+        switch BackplanePayload(text) {
+        case let .messages(node, lines)? where node != nodeID:
+            await member.receive(lines.compactMap(BackplaneMessage.init(line:)), from: node)
+        case let .stored(node, id)? where node != nodeID:
+            guard let body = try await schema.storedPayload(id: id, on: writer, logger: logger),
+                  case let .messages(storedNode, lines)? = BackplanePayload(body), storedNode == node
+            else {
+                logger.warning("backplane.payload.missing", metadata: ["node": "\(node)", "id": "\(id)"])
+                return
+            }
+            await member.receive(lines.compactMap(BackplaneMessage.init(line:)), from: node)
+        default:
+            break
+        }
+    }
+
+    /// Sends what is queued, in order, packed into as few notifications as possible; returns
+    /// once stopping and nothing is left (the node's heartbeat row removed).
+    private func sending(on writer: PostgresConnection) async throws {
+        while !Task.isCancelled {
+            let batch = await queue.next()
+            for text in BackplanePayload.pack(batch, node: nodeID) {
+                try await schema.notify(text, node: nodeID, on: writer, logger: logger)
+            }
+            if stopping.isFired, queue.isEmpty {
+                try await schema.remove(node: nodeID, on: writer, logger: logger)
+                return
+            }
+        }
+    }
+
+    private func beating(on writer: PostgresConnection, member: some BackplaneMember, since: ContinuousClock.Instant) async throws {
+        var collected = ContinuousClock.now
+        while true {
+            try await Task.sleep(for: configuration.heartbeatInterval)
+            try await schema.heartbeat(node: nodeID, on: writer, logger: logger)
+            let live = try await schema.liveNodes(within: configuration.nodeTimeout, on: writer, logger: logger)
+            // Right after a reconnect every row may look old (the database was away for all):
+            // judge the others only once they have had the time to come back.
+            if ContinuousClock.now - since >= configuration.nodeTimeout {
+                await member.forgetNodes(notIn: live, silentFor: configuration.nodeTimeout)
+            }
+            if ContinuousClock.now - collected >= .seconds(60) {
+                try await schema.collectGarbage(on: writer, logger: logger)
+                collected = .now
+            }
+        }
+    }
+
+    private func connect() async throws -> PostgresConnection {
+        let id = connectionIDs.withLock { id -> Int in
+            id += 1
+            return id
+        }
+        return try await PostgresConnection.connect(configuration: configuration.connection, id: id, logger: logger)
+    }
+
+    /// A short reason for logs and ``BackplaneState/unavailable(reason:)``: the PostgreSQL
+    /// error's code and the server's message (never a password: PostgreSQL does not echo one).
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return Redactor.scrub(String(describing: error)) }
+        var text = "\(error.code)"
+        if let message = error.serverInfo?[.message] { text += ": \(message)" }
+        if let underlying = error.underlying { text += " (\(Redactor.scrub(String(describing: underlying))))" }
+        return text
+    }
+}

@@ -1,0 +1,92 @@
+import PostgresNIO
+
+/// The backplane's SQL: the table of live nodes (heartbeats), the table of payloads too long
+/// for a notification, and the statements that use them. Names derive from the namespace,
+/// which ``PostgresBackplaneConfiguration/validate()`` restricts to `[a-z][a-z0-9_]*`.
+struct BackplaneSchema: Sendable {
+    let channel: String
+    let nodes: String
+    let payloads: String
+
+    init(namespace: String) {
+        channel = namespace
+        nodes = "\(namespace)_nodes"
+        payloads = "\(namespace)_payloads"
+    }
+
+    /// Creates the tables unless they exist (nodes starting together may race to create them:
+    /// the loser finds them made).
+    func create(on connection: PostgresConnection, logger: Logger) async throws {
+        var lastError: (any Error)?
+        for _ in 0..<3 {
+            do {
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    CREATE TABLE IF NOT EXISTS \(nodes) (node_id text PRIMARY KEY, seen_at timestamptz NOT NULL DEFAULT now())
+                    """), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    CREATE TABLE IF NOT EXISTS \(payloads) (id bigserial PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())
+                    """), logger: logger)
+                return
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        if let lastError { throw lastError }
+    }
+
+    /// Records that `node` is alive now (the database's clock, so nodes' clocks need not agree).
+    func heartbeat(node: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("""
+            INSERT INTO \(unescaped: nodes) (node_id, seen_at) VALUES (\(node), now()) ON CONFLICT (node_id) DO UPDATE SET seen_at = now()
+            """, logger: logger)
+    }
+
+    /// The nodes that recorded a heartbeat within `window`.
+    func liveNodes(within window: Duration, on connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
+        let rows = try await connection.query("""
+            SELECT node_id FROM \(unescaped: nodes) WHERE seen_at > now() - make_interval(secs => \(Self.seconds(window)))
+            """, logger: logger)
+        var live = Set<String>()
+        for try await (node) in rows.decode(String.self) { live.insert(node) }
+        return live
+    }
+
+    /// Forgets nodes silent for an hour and stored payloads older than five minutes (every node
+    /// has read them by then, or has lost its link and synchronizes again anyway).
+    func collectGarbage(on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(nodes) WHERE seen_at < now() - interval '1 hour'"), logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(payloads) WHERE created_at < now() - interval '5 minutes'"), logger: logger)
+    }
+
+    /// `node` leaves: its heartbeat row goes.
+    func remove(node: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("DELETE FROM \(unescaped: nodes) WHERE node_id = \(node)", logger: logger)
+    }
+
+    /// Notifies every listening node of `payload`: in the notification itself when it is short
+    /// enough, else stored in the payload table with the notification carrying its id.
+    func notify(_ payload: String, node: String, on connection: PostgresConnection, logger: Logger) async throws {
+        if payload.utf8.count <= BackplanePayload.notifyLimit {
+            try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+        } else {
+            // One statement: the row is committed when the notification is delivered.
+            let prefix = "\(node)\n@"
+            try await connection.query("""
+                WITH stored AS (INSERT INTO \(unescaped: payloads) (body) VALUES (\(payload)) RETURNING id)
+                SELECT pg_notify(\(channel), \(prefix) || (SELECT id FROM stored)::text)
+                """, logger: logger)
+        }
+    }
+
+    /// The stored payload `id`, if it is still there.
+    func storedPayload(id: Int64, on connection: PostgresConnection, logger: Logger) async throws -> String? {
+        let rows = try await connection.query("SELECT body FROM \(unescaped: payloads) WHERE id = \(id)", logger: logger)
+        for try await (body) in rows.decode(String.self) { return body }
+        return nil
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,108 @@
+import Clearance
+import ClearanceWire
+import Foundation
+import PostgresNIO
+
+/// Where the nodes of a cluster meet and how often they check on each other.
+///
+/// ```swift
+/// let configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance@db.internal:5432/clearance")
+/// let hub = HubService(configuration: hubConfiguration, adapter: PostgresChannelState(configuration: configuration))
+/// ```
+public struct PostgresBackplaneConfiguration: Sendable, CustomStringConvertible {
+    /// The database: host, port, user, password, database name, TLS.
+    public var connection: PostgresConnection.Configuration
+    /// The prefix of the backplane's NOTIFY channel and tables (`<namespace>_nodes`,
+    /// `<namespace>_payloads`): clusters that share a database use different ones. Lower-case
+    /// letters, digits and `_`, starting with a letter, at most 40 characters.
+    public var namespace: String
+    /// How often a node records that it is alive.
+    public var heartbeatInterval: Duration
+    /// A node silent this long (no heartbeat, no message) counts as gone: the others remove its
+    /// members and subscriptions. At least twice ``heartbeatInterval``.
+    public var nodeTimeout: Duration
+    /// How long a node waits before it tries the database again after losing it.
+    public var reconnectDelay: Duration
+
+    /// A configuration from `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, with the
+    /// optional query items `sslmode` (`disable`, the default, or `require`) and `namespace`
+    /// (default `clearance_backplane`). Heartbeats every 5 s; a node silent for 15 s is gone.
+    /// - Throws: ``PostgresBackplaneError/invalidURL(reason:)``.
+    public init(url text: String) throws(PostgresBackplaneError) {
+        guard let components = URLComponents(string: text), let scheme = components.scheme else {
+            throw .invalidURL(reason: "expected postgres://USER@HOST:PORT/DATABASE.")
+        }
+        guard scheme == "postgres" || scheme == "postgresql" else {
+            throw .invalidURL(reason: "the scheme must be postgres or postgresql, not \(scheme).")
+        }
+        guard let host = components.host, !host.isEmpty else { throw .invalidURL(reason: "the host is missing.") }
+        guard let user = components.user.flatMap({ PercentEncoding.decode($0) }), !user.isEmpty else {
+            throw .invalidURL(reason: "the user is missing (postgres://USER@HOST/DATABASE).")
+        }
+        let database = String(components.path.drop { $0 == "/" })
+        guard !database.isEmpty, !database.contains("/") else {
+            throw .invalidURL(reason: "the path must name one database (postgres://USER@HOST/DATABASE).")
+        }
+        let password = components.password.flatMap { PercentEncoding.decode($0) }
+        var tls = PostgresConnection.Configuration.TLS.disable
+        var namespace = "clearance_backplane"
+        for item in components.queryItems ?? [] {
+            switch (item.name, item.value ?? "") {
+            case ("sslmode", "disable"):
+                tls = .disable
+            case ("sslmode", "require"):
+                do {
+                    tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                } catch {
+                    throw .invalidURL(reason: "TLS cannot be set up: \(Redactor.scrub(String(describing: error))).")
+                }
+            case ("sslmode", let mode):
+                throw .invalidURL(reason: "sslmode must be disable or require, not \(mode).")
+            case ("namespace", let value):
+                namespace = value
+            case (let name, _):
+                throw .invalidURL(reason: "unknown query item \(name) (sslmode and namespace are known).")
+            }
+        }
+        var connection = PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: password, database: database, tls: tls)
+        connection.options.connectTimeout = .seconds(5)
+        try self.init(connection: connection, namespace: namespace)
+    }
+
+    /// A configuration from its parts.
+    /// - Throws: ``PostgresBackplaneError/invalidSetting(_:)`` for an unusable namespace or timing.
+    public init(
+        connection: PostgresConnection.Configuration,
+        namespace: String = "clearance_backplane",
+        heartbeatInterval: Duration = .seconds(5),
+        nodeTimeout: Duration = .seconds(15),
+        reconnectDelay: Duration = .seconds(1)
+    ) throws(PostgresBackplaneError) {
+        self.connection = connection
+        self.namespace = namespace
+        self.heartbeatInterval = heartbeatInterval
+        self.nodeTimeout = nodeTimeout
+        self.reconnectDelay = reconnectDelay
+        try validate()
+    }
+
+    /// Checks the namespace and the timings.
+    /// - Throws: ``PostgresBackplaneError/invalidSetting(_:)``.
+    public func validate() throws(PostgresBackplaneError) {
+        let bytes = Array(namespace.utf8)
+        let allowed = bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+        guard (1...40).contains(bytes.count), allowed, let first = bytes.first, first >= 0x61, first <= 0x7A else {
+            throw .invalidSetting("namespace")
+        }
+        guard heartbeatInterval > .zero else { throw .invalidSetting("heartbeatInterval") }
+        guard nodeTimeout >= heartbeatInterval * 2 else { throw .invalidSetting("nodeTimeout") }
+        guard reconnectDelay > .zero else { throw .invalidSetting("reconnectDelay") }
+    }
+
+    /// `postgres://USER@HOST:PORT/DATABASE (namespace …)`: never the password.
+    public var description: String {
+        let place = connection.host.map { "\($0):\(connection.port ?? 5432)" } ?? (connection.unixSocketPath ?? "?")
+        return "postgres://\(connection.username)@\(place)/\(connection.database ?? "") (namespace \(namespace))"
+    }
+}

@@ -1,0 +1,164 @@
+import Clearance
+import ClearanceServer
+import ClearanceSigning
+import Foundation
+import Logging
+
+/// Channel state shared by a cluster of hubs through PostgreSQL: run one hub per node, each
+/// with its own `PostgresChannelState` on the same database, behind a load balancer.
+///
+/// ```swift
+/// let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: "postgres://clearance@db:5432/clearance"))
+/// let hub = HubService(configuration: configuration, adapter: state)
+/// ```
+///
+/// What the cluster guarantees (soketi's horizontal adapter, on PostgreSQL):
+/// - an event published through any node's HTTP API reaches the channel's subscribers on every
+///   node once; a client event reaches the other nodes' subscribers, never its sender;
+/// - presence spans the nodes: `subscription_succeeded` lists every node's members,
+///   `member_added`/`member_removed` are told on every node (once per user, not per
+///   connection), and the channel API's counts, `user_count` and users list add up every node;
+/// - a node that stops says goodbye and its members leave at once; a node that dies without a
+///   word stops its heartbeats, and the others remove its members within
+///   ``PostgresBackplaneConfiguration/nodeTimeout`` plus a heartbeat interval (20 s by default);
+/// - a node that loses the database keeps serving its own connections, reconnects every
+///   ``PostgresBackplaneConfiguration/reconnectDelay``, and then exchanges its whole state with
+///   the others again; events published while the link was down do not cross (as with Redis
+///   pub/sub);
+/// - notifications carry events up to PostgreSQL's NOTIFY limit (8,000 bytes); longer payloads go
+///   through a table, the notification carrying their id.
+public actor PostgresChannelState: ChannelStateAdapter {
+    /// This node's id in the cluster (new for every process).
+    public nonisolated let nodeID: String
+    /// The database and timings.
+    public nonisolated let configuration: PostgresBackplaneConfiguration
+    private let logger: Logger
+    private let queue: BackplaneQueue
+    private let link: BackplaneLink
+    private var table = ChannelTable()
+    /// The state a node is sending between `sync-begin` and `sync-end`.
+    private var incomingSync: [String: ChannelTable.NodeState] = [:]
+    private var lastHeard: [String: ContinuousClock.Instant] = [:]
+
+    /// A node of the cluster that `configuration` names. Nothing happens until the hub runs it.
+    public init(configuration: PostgresBackplaneConfiguration, logger: Logger = Logger(label: "clearance.backplane")) {
+        let nodeID = UUID().uuidString.lowercased()
+        let queue = BackplaneQueue()
+        self.nodeID = nodeID
+        self.configuration = configuration
+        self.logger = logger
+        self.queue = queue
+        link = BackplaneLink(configuration: configuration, nodeID: nodeID, queue: queue, logger: logger)
+    }
+
+    /// The link's state, starting with the current one.
+    public nonisolated var states: AsyncStream<BackplaneState> { link.states.subscribe() }
+
+    /// Keeps the link to the other nodes up until ``shutdown()``; the hub calls it.
+    public func run() async throws {
+        await link.run(for: self)
+    }
+
+    /// Says goodbye (the other nodes drop this node's members at once) and ends ``run()``.
+    public func shutdown() async {
+        await link.stop(farewell: [.bye])
+    }
+
+    // MARK: - ChannelStateAdapter
+
+    public func addConnection(socketID: String, appID: String, outbox: ConnectionOutbox) {
+        table.addConnection(socketID: socketID, appID: appID, outbox: outbox)
+    }
+
+    public func removeConnection(socketID: String, appID: String) {
+        share(table.removeConnection(socketID: socketID, appID: appID))
+    }
+
+    public func subscribe(
+        socketID: String,
+        appID: String,
+        channel: String,
+        member: PresenceMember?,
+        maxPresenceMembers: Int
+    ) -> SubscribeOutcome {
+        let (outcome, changes) = table.subscribe(
+            socketID: socketID, appID: appID, channel: channel, member: member, maxPresenceMembers: maxPresenceMembers)
+        share(changes)
+        return outcome
+    }
+
+    public func unsubscribe(socketID: String, appID: String, channel: String) {
+        share(table.unsubscribe(socketID: socketID, appID: appID, channel: channel))
+    }
+
+    /// Delivers to this node's subscribers at once, and to the other nodes' through the
+    /// database when any of them has a subscriber.
+    public func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) {
+        table.deliver(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
+        if table.hasRemoteSubscribers(appID: appID, channel: channel) {
+            queue.append([.event(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)])
+        }
+    }
+
+    public func channels(appID: String) -> [ChannelSnapshot] {
+        table.channels(appID: appID)
+    }
+
+    public func channel(appID: String, name: String) -> ChannelSnapshot? {
+        table.channel(appID: appID, name: name)
+    }
+
+    public func presenceMembers(appID: String, channel: String) -> [PresenceMember] {
+        table.members(of: ChannelTable.Key(appID: appID, name: channel))
+    }
+
+    private func share(_ changes: [ChannelTable.Change]) {
+        queue.append(changes.map(BackplaneMessage.change))
+    }
+}
+
+extension PostgresChannelState: BackplaneMember {
+    func linkEstablished() {
+        // What was queued while the link was down is stale: the whole state replaces it.
+        queue.replace(with: [.hello, .syncBegin] + table.localState.changes.map(BackplaneMessage.change) + [.syncEnd])
+    }
+
+    func receive(_ messages: [BackplaneMessage], from node: String) {
+        lastHeard[node] = .now
+        for message in messages {
+            switch message {
+            case let .event(appID, channel, frame, excluded):
+                table.deliver(appID: appID, channel: channel, frame: frame, excluding: excluded)
+            case let .change(change):
+                if incomingSync[node] != nil {
+                    incomingSync[node]!.apply(change)
+                } else {
+                    table.apply(change, from: node)
+                }
+            case .hello:
+                queue.append([.syncBegin] + table.localState.changes.map(BackplaneMessage.change) + [.syncEnd])
+            case .syncBegin:
+                incomingSync[node] = ChannelTable.NodeState()
+            case .syncEnd:
+                if let state = incomingSync.removeValue(forKey: node) { table.replace(node: node, with: state) }
+            case .bye:
+                forget(node)
+            }
+        }
+    }
+
+    func forgetNodes(notIn live: Set<String>, silentFor silence: Duration) {
+        let now = ContinuousClock.now
+        for node in table.remoteNodes.union(incomingSync.keys) where !live.contains(node) {
+            if let heard = lastHeard[node], now - heard < silence { continue }
+            logger.info("backplane.node.gone", metadata: ["node": "\(node)"])
+            forget(node)
+        }
+    }
+
+    private func forget(_ node: String) {
+        incomingSync[node] = nil
+        lastHeard[node] = nil
+        table.replace(node: node, with: ChannelTable.NodeState())
+    }
+}

@@ -1,0 +1,44 @@
+import ClearanceServerPostgres
+import Testing
+
+@Suite("Backplane configuration")
+struct BackplaneConfigurationTests {
+    @Test func readsAPostgresURL() throws {
+        let configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance:s%40cret@db.internal:6543/hubs?namespace=staging")
+        #expect(configuration.connection.host == "db.internal")
+        #expect(configuration.connection.port == 6543)
+        #expect(configuration.connection.username == "clearance")
+        #expect(configuration.connection.password == "s@cret")
+        #expect(configuration.connection.database == "hubs")
+        #expect(configuration.namespace == "staging")
+        #expect(configuration.description == "postgres://clearance@db.internal:6543/hubs (namespace staging)")
+        #expect(try PostgresBackplaneConfiguration(url: "postgresql://u@localhost/d").connection.port == 5432)
+    }
+
+    @Test(arguments: [
+        ("http://u@host/db", "scheme"),
+        ("postgres://host/db", "user"),
+        ("postgres://u@host", "one database"),
+        ("postgres://u@host/db?sslmode=verify-full", "sslmode"),
+        ("postgres://u@host/db?pool=3", "unknown query item"),
+        ("not a url at all", "expected"),
+    ])
+    func refusesWhatItCannotUse(_ url: String, _ reason: String) {
+        #expect {
+            try PostgresBackplaneConfiguration(url: url)
+        } throws: { error in
+            (error as? PostgresBackplaneError)?.code == .invalidURL && (error as? PostgresBackplaneError)?.message.contains(reason) == true
+        }
+    }
+
+    @Test func refusesAnUnsafeNamespaceAndTimings() {
+        #expect(throws: PostgresBackplaneError.invalidSetting("namespace")) {
+            try PostgresBackplaneConfiguration(url: "postgres://u@host/db?namespace=x;drop")
+        }
+        #expect(throws: PostgresBackplaneError.invalidSetting("nodeTimeout")) {
+            try PostgresBackplaneConfiguration(
+                connection: PostgresBackplaneConfiguration(url: "postgres://u@host/db").connection,
+                heartbeatInterval: .seconds(10), nodeTimeout: .seconds(15))
+        }
+    }
+}

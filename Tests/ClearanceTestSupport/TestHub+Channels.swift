@@ -1,0 +1,35 @@
+import Clearance
+import ClearanceChannels
+import ClearanceServer
+import Foundation
+
+/// The channel client's side of the shared ``TestHub``.
+extension TestHub {
+    /// Options for a client of the hub on `port`: fast reconnects, short timeouts, quiet.
+    package static func options(_ port: Int, authorizer: (any ChannelAuthorizer)? = nil, userAuthenticator: (any UserAuthenticator)? = nil) -> ChannelClientOptions {
+        ChannelClientOptions(
+            endpoint: .host("127.0.0.1", port: port),
+            connectTimeout: .seconds(5),
+            authorizer: authorizer,
+            userAuthenticator: userAuthenticator,
+            authorizationTimeout: .seconds(15),
+            authorizationRetry: AuthorizationRetryPolicy(maximumAttempts: 2, initialDelay: .milliseconds(50)),
+            reconnectPolicy: ReconnectPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), jitter: 0.1, restartRetryInterval: .milliseconds(100)),
+            logger: quietLogger
+        )
+    }
+
+    /// The hub's own auth endpoint, calling as the user with `token`.
+    package static func serverAuthorizer(_ hub: HubServer, token: String) throws -> ServerChannelAuthorizer {
+        try serverAuthorizer(hub.httpURL, token: token)
+    }
+
+    /// The auth endpoint of the hub at `httpURL`, calling as the user with `token`.
+    package static func serverAuthorizer(_ httpURL: URL, token: String) throws -> ServerChannelAuthorizer {
+        try ServerChannelAuthorizer(
+            endpoint: httpURL.appendingPathComponent("pusher/auth"),
+            headers: [.authorization: "Bearer \(token)"],
+            transport: http
+        )
+    }
+}
