@@ -4,7 +4,7 @@
 public enum Bench {
     /// The figures there are.
     public enum Figure: String, CaseIterable, Sendable {
-        case credentials, fanIn = "fan-in", signing, hub, channels
+        case credentials, fanIn = "fan-in", signing, hub, cluster, channels
     }
 
     /// Which figures, and their sizes.
@@ -15,7 +15,9 @@ public enum Bench {
         /// Concurrent requests in the refresh fan-in.
         public var requests = 10_000
         /// Private channels subscribed in the channel-authorization figure.
-        public var channels = 1_000
+        public var channels = 2_000
+        /// Runs of the channel-authorization figure (the median and spread are reported).
+        public var channelRuns = 5
 
         public init() {}
     }
@@ -30,6 +32,7 @@ public enum Bench {
         if figures.contains(.fanIn) { try await RefreshFanInBench(requests: options.requests).run() }
         if figures.contains(.signing) { SigningBench().run() }
         if figures.contains(.hub) { try await FanOutBench().run() }
-        if figures.contains(.channels) { try await ChannelsBench(channels: options.channels).run() }
+        if figures.contains(.cluster) { try await CrossNodeBench().run() }
+        if figures.contains(.channels) { try await ChannelsBench(channels: options.channels, runs: options.channelRuns).run() }
     }
 }

@@ -1,111 +1,82 @@
 import Foundation
-import Logging
-import ClearanceDevelopment
-import WSClient
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// Hub fan-out: one HTTP API event to N subscribed loopback WebSocket connections, p50/p99
-/// delivery latency (trigger call to frame read) and the hub's resident memory per connection.
-/// The hub runs as a separate `clearance serve` process, so the clients' memory is not counted.
+/// Hub fan-out: one HTTP API event to N subscribed loopback WebSocket connections: p50/p99
+/// delivery latency (trigger call to frame read), how fast the connections subscribe, and the
+/// server's resident memory per connection. Measured in the same run, with the same clients,
+/// against the minimal broadcaster on the same stack (``BaselineBroadcaster``): the limit the
+/// hub's Pusher logic is judged against. Each server is a process of its own, so the clients'
+/// memory is not counted.
 struct FanOutBench {
     /// Connection counts.
     var sizes = [1_000, 10_000]
     /// Events sent per size.
     var events = 5
 
+    /// What one server did for one size.
+    struct Figure {
+        let subscribed: Int
+        let setup: Duration
+        let p50: Double
+        let p99: Double
+        let maximum: Double
+        let deliveries: Int
+        let kilobytesPerConnection: Double?
+
+        var connectionsPerSecond: Double { Double(subscribed) / Measure.seconds(setup) }
+    }
+
     func run() async throws {
-        print("\nHub fan-out (one HTTP API event to N loopback WebSocket connections)")
+        print("\nHub fan-out (one HTTP API event to N loopback WebSocket connections), against a minimal broadcaster on the same stack")
         for size in sizes {
             do {
-                try await fanOut(connections: size)
+                let baseline = try await measure(connections: size, server: ServerProcess.broadcaster)
+                let hub = try await measure(connections: size, server: { try ServerProcess.hub() })
+                report(size: size, baseline: baseline, hub: hub)
             } catch {
                 print("  N=\(size): not measured: \(error)")
             }
         }
     }
 
-    private func fanOut(connections: Int) async throws {
-        raiseOpenFileLimit()
-        let hub = try HubProcess.start()
-        defer { hub.stop() }
+    private func measure(connections: Int, server start: () throws -> ServerProcess) async throws -> Figure {
+        let server = try start()
+        defer { server.stop() }
         try await Task.sleep(for: .milliseconds(300))
-        let rssBefore = hub.residentKilobytes()
-
-        let samples = LatencySamples()
-        let logger = Logger.silent("bench.client")
-        let url = "ws://127.0.0.1:\(hub.port)/app/\(HubProcess.key)?protocol=7&client=clearance-bench&version=1.0.0"
-        let subscribe = #"{"event":"pusher:subscribe","data":{"channel":"bench"}}"#
-        let started = ContinuousClock.now
-
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var opened = 0
-            while opened < connections {
-                let wave = min(250, connections - opened)
-                for _ in 0..<wave {
-                    group.addTask {
-                        _ = try? await WebSocketClient.connect(
-                            url: url,
-                            configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 16, closeTimeout: .seconds(2)),
-                            logger: logger
-                        ) { inbound, outbound, _ in
-                            try await outbound.write(.text(subscribe))
-                            for try await message in inbound.messages(maxSize: 1 << 16) {
-                                guard case let .text(text) = message else { continue }
-                                if text.contains("subscription_succeeded") {
-                                    samples.addSubscribed()
-                                } else if let sent = Self.timestamp(in: text) {
-                                    samples.addLatency(DispatchTime.now().uptimeNanoseconds &- sent)
-                                }
-                            }
-                        }
-                    }
-                }
-                opened += wave
-                // A client that never gets its subscription confirmed is left out of the figures.
-                _ = try await Measure.wait(upTo: .seconds(30)) { samples.subscribedCount >= opened }
-            }
-            let ready = samples.subscribedCount
-            let setup = ContinuousClock.now - started
+        let before = server.residentKilobytes()
+        let group = FanOutClients.Group(port: server.port, connections: connections)
+        let events = events
+        return try await FanOutClients.with([group], closeServers: { server.stop() }) { setup in
+            let ready = group.samples.subscribedCount
             try await Task.sleep(for: .milliseconds(500))
-            let rssAfter = hub.residentKilobytes()
-
+            let after = server.residentKilobytes()
             for index in 0..<events {
-                let expected = ready * (index + 1)
-                try await hub.trigger(channel: "bench", name: "bench-tick", data: #"{"t":\#(DispatchTime.now().uptimeNanoseconds)}"#)
-                _ = try await Measure.wait(upTo: .seconds(30)) { samples.latencyCount >= expected }
+                try await server.trigger(channel: "bench", name: "bench-tick", data: FanOutClients.stampedData())
+                _ = try await Measure.wait(upTo: .seconds(30)) { group.samples.latencyCount >= ready * (index + 1) }
             }
-            let latencies = samples.sortedLatencies
-            func percentile(_ fraction: Double) -> Double {
-                guard !latencies.isEmpty else { return .nan }
-                return Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))]) / 1_000_000
-            }
-            let perConnection = rssBefore.flatMap { before in rssAfter.map { Double($0 - before) / Double(max(ready, 1)) } }
-            print(String(
-                format: "  N=%-6d subscribed %d in %.1f s; %d deliveries: p50 %.2f ms, p99 %.2f ms, max %.2f ms; hub RSS %@",
-                connections, ready, Double(setup.components.seconds) + Double(setup.components.attoseconds) / 1e18,
-                latencies.count, percentile(0.5), percentile(0.99), percentile(1.0),
-                perConnection.map { String(format: "%.1f KB per connection", $0) } ?? "unavailable"
-            ))
-            hub.stop()
-            group.cancelAll()
+            let perConnection = before.flatMap { before in after.map { Double($0 - before) / Double(max(ready, 1)) } }
+            return Figure(subscribed: ready, setup: setup, p50: group.samples.percentile(0.5), p99: group.samples.percentile(0.99),
+                          maximum: group.samples.percentile(1), deliveries: group.samples.latencyCount, kilobytesPerConnection: perConnection)
         }
     }
 
-    private static func timestamp(in text: String) -> UInt64? {
-        guard let range = text.range(of: #"\"t\":"#) else { return nil }
-        let digits = text[range.upperBound...].prefix { $0.isNumber }
-        return UInt64(digits)
-    }
-
-    private func raiseOpenFileLimit() {
-        #if canImport(Glibc)
-        var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
-            limit.rlim_cur = limit.rlim_max
-            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    private func report(size: Int, baseline: Figure, hub: Figure) {
+        func line(_ label: String, _ figure: Figure) {
+            let memory = figure.kilobytesPerConnection.map { String(format: "%.1f KB per connection", $0) } ?? "memory unavailable"
+            print("    " + label.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "subscribed %d in %.1f s (%.0f/s); %d deliveries: p50 %.2f ms, p99 %.2f ms, max %.2f ms; %@",
+                         figure.subscribed, Measure.seconds(figure.setup), figure.connectionsPerSecond, figure.deliveries,
+                         figure.p50, figure.p99, figure.maximum, memory))
         }
-        #endif
+        print("  N=\(size)")
+        line("minimal broadcaster", baseline)
+        line("hub", hub)
+        let p99Ratio = hub.p99 / baseline.p99
+        var verdicts = String(format: "    hub/broadcaster: p99 %.2f×", p99Ratio)
+        if size >= 10_000 { verdicts += String(format: " (target ≤ 1.5×: %@)", p99Ratio <= 1.5 ? "met" : "NOT met") }
+        verdicts += String(format: ", connection rate %.2f×", hub.connectionsPerSecond / baseline.connectionsPerSecond)
+        if let hubMemory = hub.kilobytesPerConnection, let baseMemory = baseline.kilobytesPerConnection {
+            verdicts += String(format: ", memory %.2f× (hub %.1f KB per connection, target ≤ 24 KB: %@)",
+                               hubMemory / baseMemory, hubMemory, hubMemory <= 24 ? "met" : "NOT met")
+        }
+        print(verdicts)
     }
 }

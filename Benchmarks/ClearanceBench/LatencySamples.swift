@@ -36,4 +36,12 @@ final class LatencySamples: @unchecked Sendable {
         defer { lock.unlock() }
         return latencies.sorted()
     }
+
+    /// The latency at `fraction` (0.5: the median, 0.99, 1: the maximum) in milliseconds;
+    /// NaN without samples.
+    func percentile(_ fraction: Double) -> Double {
+        let sorted = sortedLatencies
+        guard !sorted.isEmpty else { return .nan }
+        return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]) / 1_000_000
+    }
 }

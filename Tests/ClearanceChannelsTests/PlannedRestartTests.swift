@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceChannels
+import ClearanceDevelopment
 import ClearanceServer
 import ClearanceTestSupport
 import Foundation

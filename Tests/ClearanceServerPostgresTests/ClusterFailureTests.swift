@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceChannels
+import ClearanceDevelopment
 import ClearanceServer
 import ClearanceServerPostgres
 import ClearanceSigning
@@ -12,7 +13,7 @@ import Testing
 @Suite("Cluster failures", .timeLimit(.minutes(3)))
 struct ClusterFailureTests {
     @Test func aKilledNodesMembersAreRemovedFromTheOthersWithin30Seconds() async throws {
-        let database = try await PostgresServer.start()
+        let database = try await ThrowawayPostgres.start()
         let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: database.url), logger: TestHub.quietLogger)
         let hub = try await TestHub.start(adapter: state)
         let port = try LoopbackPort.free()

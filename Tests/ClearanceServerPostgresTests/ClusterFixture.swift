@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceChannels
+import ClearanceDevelopment
 import ClearanceServer
 import ClearanceServerPostgres
 import ClearanceTestSupport
@@ -8,11 +9,11 @@ import Logging
 
 /// A throwaway PostgreSQL and hubs in this process, each a node of one cluster on it.
 final class ClusterFixture: Sendable {
-    let database: PostgresServer
+    let database: ThrowawayPostgres
     let nodes: [HubServer]
     let states: [PostgresChannelState]
 
-    private init(database: PostgresServer, nodes: [HubServer], states: [PostgresChannelState]) {
+    private init(database: ThrowawayPostgres, nodes: [HubServer], states: [PostgresChannelState]) {
         self.database = database
         self.nodes = nodes
         self.states = states
@@ -20,7 +21,7 @@ final class ClusterFixture: Sendable {
 
     /// Starts the database and `count` hubs, and returns once every hub is linked.
     static func start(nodes count: Int) async throws -> ClusterFixture {
-        let database = try await PostgresServer.start()
+        let database = try await ThrowawayPostgres.start()
         var nodes: [HubServer] = []
         var states: [PostgresChannelState] = []
         do {

@@ -81,12 +81,23 @@ final class Hub: Sendable {
         for slice in 0..<slices where perSlice > 0 {
             if slice > 0 { try? await Task.sleep(until: start + spread * (Double(slice) / Double(slices)), clock: .continuous) }
             for control in controls.dropFirst(slice * perSlice).prefix(perSlice) {
-                control.yield(.shutdown(.reconnectImmediately))
+                control.close(.reconnectImmediately)
             }
         }
         let deadline = ContinuousClock.now + .seconds(limits.closeTimeout) + .seconds(1)
         while await registry.count > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Ticks every connection's timers at the pace the shortest of them needs, until cancelled.
+    /// One task for the whole hub, not one per connection.
+    func runTicker() async {
+        let interval = ConnectionTimers.Settings(limits: limits).tickInterval
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            let now = ContinuousClock.now
+            for control in await registry.controls { control.tick(at: now) }
         }
     }
 

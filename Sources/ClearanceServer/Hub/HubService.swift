@@ -78,30 +78,34 @@ public struct HubService: Service {
         // idle), whereupon the server ends by itself; then the adapter.
         let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let stopping = Locked(false)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await adapter.run() }
-            group.addTask {
-                do {
-                    try await Self.runUnreachedByGracefulShutdown(server)
-                } catch where stopping.withLock({ $0 }) {
-                    // With its listening socket closed, the server ends by itself as soon as its
-                    // last connection has; its group then reports it as ended unexpectedly.
-                    logger.debug("hub.server.ended", metadata: ["reason": "\(error)"])
+        try await withThrowingTaskGroup(of: Void.self) { ticking in
+            ticking.addTask { await hub.runTicker() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await adapter.run() }
+                group.addTask {
+                    do {
+                        try await Self.runUnreachedByGracefulShutdown(server)
+                    } catch where stopping.withLock({ $0 }) {
+                        // With its listening socket closed, the server ends by itself as soon as its
+                        // last connection has; its group then reports it as ended unexpectedly.
+                        logger.debug("hub.server.ended", metadata: ["reason": "\(error)"])
+                    }
                 }
-            }
-            group.addTask {
-                // Returns when shutdown begins; throws only if the hub is cancelled instead.
-                guard (try? await gracefulShutdown()) != nil else { return }
-                stopping.withLock { $0 = true }
-                await listener.close()
-                await hub.closeAllConnections()
-                if await !listener.quiesce(timeout: .seconds(configuration.limits.closeTimeout)) {
-                    // An HTTP request that does not end: Hummingbird's shutdown takes over.
-                    await server.triggerGracefulShutdown()
+                group.addTask {
+                    // Returns when shutdown begins; throws only if the hub is cancelled instead.
+                    guard (try? await gracefulShutdown()) != nil else { return }
+                    stopping.withLock { $0 = true }
+                    await listener.close()
+                    await hub.closeAllConnections()
+                    if await !listener.quiesce(timeout: .seconds(configuration.limits.closeTimeout)) {
+                        // An HTTP request that does not end: Hummingbird's shutdown takes over.
+                        await server.triggerGracefulShutdown()
+                    }
+                    await adapter.shutdown()
                 }
-                await adapter.shutdown()
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+            ticking.cancelAll()
         }
         logger.info("hub.stopped")
     }

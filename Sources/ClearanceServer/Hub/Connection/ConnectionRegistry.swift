@@ -1,5 +1,6 @@
 /// The hub's live connections: issues unique socket ids, enforces the hub's and each app's
-/// connection limits, and reaches every connection when the hub shuts down.
+/// connection limits, and reaches every connection (its ``ConnectionControl``) for the hub's
+/// ticker and when the hub shuts down.
 actor ConnectionRegistry {
     enum Admission: Equatable {
         case admitted(socketID: String)
@@ -8,7 +9,7 @@ actor ConnectionRegistry {
 
     private struct Entry {
         let appID: String
-        let control: AsyncStream<ConnectionInput>.Continuation
+        var control: ConnectionControl?
     }
 
     private var sequence: UInt64 = 0
@@ -19,25 +20,31 @@ actor ConnectionRegistry {
     /// The number of live connections.
     var count: Int { live.count }
 
+    /// Every live connection's control, for the hub's ticker.
+    var controls: [ConnectionControl] { live.values.compactMap(\.control) }
+
     /// Admits a connection of `appID` unless a limit is reached (4100 for the hub's,
     /// 4004 for the app's) or the hub is shutting down (4200).
     ///
     /// Socket ids are `<random>.<sequence>`: unique for the hub's lifetime (the sequence) and
     /// not guessable (the random part).
-    func admit(
-        appID: String,
-        appLimit: Int?,
-        hubLimit: Int?,
-        control: AsyncStream<ConnectionInput>.Continuation
-    ) -> Admission {
+    func admit(appID: String, appLimit: Int?, hubLimit: Int?) -> Admission {
         if shuttingDown { return .refused(.reconnectImmediately) }
         if let hubLimit, live.count >= hubLimit { return .refused(.overCapacity) }
         if let appLimit, countByApp[appID, default: 0] >= appLimit { return .refused(.overConnectionQuota) }
         sequence += 1
         let socketID = "\(UInt32.random(in: 1...UInt32.max)).\(sequence)"
-        live[socketID] = Entry(appID: appID, control: control)
+        live[socketID] = Entry(appID: appID)
         countByApp[appID, default: 0] += 1
         return .admitted(socketID: socketID)
+    }
+
+    /// Gives an admitted connection its control. False when the hub began shutting down in the
+    /// meantime (the connection must close itself with 4200).
+    func attach(_ control: ConnectionControl, socketID: String) -> Bool {
+        guard !shuttingDown else { return false }
+        live[socketID]?.control = control
+        return true
     }
 
     func remove(socketID: String) {
@@ -48,8 +55,8 @@ actor ConnectionRegistry {
 
     /// Refuses new connections from now on (4200) and returns the way to every live one, for
     /// the hub to close them.
-    func beginShutdown() -> [AsyncStream<ConnectionInput>.Continuation] {
+    func beginShutdown() -> [ConnectionControl] {
         shuttingDown = true
-        return live.values.map(\.control)
+        return controls
     }
 }

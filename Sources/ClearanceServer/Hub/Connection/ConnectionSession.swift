@@ -1,12 +1,12 @@
 import ClearanceSigning
 import Logging
-import NIOCore
+import HummingbirdWebSocket
 
-/// The protocol logic of one connection: reacts to each ``ConnectionInput`` in turn.
+/// The protocol logic of one connection: reacts to each message of its client in turn.
 ///
 /// Replies go through the ``ConnectionOutbox`` (so they stay ordered with published events);
-/// channel state goes through the hub's ``ChannelStateAdapter``. Owned by one task, so its
-/// state needs no lock.
+/// channel state goes through the hub's ``ChannelStateAdapter``; the timers and closing are the
+/// ``ConnectionControl``'s. Owned by the connection's task, so its state needs no lock.
 struct ConnectionSession {
     private struct Subscription {
         let kind: ChannelNameKind
@@ -17,85 +17,33 @@ struct ConnectionSession {
     let app: HubApp
     let socketID: String
     let outbox: ConnectionOutbox
-    let channel: any Channel
+    let control: ConnectionControl
     let logger: Logger
 
-    private var timers: ConnectionTimers
     private var rateLimiter: ClientEventRateLimiter
     private var subscriptions: [String: Subscription] = [:]
     private var signedInUserID: String?
 
-    init(
-        hub: Hub,
-        app: HubApp,
-        socketID: String,
-        outbox: ConnectionOutbox,
-        channel: any Channel,
-        logger: Logger
-    ) {
+    init(hub: Hub, app: HubApp, socketID: String, outbox: ConnectionOutbox, control: ConnectionControl, logger: Logger) {
         self.hub = hub
         self.app = app
         self.socketID = socketID
         self.outbox = outbox
-        self.channel = channel
+        self.control = control
         self.logger = logger
-        timers = ConnectionTimers(settings: ConnectionTimers.Settings(limits: hub.limits), now: .now)
         rateLimiter = ClientEventRateLimiter(limit: hub.limits.clientEventsPerSecond)
     }
 
-    var tickInterval: Duration { timers.settings.tickInterval }
-
-    /// Handles one input; returns `false` when the connection is over.
-    mutating func handle(_ input: ConnectionInput) async -> Bool {
+    /// Handles one message of the client (ignored once the hub is closing the connection).
+    mutating func handle(_ message: WebSocketMessage) async {
         let now = ContinuousClock.now
-        switch input {
-        case .inboundEnded:
-            return false
-        case .tick:
-            await apply(timers.tick(at: now), now: now)
-        case let .shutdown(code):
-            beginClose(code, now: now)
-        case .outboxOverflow:
-            guard !timers.isClosing else { break }
-            // The client does not read: a close frame would queue behind everything else, so
-            // drop the connection now.
-            logger.warning("hub.connection.slowReader", metadata: ["queued": "\(hub.limits.maxQueuedFrames)"])
-            timers.closeStarted(at: now)
-            channel.close(promise: nil)
+        guard control.receivedFrame(at: now) else { return }
+        switch message {
         case .binary:
-            timers.receivedFrame(at: now)
-            guard !timers.isClosing else { break }
             send(PusherFrame.error(.binaryMessage))
         case let .text(text):
-            timers.receivedFrame(at: now)
-            guard !timers.isClosing else { break }
             await handle(text: text, now: now)
         }
-        return true
-    }
-
-    // MARK: - Timers and closing
-
-    private mutating func apply(_ action: ConnectionTimers.Action, now: ContinuousClock.Instant) async {
-        switch action {
-        case .none:
-            break
-        case .sendPing:
-            send(PusherFrame.ping)
-        case let .close(code):
-            beginClose(code, now: now)
-        case .abort:
-            logger.debug("hub.connection.closeTimeout")
-            channel.close(promise: nil)
-        }
-    }
-
-    private mutating func beginClose(_ code: HubCloseCode, now: ContinuousClock.Instant) {
-        guard !timers.isClosing else { return }
-        logger.info("hub.connection.closing", metadata: ["code": "\(code.rawValue)"])
-        timers.closeStarted(at: now)
-        send(PusherFrame.error(code))
-        outbox.close(code)
     }
 
     private func send(_ frame: String) {
@@ -223,7 +171,7 @@ struct ConnectionSession {
             return
         }
         signedInUserID = user.id
-        timers.signedIn()
+        control.signedIn()
         logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)"])
         send(PusherFrame.signInSuccess(userData: userData))
     }

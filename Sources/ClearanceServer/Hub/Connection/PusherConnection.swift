@@ -1,24 +1,22 @@
+import Clearance
 import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOWebSocket
 
-/// One client connection: admits it, then runs three child tasks and a main loop.
+/// One client connection: admits it, then lives on two tasks, as a bare broadcaster on the same
+/// stack does:
 ///
-/// - the reader turns WebSocket messages into ``ConnectionInput``s;
-/// - the ticker adds a `.tick` at the timers' pace;
-/// - the writer drains the ``ConnectionOutbox`` into the WebSocket, so that replies and
-///   published events share one ordered queue;
-/// - the main loop feeds every input, one at a time, to a ``ConnectionSession``.
+/// - the connection's own task reads the client's messages and hands each, in turn, to a
+///   ``ConnectionSession`` (the next message is read once one is handled, so a client that
+///   floods the hub is slowed down by TCP instead of filling memory);
+/// - a writer task drains the ``ConnectionOutbox`` into the WebSocket, so that replies and
+///   published events share one ordered queue.
 ///
-/// The connection ends when the client's side ends (its close frame, a disconnect, or the hub
-/// dropping a client that ignored the hub's close frame). Nothing is cancelled before that,
-/// except the ticker and a writer that can no longer write.
+/// Timers, the shutdown close and slow readers are the ``ConnectionControl``'s business, which
+/// the hub's one ticker drives. The connection ends when the client's side ends (its close frame,
+/// a disconnect, or the hub dropping a client that ignored the hub's close frame).
 struct PusherConnection: Sendable {
-    /// Client messages read ahead of the main loop; the reader waits for the loop beyond this,
-    /// so a client that floods the hub is slowed down by TCP instead of filling memory.
-    static let readAhead = 16
-
     let hub: Hub
     let app: HubApp
     let protocolVersion: Int
@@ -31,13 +29,7 @@ struct PusherConnection: Sendable {
     }
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let (inputs, inputContinuation) = AsyncStream<ConnectionInput>.makeStream()
-        let admission = await hub.registry.admit(
-            appID: app.id,
-            appLimit: app.configuration.maxConnections,
-            hubLimit: hub.limits.maxConnections,
-            control: inputContinuation
-        )
+        let admission = await hub.registry.admit(appID: app.id, appLimit: app.configuration.maxConnections, hubLimit: hub.limits.maxConnections)
         let socketID: String
         switch admission {
         case let .refused(code):
@@ -56,89 +48,41 @@ struct PusherConnection: Sendable {
         let (items, itemContinuation) = AsyncStream<ConnectionOutbox.Item>.makeStream(
             bufferingPolicy: .bufferingOldest(hub.limits.maxQueuedFrames)
         )
+        let control = Locked<ConnectionControl?>(nil)
+        let maxQueuedFrames = hub.limits.maxQueuedFrames
         let outbox = ConnectionOutbox(continuation: itemContinuation) {
-            inputContinuation.yield(.outboxOverflow)
+            control.withLock { $0 }?.overflowed(maxQueuedFrames: maxQueuedFrames)
         }
+        let connectionControl = ConnectionControl(settings: ConnectionTimers.Settings(limits: hub.limits), outbox: outbox, channel: channel, logger: logger)
+        control.withLock { $0 = connectionControl }
         await hub.adapter.addConnection(socketID: socketID, appID: app.id, outbox: outbox)
         outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.activityTimeout)))
+        if await !hub.registry.attach(connectionControl, socketID: socketID) {
+            connectionControl.close(.reconnectImmediately)
+        }
 
-        var session = ConnectionSession(
-            hub: hub,
-            app: app,
-            socketID: socketID,
-            outbox: outbox,
-            channel: channel,
-            logger: logger
-        )
-        let tickInterval = session.tickInterval
+        var session = ConnectionSession(hub: hub, app: app, socketID: socketID, outbox: outbox, control: connectionControl, logger: logger)
         let maxMessageBytes = hub.limits.maxMessageBytes
-        let (credits, creditContinuation) = AsyncStream<Void>.makeStream()
-        for _ in 0..<Self.readAhead { creditContinuation.yield() }
-
-        let readError: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
-            group.addTask {
-                await Self.write(items, to: outbound)
-                return nil
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: tickInterval)
-                    inputContinuation.yield(.tick)
+        let readError: (any Error)? = await withTaskGroup(of: Void.self) { group in
+            group.addTask { await Self.write(items, to: outbound) }
+            var readError: (any Error)?
+            do {
+                for try await message in inbound.messages(maxSize: maxMessageBytes) {
+                    await session.handle(message)
                 }
-                return nil
+            } catch {
+                readError = error
             }
-            group.addTask {
-                await Self.read(inbound, maxMessageBytes: maxMessageBytes, credits: credits, into: inputContinuation)
-            }
-
-            for await input in inputs {
-                guard await session.handle(input) else { break }
-                switch input {
-                case .text, .binary: creditContinuation.yield()
-                default: break
-                }
-            }
-
             await hub.adapter.removeConnection(socketID: socketID, appID: app.id)
             await hub.registry.remove(socketID: socketID)
             outbox.finish()
-            inputContinuation.finish()
-            creditContinuation.finish()
             group.cancelAll()
-            var firstError: (any Error)?
-            for await error in group where firstError == nil {
-                firstError = error
-            }
-            return firstError
+            return readError
         }
         logger.info("hub.connection.closed")
         // A message over the size limit ends the read with the library's own error; rethrowing
         // it lets the WebSocket layer close with 1009 rather than 1000.
         if let readError { throw readError }
-    }
-
-    /// Reads messages into `inputs`, each one only with a credit from the main loop.
-    private static func read(
-        _ inbound: WebSocketInboundStream,
-        maxMessageBytes: Int,
-        credits: AsyncStream<Void>,
-        into inputs: AsyncStream<ConnectionInput>.Continuation
-    ) async -> (any Error)? {
-        var iterator = inbound.messages(maxSize: maxMessageBytes).makeAsyncIterator()
-        var credit = credits.makeAsyncIterator()
-        do {
-            while await credit.next() != nil, let message = try await iterator.next() {
-                switch message {
-                case let .text(text): inputs.yield(.text(text))
-                case .binary: inputs.yield(.binary)
-                }
-            }
-            inputs.yield(.inboundEnded)
-            return nil
-        } catch {
-            inputs.yield(.inboundEnded)
-            return error
-        }
     }
 
     private static func write(_ items: AsyncStream<ConnectionOutbox.Item>, to outbound: WebSocketOutboundWriter) async {

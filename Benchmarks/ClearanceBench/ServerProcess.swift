@@ -7,8 +7,10 @@ import FoundationNetworking
 import Glibc
 #endif
 
-/// A `clearance serve` child process, so the hub's memory is measured apart from the clients'.
-final class HubProcess: @unchecked Sendable {
+/// A server the fan-out figures measure, as a child process of this executable, so that its
+/// memory is measured apart from the clients': a hub (`clearance serve`, alone or as a node of a
+/// cluster) or the minimal broadcaster (`clearance bench-broadcaster`).
+final class ServerProcess: @unchecked Sendable {
     static let appID = "1"
     static let key = "bench-key"
     static let secret = "bench-secret-0123456789"
@@ -16,28 +18,45 @@ final class HubProcess: @unchecked Sendable {
     let port: Int
     private let process: Process
     private let directory: URL
+    private let output: URL
     private let lock = NSLock()
     private var stopped = false
 
-    private init(process: Process, port: Int, directory: URL) {
+    private init(process: Process, port: Int, directory: URL, output: URL) {
         self.process = process
         self.port = port
         self.directory = directory
+        self.output = output
     }
 
-    /// Starts `<this executable> serve` on a free port and waits for its ready line.
-    static func start() throws -> HubProcess {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// `clearance serve` on a free port; with `backplane`, a node of the cluster on that database.
+    static func hub(backplane: String? = nil) throws -> ServerProcess {
+        let directory = try makeDirectory()
         let configuration = directory.appendingPathComponent("hub.json")
         let json = #"{"host":"127.0.0.1","port":0,"apps":[{"id":"\#(appID)","key":"\#(key)","secret":"\#(secret)"}]}"#
         try Data(json.utf8).write(to: configuration)
+        let arguments = ["serve", "--config", configuration.path, "--log-level", "error"] + (backplane.map { ["--backplane", $0] } ?? [])
+        return try start(arguments, in: directory)
+    }
+
+    /// `clearance bench-broadcaster` on a free port.
+    static func broadcaster() throws -> ServerProcess {
+        try start(["bench-broadcaster"], in: try makeDirectory())
+    }
+
+    private static func makeDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Starts `<this executable> arguments` and waits for its `ready … http=URL` line.
+    private static func start(_ arguments: [String], in directory: URL) throws -> ServerProcess {
         let output = directory.appendingPathComponent("stdout.txt")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-
         let process = Process()
         process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["serve", "--config", configuration.path, "--log-level", "error"]
+        process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -48,16 +67,27 @@ final class HubProcess: @unchecked Sendable {
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }),
                let http = line.split(separator: " ").first(where: { $0.hasPrefix("http=") }),
                let port = URL(string: String(http.dropFirst(5)))?.port {
-                return HubProcess(process: process, port: port, directory: directory)
+                return ServerProcess(process: process, port: port, directory: directory, output: output)
             }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
         process.terminate()
-        throw BenchFailure("`serve` did not report ready (is ServeCommand wired into this executable?)")
+        throw BenchFailure("`\(arguments[0])` did not report ready (is it wired into this executable?)")
     }
 
-    /// The hub's resident set size in kilobytes (Linux `/proc`), or `nil` elsewhere.
+    /// Waits until the process printed a line starting with `prefix` (a node's `backplane connected`).
+    func waitForLine(startingWith prefix: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let text = String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self)
+            if text.split(separator: "\n").contains(where: { $0.hasPrefix(prefix) }) { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BenchFailure("no '\(prefix)' line within \(timeout)")
+    }
+
+    /// The process's resident set size in kilobytes (Linux `/proc`), or `nil` elsewhere.
     func residentKilobytes() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
@@ -70,8 +100,7 @@ final class HubProcess: @unchecked Sendable {
         let quoted = String(decoding: try JSONSerialization.data(withJSONObject: [data]), as: UTF8.self)
         let body = #"{"name":"\#(name)","channel":"\#(channel)","data":"# + String(quoted.dropFirst().dropLast()) + "}"
         let path = "/apps/\(Self.appID)/events"
-        let signer = try RESTRequestSigner(appID: Self.appID, key: Self.key, secret: Self.secret)
-        let url = try signer.signedURL(method: "POST", baseURL: URL(string: "http://127.0.0.1:\(port)")!, path: path, body: Data(body.utf8))
+        let url = try signer.signedURL(method: "POST", baseURL: baseURL, path: path, body: Data(body.utf8))
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.httpBody = Data(body.utf8)
@@ -82,7 +111,18 @@ final class HubProcess: @unchecked Sendable {
         }
     }
 
-    /// SIGTERM (the hub closes its connections with 4200), then SIGKILL after 10 s. Idempotent.
+    /// A hub's subscription count for `channel` (every node's, in a cluster), from its HTTP API.
+    func subscriptionCount(channel: String) async throws -> Int {
+        let path = "/apps/\(Self.appID)/channels/\(channel)"
+        let url = try signer.signedURL(method: "GET", baseURL: baseURL, path: path, query: ["info": "subscription_count"], body: nil)
+        let (data, _) = try await URLSession.shared.data(from: url)
+        return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["subscription_count"] as? Int ?? 0
+    }
+
+    private var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    private var signer: RESTRequestSigner { try! RESTRequestSigner(appID: Self.appID, key: Self.key, secret: Self.secret) }
+
+    /// SIGTERM (a hub closes its connections with 4200), then SIGKILL after 10 s. Idempotent.
     func stop() {
         lock.lock()
         let already = stopped

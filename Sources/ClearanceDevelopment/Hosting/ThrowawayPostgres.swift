@@ -5,13 +5,19 @@ import Glibc
 import Darwin
 #endif
 
-/// A throwaway PostgreSQL cluster for one test: `initdb` in a temporary directory, a server on a
-/// free loopback port (trust authentication, user `postgres`), stopped and started with
-/// `pg_ctl` like a real database restart, and removed by ``destroy()``.
+/// A throwaway PostgreSQL cluster, for the cluster tests and the cross-node benchmark: `initdb`
+/// in a temporary directory, a server on a free loopback port (trust authentication, user
+/// `postgres`, durability off), stopped and started with `pg_ctl` like a real database restart,
+/// and removed by ``destroy()``. For development only.
 ///
 /// PostgreSQL refuses to run as root: as root, every command runs as the `postgres` user (with
-/// `runuser`). Missing PostgreSQL is a failure that says how to install it, never a skip.
-package final class PostgresServer: Sendable {
+/// `runuser`). Missing PostgreSQL is an error that says how to install it.
+package final class ThrowawayPostgres: Sendable {
+    /// A PostgreSQL command that failed, with what it printed.
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+    }
+
     /// The port on 127.0.0.1.
     package let port: Int
     /// The temporary directory: `data/`, the socket directory and the log.
@@ -31,12 +37,12 @@ package final class PostgresServer: Sendable {
     }
 
     /// Creates a cluster and starts its server.
-    package static func start() async throws -> PostgresServer {
+    package static func start() async throws -> ThrowawayPostgres {
         let binaries = try findBinaries()
         let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("clearance-pg-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if isRoot { try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: directory.path) }
-        let server = PostgresServer(port: try LoopbackPort.free(), directory: directory, binaries: binaries)
+        let server = ThrowawayPostgres(port: try LoopbackPort.free(), directory: directory, binaries: binaries)
         do {
             try await server.command("initdb", ["-D", server.data.path, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
             try await server.startDatabase()
@@ -89,13 +95,13 @@ package final class PostgresServer: Sendable {
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
                 process.terminate()
-                throw ChildProcess.Failure("\(name) did not finish within 90 s: \(logText.suffix(2_000))")
+                throw Failure(description: "\(name) did not finish within 90 s: \(logText.suffix(2_000))")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
         guard process.terminationStatus == 0 else {
             let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            throw ChildProcess.Failure("\(name) failed (\(process.terminationStatus)): \(printed.suffix(1_000)) \(logText.suffix(2_000))")
+            throw Failure(description: "\(name) failed (\(process.terminationStatus)): \(printed.suffix(1_000)) \(logText.suffix(2_000))")
         }
     }
 
@@ -112,6 +118,6 @@ package final class PostgresServer: Sendable {
         for version in versions.sorted(by: >) where manager.isExecutableFile(atPath: "/usr/lib/postgresql/\(version)/bin/initdb") {
             return URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin")
         }
-        throw ChildProcess.Failure("PostgreSQL (initdb, pg_ctl) is not installed: scripts/test installs it (apt-get install postgresql).")
+        throw Failure(description: "PostgreSQL (initdb, pg_ctl) is not installed: scripts/test installs it (apt-get install postgresql).")
     }
 }

@@ -5,9 +5,14 @@ import Glibc
 import Darwin
 #endif
 
-/// Loopback ports for servers a test starts as processes and must find again on the same port
-/// (a hub restarted, a database).
+/// Loopback ports for servers started as processes that must be found again on the same port
+/// (a hub restarted in a test, a throwaway database).
 package enum LoopbackPort {
+    /// No port could be had.
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+    }
+
     /// A TCP port on 127.0.0.1 that nothing listens on now: the one the system picks for port 0.
     package static func free() throws -> Int {
         #if canImport(Glibc)
@@ -15,7 +20,7 @@ package enum LoopbackPort {
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard fd >= 0 else { throw ChildProcess.Failure("socket() failed: \(errno)") }
+        guard fd >= 0 else { throw LoopbackPort.Failure(description: "socket() failed: \(errno)") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -27,7 +32,7 @@ package enum LoopbackPort {
                 bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
             }
         }
-        guard bound else { throw ChildProcess.Failure("bind() on 127.0.0.1 failed: \(errno)") }
+        guard bound else { throw LoopbackPort.Failure(description: "bind() on 127.0.0.1 failed: \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -1,0 +1,80 @@
+import Clearance
+import Logging
+import NIOCore
+
+/// What the hub does to one connection from outside its own task: the timers (pings, the pong
+/// deadline, inactivity, the sign-in deadline, the close handshake), the shutdown close, and
+/// dropping a client too slow to read. The hub's one ticker (``Hub/runTicker()``) ticks every
+/// connection's control; the connection's task reports its client's frames and sign-in.
+///
+/// Keeping this out of the connection's task is what lets a connection live on two tasks (its
+/// reader and its writer), as a bare broadcaster on the same stack does, instead of four.
+final class ConnectionControl: Sendable {
+    private let timers: Locked<ConnectionTimers>
+    private let outbox: ConnectionOutbox
+    private let channel: any Channel
+    private let logger: Logger
+
+    init(settings: ConnectionTimers.Settings, outbox: ConnectionOutbox, channel: any Channel, logger: Logger, now: ContinuousClock.Instant = .now) {
+        timers = Locked(ConnectionTimers(settings: settings, now: now))
+        self.outbox = outbox
+        self.channel = channel
+        self.logger = logger
+    }
+
+    /// A frame from the client arrived: it counts as activity. Returns false once the hub is
+    /// closing the connection (the frame is then ignored).
+    func receivedFrame(at now: ContinuousClock.Instant = .now) -> Bool {
+        timers.withLock { timers in
+            timers.receivedFrame(at: now)
+            return !timers.isClosing
+        }
+    }
+
+    /// The connection signed in: the sign-in deadline no longer applies.
+    func signedIn() {
+        timers.withLock { $0.signedIn() }
+    }
+
+    /// Checks the timers at `now` and does what they say.
+    func tick(at now: ContinuousClock.Instant) {
+        switch timers.withLock({ $0.tick(at: now) }) {
+        case .none:
+            break
+        case .sendPing:
+            outbox.deliver(.frame(PusherFrame.ping))
+        case let .close(code):
+            close(code, at: now)
+        case .abort:
+            logger.debug("hub.connection.closeTimeout")
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Closes with `code`: `pusher:error`, then the close frame, both after whatever is queued.
+    /// Does nothing when the connection is closing already.
+    func close(_ code: HubCloseCode, at now: ContinuousClock.Instant = .now) {
+        let started = timers.withLock { timers -> Bool in
+            guard !timers.isClosing else { return false }
+            timers.closeStarted(at: now)
+            return true
+        }
+        guard started else { return }
+        logger.info("hub.connection.closing", metadata: ["code": "\(code.rawValue)"])
+        outbox.deliver(.frame(PusherFrame.error(code)))
+        outbox.close(code)
+    }
+
+    /// The outbox overflowed: the client does not read, so a close frame would queue behind
+    /// everything else; the connection is dropped at once.
+    func overflowed(maxQueuedFrames: Int) {
+        let first = timers.withLock { timers -> Bool in
+            guard !timers.isClosing else { return false }
+            timers.closeStarted(at: .now)
+            return true
+        }
+        guard first else { return }
+        logger.warning("hub.connection.slowReader", metadata: ["queued": "\(maxQueuedFrames)"])
+        channel.close(promise: nil)
+    }
+}
