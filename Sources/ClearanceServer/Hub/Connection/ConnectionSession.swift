@@ -35,24 +35,13 @@ struct ConnectionSession {
     }
 
     /// Handles one message of the client (ignored once the hub is closing the connection).
-    mutating func handle(_ message: WebSocketMessage) async {
+    ///
+    /// Kept flat (one async frame above the adapter's): a connection's task keeps the memory of
+    /// its deepest await for as long as it lives.
+    mutating func handle(_ frame: WebSocketMessage) async {
         let now = ContinuousClock.now
         guard control.receivedFrame(at: now) else { return }
-        switch message {
-        case .binary:
-            send(PusherFrame.error(.binaryMessage))
-        case let .text(text):
-            await handle(text: text, now: now)
-        }
-    }
-
-    private func send(_ frame: String) {
-        outbox.deliver(.frame(frame))
-    }
-
-    // MARK: - Messages
-
-    private mutating func handle(text: String, now: ContinuousClock.Instant) async {
+        guard case let .text(text) = frame else { return send(PusherFrame.error(.binaryMessage)) }
         let message: ClientMessage
         do {
             message = try ClientMessage.parse(text)
@@ -66,7 +55,10 @@ struct ConnectionSession {
         case .pong:
             break
         case let .subscribe(channel, auth, channelData):
-            await subscribe(channel: channel, auth: auth, channelData: channelData)
+            guard let subscription = authorized(channel: channel, auth: auth, channelData: channelData) else { return }
+            let outcome = await hub.adapter.subscribe(
+                socketID: socketID, appID: app.id, channel: channel, member: subscription.member, maxPresenceMembers: hub.limits.maxPresenceMembers)
+            subscribed(channel, subscription, outcome)
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
             await hub.adapter.unsubscribe(socketID: socketID, appID: app.id, channel: channel)
@@ -74,26 +66,25 @@ struct ConnectionSession {
         case let .signIn(auth, userData):
             signIn(auth: auth, userData: userData)
         case let .clientEvent(name, channel, data, dataBytes):
-            await clientEvent(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now)
+            guard let frame = clientEventFrame(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now) else { return }
+            await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: socketID)
         }
     }
 
-    private mutating func subscribe(channel: String, auth: String?, channelData: String?) async {
-        let subscription: Subscription
+    /// The subscription, when the channel name and signature are good; otherwise the
+    /// `pusher:subscription_error` is sent and the result is `nil`.
+    private func authorized(channel: String, auth: String?, channelData: String?) -> Subscription? {
         do {
-            subscription = try authorize(channel: channel, auth: auth, channelData: channelData)
+            return try authorize(channel: channel, auth: auth, channelData: channelData)
         } catch {
             logger.debug("hub.channel.refused", metadata: ["channel": "\(channel)", "reason": "\(error.type)"])
             send(PusherFrame.subscriptionError(channel: channel, failure: error))
-            return
+            return nil
         }
-        let outcome = await hub.adapter.subscribe(
-            socketID: socketID,
-            appID: app.id,
-            channel: channel,
-            member: subscription.member,
-            maxPresenceMembers: hub.limits.maxPresenceMembers
-        )
+    }
+
+    /// Records what the adapter made of the subscription.
+    private mutating func subscribed(_ channel: String, _ subscription: Subscription, _ outcome: SubscribeOutcome) {
         switch outcome {
         case .subscribed:
             subscriptions[channel] = subscription
@@ -176,29 +167,37 @@ struct ConnectionSession {
         send(PusherFrame.signInSuccess(userData: userData))
     }
 
-    private mutating func clientEvent(
-        name: String,
-        channel: String,
-        data: String,
-        dataBytes: Int,
-        now: ContinuousClock.Instant
-    ) async {
-        guard app.configuration.clientEvents else { return send(PusherFrame.error(.clientEventsDisabled)) }
-        guard name.utf8.count <= hub.limits.maxEventNameLength else { return send(PusherFrame.error(.invalidField("event"))) }
-        guard let subscription = subscriptions[channel] else { return send(PusherFrame.error(.clientEventNotSubscribed)) }
-        switch subscription.kind {
-        case .private, .presence:
-            break
-        case .privateEncrypted:
-            return send(PusherFrame.error(.clientEventOnEncryptedChannel))
-        case .public, .serverToUser:
-            return send(PusherFrame.error(.clientEventNotAllowed))
+    /// The frame to relay for a client event, when the rules allow it; otherwise the error is
+    /// sent and the result is `nil`.
+    private mutating func clientEventFrame(name: String, channel: String, data: String, dataBytes: Int, now: ContinuousClock.Instant) -> String? {
+        let refusal: HubProtocolError
+        if !app.configuration.clientEvents {
+            refusal = .clientEventsDisabled
+        } else if name.utf8.count > hub.limits.maxEventNameLength {
+            refusal = .invalidField("event")
+        } else if let subscription = subscriptions[channel] {
+            switch subscription.kind {
+            case .private, .presence:
+                if dataBytes > hub.limits.maxEventDataBytes {
+                    refusal = .eventTooLarge(limit: hub.limits.maxEventDataBytes)
+                } else if !rateLimiter.allow(at: now) {
+                    refusal = .clientEventRateLimited
+                } else {
+                    return PusherFrame.clientEvent(name: name, channel: channel, rawData: data, userID: subscription.member?.id)
+                }
+            case .privateEncrypted:
+                refusal = .clientEventOnEncryptedChannel
+            case .public, .serverToUser:
+                refusal = .clientEventNotAllowed
+            }
+        } else {
+            refusal = .clientEventNotSubscribed
         }
-        guard dataBytes <= hub.limits.maxEventDataBytes else {
-            return send(PusherFrame.error(.eventTooLarge(limit: hub.limits.maxEventDataBytes)))
-        }
-        guard rateLimiter.allow(at: now) else { return send(PusherFrame.error(HubProtocolError.clientEventRateLimited)) }
-        let frame = PusherFrame.clientEvent(name: name, channel: channel, rawData: data, userID: subscription.member?.id)
-        await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: socketID)
+        send(PusherFrame.error(refusal))
+        return nil
+    }
+
+    private func send(_ frame: String) {
+        outbox.deliver(.frame(frame))
     }
 }

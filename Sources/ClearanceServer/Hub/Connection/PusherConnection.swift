@@ -62,23 +62,19 @@ struct PusherConnection: Sendable {
         }
 
         var session = ConnectionSession(hub: hub, app: app, socketID: socketID, outbox: outbox, control: connectionControl, logger: logger)
-        let maxMessageBytes = hub.limits.maxMessageBytes
-        let readError: (any Error)? = await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.write(items, to: outbound) }
-            var readError: (any Error)?
-            do {
-                for try await message in inbound.messages(maxSize: maxMessageBytes) {
-                    await session.handle(message)
-                }
-            } catch {
-                readError = error
+        async let writing: Void = Self.write(items, to: outbound)
+        var readError: (any Error)?
+        do {
+            for try await message in inbound.messages(maxSize: hub.limits.maxMessageBytes) {
+                await session.handle(message)
             }
-            await hub.adapter.removeConnection(socketID: socketID, appID: app.id)
-            await hub.registry.remove(socketID: socketID)
-            outbox.finish()
-            group.cancelAll()
-            return readError
+        } catch {
+            readError = error
         }
+        await hub.adapter.removeConnection(socketID: socketID, appID: app.id)
+        await hub.registry.remove(socketID: socketID)
+        outbox.finish()
+        await writing
         logger.info("hub.connection.closed")
         // A message over the size limit ends the read with the library's own error; rethrowing
         // it lets the WebSocket layer close with 1009 rather than 1000.
