@@ -17,6 +17,7 @@ final class BackplaneLink: Sendable {
     private let logger: Logger
     private let stopping = StopSignal()
     private let finished = StopSignal()
+    private let started = Locked(false)
     private let connectionIDs = Locked(0)
     /// The notifications stopped: the listening connection is gone.
     private struct ListenEnded: Error, CustomStringConvertible {
@@ -38,6 +39,7 @@ final class BackplaneLink: Sendable {
     /// Keeps the link up until ``stop(farewell:)`` (then sends what is queued, at most
     /// ``flushTimeout`` long) or cancellation.
     func run(for member: some BackplaneMember) async {
+        started.withLock { $0 = true }
         defer {
             states.send(.stopped)
             finished.fire()
@@ -58,19 +60,24 @@ final class BackplaneLink: Sendable {
     func stop(farewell: [BackplaneMessage]) async {
         stopping.fire()
         queue.append(farewell)
+        // A link that never ran has nothing to finish.
+        guard started.withLock({ $0 }) else { return }
         await finished.wait()
     }
 
+    /// Connects, and connects again after every failure. A failure is logged (and published)
+    /// when the link was up or the reason changed, not at every attempt of a long outage.
     private func reconnecting(_ member: some BackplaneMember) async {
         while !stopping.isFired, !Task.isCancelled {
-            states.send(.connecting)
             do {
                 try await session(member)
             } catch {
                 guard !stopping.isFired, !Task.isCancelled else { return }
-                let reason = Self.describe(error)
-                logger.warning("backplane.unavailable", metadata: ["node": "\(nodeID)", "reason": "\(reason)"])
-                states.send(.unavailable(reason: reason))
+                let state = BackplaneState.unavailable(reason: Self.describe(error))
+                if states.replayed != state {
+                    logger.warning("backplane.unavailable", metadata: ["node": "\(nodeID)", "reason": "\(state)"])
+                    states.send(state)
+                }
             }
             await stopping.sleep(for: configuration.reconnectDelay)
         }

@@ -10,6 +10,14 @@ struct ChannelTableTests {
     private let alice = PresenceMember(id: "alice", infoJSON: #"{"name":"Alice"}"#)
     private let bob = PresenceMember(id: "bob", infoJSON: nil)
 
+    /// Adds Bob in the presence room as the local connection "1.1"; returns his recorder.
+    private func bobWatching(in table: inout ChannelTable) -> Recorder {
+        let watcher = Recorder()
+        table.addConnection(socketID: "1.1", appID: "app", outbox: watcher.outbox)
+        _ = table.subscribe(socketID: "1.1", appID: "app", channel: "presence-room", member: bob, maxPresenceMembers: 100)
+        return watcher
+    }
+
     @Test func subscribingListsEveryNodesMembersAndReportsTheChanges() async {
         var table = ChannelTable()
         table.apply(.memberJoined(room, alice), from: "node-b")
@@ -25,9 +33,7 @@ struct ChannelTableTests {
 
     @Test func aUserIsAddedOnceAndRemovedOnlyWhenNoNodeHasThemAnyMore() async {
         var table = ChannelTable()
-        let watcher = Recorder()
-        table.addConnection(socketID: "1.1", appID: "app", outbox: watcher.outbox)
-        _ = table.subscribe(socketID: "1.1", appID: "app", channel: "presence-room", member: bob, maxPresenceMembers: 100)
+        let watcher = bobWatching(in: &table)
         table.apply(.memberJoined(room, alice), from: "node-b")
         table.apply(.memberJoined(room, alice), from: "node-c")
         table.apply(.memberLeft(room, userID: "alice"), from: "node-b")
@@ -41,10 +47,8 @@ struct ChannelTableTests {
 
     @Test func aLocalUserAlsoPresentElsewhereIsNeitherAddedNorRemoved() async {
         var table = ChannelTable()
-        let watcher = Recorder(), alicesTab = Recorder()
-        table.addConnection(socketID: "1.1", appID: "app", outbox: watcher.outbox)
-        table.addConnection(socketID: "2.2", appID: "app", outbox: alicesTab.outbox)
-        _ = table.subscribe(socketID: "1.1", appID: "app", channel: "presence-room", member: bob, maxPresenceMembers: 100)
+        let watcher = bobWatching(in: &table)
+        table.addConnection(socketID: "2.2", appID: "app", outbox: Recorder().outbox)
         table.apply(.memberJoined(room, alice), from: "node-b")
         _ = table.subscribe(socketID: "2.2", appID: "app", channel: "presence-room", member: alice, maxPresenceMembers: 100)
         let changes = table.removeConnection(socketID: "2.2", appID: "app")
@@ -67,9 +71,7 @@ struct ChannelTableTests {
 
     @Test func replacingANodesStateReportsOnlyRealArrivalsAndDepartures() async {
         var table = ChannelTable()
-        let watcher = Recorder()
-        table.addConnection(socketID: "1.1", appID: "app", outbox: watcher.outbox)
-        _ = table.subscribe(socketID: "1.1", appID: "app", channel: "presence-room", member: bob, maxPresenceMembers: 100)
+        let watcher = bobWatching(in: &table)
         table.apply(.memberJoined(room, alice), from: "node-b")
         var same = ChannelTable.NodeState()
         same.members[room] = [alice]

@@ -1,28 +1,22 @@
 @testable import ClearanceServer
+import Clearance
 import ClearanceSigning
 import Testing
 
 @Suite("InMemoryChannelState")
 struct InMemoryChannelStateTests {
-    /// An outbox whose deliveries can be read back synchronously.
-    final class Recorder: Sendable {
-        let outbox: ConnectionOutbox
-        private let stream: AsyncStream<ConnectionOutbox.Item>
+    /// An outbox whose deliveries can be read back.
+    final class Recorder: ConnectionSink {
+        private let deliveries = Locked<[ConnectionOutbox.Delivery]>([])
+        var outbox: ConnectionOutbox { ConnectionOutbox(sink: self) }
 
-        init() {
-            let (stream, continuation) = AsyncStream<ConnectionOutbox.Item>.makeStream()
-            self.stream = stream
-            outbox = ConnectionOutbox(continuation: continuation) {}
-        }
+        func deliver(_ delivery: ConnectionOutbox.Delivery) { deliveries.withLock { $0.append(delivery) } }
+        func close(_ code: HubCloseCode) {}
+        func finish() {}
 
         /// Everything delivered so far.
         func drain() async -> [ConnectionOutbox.Delivery] {
-            outbox.finish()
-            var deliveries: [ConnectionOutbox.Delivery] = []
-            for await item in stream {
-                if case let .delivery(delivery) = item { deliveries.append(delivery) }
-            }
-            return deliveries
+            deliveries.withLock { $0 }
         }
     }
 

@@ -3,12 +3,12 @@ import Logging
 import NIOCore
 
 /// What the hub does to one connection from outside its own task: the timers (pings, the pong
-/// deadline, inactivity, the sign-in deadline, the close handshake), the shutdown close, and
-/// dropping a client too slow to read. The hub's one ticker (``Hub/runTicker()``) ticks every
-/// connection's control; the connection's task reports its client's frames and sign-in.
+/// deadline, inactivity, the sign-in deadline, the close handshake) and the shutdown close. The
+/// hub's one ticker (``Hub/runTicker()``) ticks every connection's control; the connection's
+/// task reports its client's frames and sign-in.
 ///
-/// Keeping this out of the connection's task is what lets a connection live on two tasks (its
-/// reader and its writer), as a bare broadcaster on the same stack does, instead of four.
+/// Keeping this out of the connection's task is what lets a connection live on one task instead
+/// of four (reader, writer, ticker and the protocol loop).
 final class ConnectionControl: Sendable {
     private let timers: Locked<ConnectionTimers>
     private let outbox: ConnectionOutbox
@@ -63,18 +63,5 @@ final class ConnectionControl: Sendable {
         logger.info("hub.connection.closing", metadata: ["code": "\(code.rawValue)"])
         outbox.deliver(.frame(PusherFrame.error(code)))
         outbox.close(code)
-    }
-
-    /// The outbox overflowed: the client does not read, so a close frame would queue behind
-    /// everything else; the connection is dropped at once.
-    func overflowed(maxQueuedFrames: Int) {
-        let first = timers.withLock { timers -> Bool in
-            guard !timers.isClosing else { return false }
-            timers.closeStarted(at: .now)
-            return true
-        }
-        guard first else { return }
-        logger.warning("hub.connection.slowReader", metadata: ["queued": "\(maxQueuedFrames)"])
-        channel.close(promise: nil)
     }
 }

@@ -106,11 +106,14 @@ package struct ChannelTable: Sendable {
     ) -> (SubscribeOutcome, [Change]) {
         guard var connection = connections[socketID], connection.appID == appID else { return (.unknownConnection, []) }
         let key = Key(appID: appID, name: name)
-        var channel = channels[key] ?? LocalChannel()
-        if channel.subscribers[socketID] != nil {
-            connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: channel.roster.map { _ in members(of: key) }))
+        if let existing = channels[key], existing.subscribers[socketID] != nil {
+            connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: existing.roster.map { _ in members(of: key) }))
             return (.alreadySubscribed, [])
         }
+        // Taken out of the table while it changes, so that its subscribers are not copied (a
+        // channel with 10,000 subscribers would be copied for every new one).
+        var channel = channels.removeValue(forKey: key) ?? LocalChannel()
+        defer { channels[key] = channel.subscribers.isEmpty ? nil : channel }
 
         var changes: [Change] = []
         var announced: PresenceMember?
@@ -130,12 +133,11 @@ package struct ChannelTable: Sendable {
         }
 
         channel.subscribers[socketID] = connection.outbox
-        channels[key] = channel
         connection.channels.insert(name)
         connections[socketID] = connection
         changes.insert(.subscriptions(key, count: channel.subscribers.count), at: 0)
 
-        connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: channel.roster.map { _ in members(of: key) }))
+        connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: channel.roster.map { members(local: $0, of: key) }))
         if let announced {
             for (otherID, outbox) in channel.subscribers where otherID != socketID {
                 outbox.deliver(.memberAdded(channel: name, member: announced))
@@ -243,7 +245,11 @@ package struct ChannelTable: Sendable {
     /// The distinct users of a presence channel on every node: this node's in the order they
     /// arrived, then the others'.
     package func members(of key: Key) -> [PresenceMember] {
-        var list = channels[key]?.roster?.members ?? []
+        members(local: channels[key]?.roster, of: key)
+    }
+
+    private func members(local roster: PresenceRoster?, of key: Key) -> [PresenceMember] {
+        var list = roster?.members ?? []
         var seen = Set(list.map(\.id))
         for member in remoteMembers(of: key) where seen.insert(member.id).inserted {
             list.append(member)
@@ -271,7 +277,8 @@ package struct ChannelTable: Sendable {
     }
 
     private mutating func leave(socketID: String, key: Key) -> [Change] {
-        guard var channel = channels[key], channel.subscribers.removeValue(forKey: socketID) != nil else { return [] }
+        guard channels[key]?.subscribers[socketID] != nil, var channel = channels.removeValue(forKey: key) else { return [] }
+        channel.subscribers[socketID] = nil
         var changes: [Change] = [.subscriptions(key, count: channel.subscribers.count)]
         var departed: String?
         if var roster = channel.roster {

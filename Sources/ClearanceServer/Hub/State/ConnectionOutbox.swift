@@ -1,11 +1,12 @@
 import ClearanceSigning
 
-/// The way into one connection: whatever is delivered here is written to its WebSocket, in
-/// order, by the connection's writer task.
+/// The way into one connection: whatever is delivered here is written to its WebSocket, in the
+/// order of the calls.
 ///
-/// Delivering never waits. Each connection buffers a bounded number of frames
-/// (``HubLimits/maxQueuedFrames``); a connection that reads so slowly that its buffer overflows
-/// is dropped (a close code could not reach a client that does not read).
+/// Delivering never waits: the frame is handed to the connection's channel at once (no task per
+/// connection sits between them). A connection that reads so slowly that
+/// ``HubLimits/maxQueuedFrames`` frames pile up beyond the channel's own buffer is dropped (a
+/// close code could not reach a client that does not read).
 public struct ConnectionOutbox: Sendable {
     /// Something to send to the client.
     public enum Delivery: Sendable, Hashable {
@@ -17,37 +18,40 @@ public struct ConnectionOutbox: Sendable {
         case memberAdded(channel: String, member: PresenceMember)
         /// `pusher_internal:member_removed`.
         case memberRemoved(channel: String, userID: String)
-    }
 
-    enum Item: Sendable {
-        case delivery(Delivery)
-        case close(HubCloseCode)
-    }
-
-    private let continuation: AsyncStream<Item>.Continuation
-    private let onOverflow: @Sendable () -> Void
-
-    init(continuation: AsyncStream<Item>.Continuation, onOverflow: @escaping @Sendable () -> Void) {
-        self.continuation = continuation
-        self.onOverflow = onOverflow
-    }
-
-    /// Queues `delivery` for the client. After the connection ends, this does nothing.
-    public func deliver(_ delivery: Delivery) {
-        enqueue(.delivery(delivery))
-    }
-
-    func close(_ code: HubCloseCode) {
-        enqueue(.close(code))
-    }
-
-    func finish() {
-        continuation.finish()
-    }
-
-    private func enqueue(_ item: Item) {
-        if case .dropped = continuation.yield(item) {
-            onOverflow()
+        /// The frame's text.
+        var text: String {
+            switch self {
+            case let .frame(text):
+                text
+            case let .subscriptionSucceeded(channel, members):
+                PusherFrame.subscriptionSucceeded(channel: channel, members: members)
+            case let .memberAdded(channel, member):
+                PusherFrame.memberAdded(channel: channel, member: member)
+            case let .memberRemoved(channel, userID):
+                PusherFrame.memberRemoved(channel: channel, userID: userID)
+            }
         }
+    }
+
+    private let sink: any ConnectionSink
+
+    init(sink: any ConnectionSink) {
+        self.sink = sink
+    }
+
+    /// Sends `delivery` to the client. After the connection is closing or ended, this does nothing.
+    public func deliver(_ delivery: Delivery) {
+        sink.deliver(delivery)
+    }
+
+    /// Closes with `code` after what was delivered before; nothing is delivered afterwards.
+    func close(_ code: HubCloseCode) {
+        sink.close(code)
+    }
+
+    /// The connection ended: nothing is delivered any more.
+    func finish() {
+        sink.finish()
     }
 }

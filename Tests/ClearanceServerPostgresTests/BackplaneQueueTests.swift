@@ -1,0 +1,37 @@
+@testable import ClearanceServerPostgres
+import Testing
+
+@Suite("Backplane queue")
+struct BackplaneQueueTests {
+    @Test func theSenderTakesEverythingQueuedAtOnceInOrder() async {
+        let queue = BackplaneQueue(limit: 10)
+        queue.append([.hello, .syncBegin])
+        queue.append([.syncEnd])
+        #expect(await queue.next() == [.hello, .syncBegin, .syncEnd])
+        #expect(queue.isEmpty)
+    }
+
+    @Test func aWaitingSenderWakesForTheNextMessages() async {
+        let queue = BackplaneQueue(limit: 10)
+        let waiting = Task { await queue.next() }
+        try? await Task.sleep(for: .milliseconds(50))
+        queue.append([.bye])
+        #expect(await waiting.value == [.bye])
+    }
+
+    @Test func beyondTheLimitMessagesAreDroppedAndCountedAndAReconnectStartsAfresh() async {
+        let queue = BackplaneQueue(limit: 3)
+        queue.append([.hello, .hello, .hello, .hello, .hello])
+        #expect(queue.dropped == 2)
+        queue.replace(with: [.syncBegin, .syncEnd])
+        #expect(await queue.next() == [.syncBegin, .syncEnd])
+    }
+
+    @Test func aCancelledSenderStopsWaiting() async {
+        let queue = BackplaneQueue()
+        let waiting = Task { await queue.next() }
+        try? await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        #expect(await waiting.value.isEmpty)
+    }
+}
