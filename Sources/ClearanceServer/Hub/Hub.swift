@@ -38,33 +38,15 @@ final class Hub: Sendable {
         self.logger = logger
     }
 
-    /// The server's WebSocket settings: frames and messages up to `maxMessageBytes`, no
-    /// WebSocket-level auto ping (the hub pings at the Pusher level), the hub's close timeout.
-    var webSocketConfiguration: WebSocketServerConfiguration {
-        WebSocketServerConfiguration(
-            maxFrameSize: limits.maxMessageBytes,
-            autoPing: .disabled,
-            closeTimeout: .seconds(limits.closeTimeout)
-        )
-    }
-
-    /// Upgrades every WebSocket request; requests the hub cannot serve are closed with their
-    /// Pusher close code after the upgrade, as the protocol expects.
-    func shouldUpgrade(
-        _ request: HTTPRequest,
-        channel: any Channel,
-        logger: Logger
-    ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
-        let outcome = evaluate(path: request.path ?? "/")
-        return .upgrade([:]) { inbound, outbound, _ in
-            switch outcome {
-            case let .failure(code):
-                self.logger.debug("hub.connection.refused", metadata: ["code": "\(code.rawValue)"])
-                try await PusherConnection.refuse(outbound: outbound, code: code)
-            case let .success((app, version)):
-                let connection = PusherConnection(hub: self, app: app, protocolVersion: version, channel: channel)
-                try await connection.run(inbound: inbound, outbound: outbound)
-            }
+    /// How a WebSocket upgraded at `path` starts: a connection of its app, or refused with the
+    /// Pusher close code the protocol expects (after the upgrade, as clients read it).
+    func admission(path: String, channel: any Channel) -> PusherChannelHandler.Admission {
+        switch evaluate(path: path) {
+        case let .failure(code):
+            logger.debug("hub.connection.refused", metadata: ["code": "\(code.rawValue)"])
+            return .refused(code, WebSocketFrameSink(channel: channel, maxQueuedFrames: limits.maxQueuedFrames, logger: logger), logger)
+        case let .success((app, version)):
+            return .connection(PusherConnection(hub: self, app: app, protocolVersion: version, channel: channel))
         }
     }
 

@@ -1,5 +1,5 @@
-import Clearance
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
@@ -56,12 +56,10 @@ public struct HubService: Service {
         let listener = ServerListener()
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: hub.webSocketConfiguration)) { request, channel, logger in
-                hub.shouldUpgrade(request, channel: channel, logger: logger)
-            },
+            server: HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder) },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "clearance"),
             onServerRunning: { channel in
-                await listener.bound(channel)
+                listener.bound(channel)
                 var bound = configuration
                 bound.port = channel.localAddress?.port ?? configuration.port
                 logger.info("hub.started", metadata: [
@@ -71,36 +69,21 @@ public struct HubService: Service {
             },
             logger: logger
         )
-        // Hummingbird's own graceful shutdown closes every WebSocket with 1000 at once (not the
-        // Pusher 4200 that makes clients come back soon). So the server runs in a group of its own
-        // that the group running this service does not reach, and the hub stops in its own order:
-        // the listening socket, its WebSockets (4200, spread), its last HTTP connections (once
-        // idle), whereupon the server ends by itself; then the adapter.
+        // The server's group is reached by this service's graceful shutdown: Hummingbird closes
+        // its listening socket at once, lets its HTTP connections finish, and waits for the
+        // WebSockets, which the hub closes itself, in its own order.
         let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let stopping = Locked(false)
         try await withThrowingTaskGroup(of: Void.self) { ticking in
             ticking.addTask { await hub.runTicker() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await adapter.run() }
-                group.addTask {
-                    do {
-                        try await Self.runUnreachedByGracefulShutdown(server)
-                    } catch where stopping.withLock({ $0 }) {
-                        // With its listening socket closed, the server ends by itself as soon as its
-                        // last connection has; its group then reports it as ended unexpectedly.
-                        logger.debug("hub.server.ended", metadata: ["reason": "\(error)"])
-                    }
-                }
+                group.addTask { try await server.run() }
                 group.addTask {
                     // Returns when shutdown begins; throws only if the hub is cancelled instead.
                     guard (try? await gracefulShutdown()) != nil else { return }
-                    stopping.withLock { $0 = true }
-                    await listener.close()
+                    await server.triggerGracefulShutdown()
+                    await listener.closed()
                     await hub.closeAllConnections()
-                    if await !listener.quiesce(timeout: .seconds(configuration.limits.closeTimeout)) {
-                        // An HTTP request that does not end: Hummingbird's shutdown takes over.
-                        await server.triggerGracefulShutdown()
-                    }
                     await adapter.shutdown()
                 }
                 try await group.waitForAll()
@@ -108,16 +91,5 @@ public struct HubService: Service {
             ticking.cancelAll()
         }
         logger.info("hub.stopped")
-    }
-
-    /// Runs `group` in a task that does not inherit this one's graceful shutdown (its cancellation
-    /// is passed on): the group shuts down only when told.
-    private static func runUnreachedByGracefulShutdown(_ group: ServiceGroup) async throws {
-        let task = Task.detached { try await group.run() }
-        try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
-        }
     }
 }

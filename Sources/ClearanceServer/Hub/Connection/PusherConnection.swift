@@ -2,73 +2,150 @@ import Clearance
 import HummingbirdWebSocket
 import Logging
 import NIOCore
-import NIOWebSocket
 
-/// One client connection: admits it, then lives on one task, the one the WebSocket library gives
-/// it (a task keeps the memory of its deepest await for as long as it lives):
+/// One client connection, with no task of its own while it waits: its
+/// ``PusherChannelHandler`` hands it the client's messages from the channel's event loop, and a
+/// short-lived task works through them, one at a time and in order (admission first, the end of
+/// the connection last), then ends. A long-lived task per connection would keep the memory of
+/// its deepest await for as long as the connection lives.
 ///
-/// - the task reads the client's messages and hands each, in turn, to a ``ConnectionSession``
-///   (the next message is read once one is handled, so a client that floods the hub is slowed
-///   down by TCP instead of filling memory);
+/// - messages go to a ``ConnectionSession``; a client that sends faster than they are handled
+///   stops being read (TCP slows it down) once ``readAhead`` messages wait;
 /// - replies and published events go through the ``ConnectionOutbox`` straight to the channel
 ///   (``WebSocketFrameSink``), in one order;
-/// - timers, the shutdown close and slow readers are the ``ConnectionControl``'s business, which
-///   the hub's one ticker drives.
-/// The connection ends when the client's side ends (its close frame,
-/// a disconnect, or the hub dropping a client that ignored the hub's close frame).
-struct PusherConnection: Sendable {
+/// - timers and the shutdown close are the ``ConnectionControl``'s business, which the hub's one
+///   ticker drives.
+final class PusherConnection: Sendable {
+    /// Messages that may wait before the channel stops reading.
+    static let readAhead = 16
+
+    private enum Step: Sendable {
+        case admit
+        case message(WebSocketMessage)
+        case ended
+    }
+
+    private struct State {
+        var steps: [Step] = []
+        var working = false
+        var paused = false
+        var session: ConnectionSession?
+        var socketID: String?
+        var logger: Logger
+    }
+
     let hub: Hub
     let app: HubApp
     let protocolVersion: Int
     let channel: any Channel
+    let sink: WebSocketFrameSink
+    private let state: Locked<State>
 
-    /// Sends `pusher:error` with `code`, then closes with it.
-    static func refuse(outbound: WebSocketOutboundWriter, code: HubCloseCode) async throws {
-        try await outbound.write(.text(PusherFrame.error(code)))
-        try await outbound.close(WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: code.message)
+    init(hub: Hub, app: HubApp, protocolVersion: Int, channel: any Channel) {
+        self.hub = hub
+        self.app = app
+        self.protocolVersion = protocolVersion
+        self.channel = channel
+        sink = WebSocketFrameSink(channel: channel, maxQueuedFrames: hub.limits.maxQueuedFrames, logger: hub.logger)
+        state = Locked(State(logger: hub.logger))
     }
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let admission = await hub.registry.admit(appID: app.id, appLimit: app.configuration.maxConnections, hubLimit: hub.limits.maxConnections)
-        let socketID: String
-        switch admission {
-        case let .refused(code):
-            hub.logger.info("hub.connection.refused", metadata: ["app_id": "\(app.id)", "code": "\(code.rawValue)"])
-            try await Self.refuse(outbound: outbound, code: code)
-            return
-        case let .admitted(id):
-            socketID = id
+    /// The WebSocket is open: admit the connection (or refuse it with its close code).
+    func opened() { enqueue(.admit) }
+
+    /// A complete message from the client.
+    func received(_ message: WebSocketMessage) { enqueue(.message(message)) }
+
+    /// The channel closed: leave every channel, free the socket id.
+    func ended() { enqueue(.ended) }
+
+    private func enqueue(_ step: Step) {
+        let (startWorker, pause) = state.withLock { state -> (Bool, Bool) in
+            state.steps.append(step)
+            let pause = !state.paused && state.steps.count >= Self.readAhead
+            if pause { state.paused = true }
+            guard !state.working else { return (false, pause) }
+            state.working = true
+            return (true, pause)
         }
+        if pause { channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in } }
+        if startWorker { Task { await self.work() } }
+    }
 
-        var logger = hub.logger
-        logger[metadataKey: "socket_id"] = "\(socketID)"
-        logger[metadataKey: "app_id"] = "\(app.id)"
-        logger.info("hub.connection.opened", metadata: ["protocol": "\(protocolVersion)"])
-
-        let outbox = ConnectionOutbox(sink: WebSocketFrameSink(
-            channel: channel, outbound: outbound, maxQueuedFrames: hub.limits.maxQueuedFrames, logger: logger))
-        let control = ConnectionControl(settings: ConnectionTimers.Settings(limits: hub.limits), outbox: outbox, channel: channel, logger: logger)
-        await hub.adapter.addConnection(socketID: socketID, appID: app.id, outbox: outbox)
-        outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.activityTimeout)))
-        if await !hub.registry.attach(control, socketID: socketID) {
-            control.close(.reconnectImmediately)
-        }
-
-        var session = ConnectionSession(hub: hub, app: app, socketID: socketID, outbox: outbox, control: control, logger: logger)
-        var readError: (any Error)?
-        do {
-            for try await message in inbound.messages(maxSize: hub.limits.maxMessageBytes) {
-                await session.handle(message)
+    /// Works through the queued steps, then ends (the next step starts another worker).
+    private func work() async {
+        var session = state.withLock { $0.session }
+        while true {
+            let (next, resume) = state.withLock { state -> (Step?, Bool) in
+                guard !state.steps.isEmpty else {
+                    state.session = session
+                    state.working = false
+                    let resume = state.paused
+                    state.paused = false
+                    return (nil, resume)
+                }
+                return (state.steps.removeFirst(), false)
             }
-        } catch {
-            readError = error
+            guard let next else {
+                if resume { channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in } }
+                return
+            }
+            switch next {
+            case .admit:
+                session = await admit()
+            case let .message(message):
+                await session?.handle(message)
+            case .ended:
+                await end(admitted: session != nil)
+                session = nil
+            }
         }
+    }
+
+    /// Admits the connection and greets it with `pusher:connection_established`; refuses it
+    /// (`pusher:error`, then the close code) when the path, the app or a limit says no.
+    private func admit() async -> ConnectionSession? {
+        let outcome: Result<Void, HubCloseCode>
+        switch await hub.registry.admit(appID: app.id, appLimit: app.configuration.maxConnections, hubLimit: hub.limits.maxConnections) {
+        case let .refused(code):
+            outcome = .failure(code)
+        case let .admitted(socketID):
+            outcome = .success(())
+            var logger = hub.logger
+            logger[metadataKey: "socket_id"] = "\(socketID)"
+            logger[metadataKey: "app_id"] = "\(app.id)"
+            logger.info("hub.connection.opened", metadata: ["protocol": "\(protocolVersion)"])
+            sink.named(socketID)
+            state.withLock {
+                $0.socketID = socketID
+                $0.logger = logger
+            }
+            let outbox = ConnectionOutbox(sink: sink)
+            let control = ConnectionControl(settings: ConnectionTimers.Settings(limits: hub.limits), outbox: outbox, channel: channel, logger: logger)
+            await hub.adapter.addConnection(socketID: socketID, appID: app.id, outbox: outbox)
+            outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.activityTimeout)))
+            if await !hub.registry.attach(control, socketID: socketID) {
+                control.close(.reconnectImmediately)
+            }
+            return ConnectionSession(hub: hub, app: app, socketID: socketID, outbox: outbox, control: control, logger: logger)
+        }
+        if case let .failure(code) = outcome { Self.refuse(sink, code: code, logger: hub.logger, appID: app.id) }
+        return nil
+    }
+
+    /// Sends `pusher:error` with `code`, then the close frame with it.
+    static func refuse(_ sink: WebSocketFrameSink, code: HubCloseCode, logger: Logger, appID: String?) {
+        logger.info("hub.connection.refused", metadata: ["app_id": "\(appID ?? "")", "code": "\(code.rawValue)"])
+        sink.deliver(.frame(PusherFrame.error(code)))
+        sink.close(code)
+    }
+
+    private func end(admitted: Bool) async {
+        sink.finish()
+        let (socketID, logger) = state.withLock { ($0.socketID, $0.logger) }
+        guard admitted, let socketID else { return }
         await hub.adapter.removeConnection(socketID: socketID, appID: app.id)
         await hub.registry.remove(socketID: socketID)
-        outbox.finish()
         logger.info("hub.connection.closed")
-        // A message over the size limit ends the read with the library's own error; rethrowing
-        // it lets the WebSocket layer close with 1009 rather than 1000.
-        if let readError { throw readError }
     }
 }
