@@ -1,13 +1,10 @@
 import ClearanceSigning
 import Foundation
-import HTTPTypes
-import Hummingbird
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 
-/// The hub's shared core: apps, limits, channel state and live connections. Accepts WebSocket
-/// upgrades and hands each connection to a ``PusherConnection``.
+/// The hub's shared core: apps, limits, channel state and live connections. Decides how each
+/// upgraded WebSocket starts (``admission(path:channel:)``) and hands it to a ``PusherConnection``.
 final class Hub: Sendable {
     let configuration: HubConfiguration
     let appsByKey: [String: HubApp]
@@ -43,8 +40,7 @@ final class Hub: Sendable {
     func admission(path: String, channel: any Channel) -> PusherChannelHandler.Admission {
         switch evaluate(path: path) {
         case let .failure(code):
-            logger.debug("hub.connection.refused", metadata: ["code": "\(code.rawValue)"])
-            return .refused(code, WebSocketFrameSink(channel: channel, maxQueuedFrames: limits.maxQueuedFrames, logger: logger), logger)
+            return .refused(code, WebSocketFrameSink(channel: channel, maxQueuedFrames: limits.maxQueuedFrames, logger: logger), self)
         case let .success((app, version)):
             return .connection(PusherConnection(hub: self, app: app, protocolVersion: version, channel: channel))
         }

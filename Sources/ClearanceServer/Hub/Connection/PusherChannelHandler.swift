@@ -1,5 +1,4 @@
 import HummingbirdWebSocket
-import Logging
 import NIOCore
 import NIOWebSocket
 
@@ -13,7 +12,7 @@ final class PusherChannelHandler: ChannelInboundHandler, RemovableChannelHandler
 
     enum Admission {
         case connection(PusherConnection)
-        case refused(HubCloseCode, WebSocketFrameSink, Logger)
+        case refused(HubCloseCode, WebSocketFrameSink, Hub)
     }
 
     private let admission: Admission
@@ -36,7 +35,7 @@ final class PusherChannelHandler: ChannelInboundHandler, RemovableChannelHandler
     func handlerAdded(context: ChannelHandlerContext) {
         switch admission {
         case let .connection(connection): connection.opened()
-        case let .refused(code, sink, logger): PusherConnection.refuse(sink, code: code, logger: logger, appID: nil)
+        case let .refused(code, sink, hub): PusherConnection.refuse(sink, code: code, hub: hub, appID: nil)
         }
     }
 

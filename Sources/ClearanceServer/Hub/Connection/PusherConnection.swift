@@ -129,15 +129,17 @@ final class PusherConnection: Sendable {
             }
             return ConnectionSession(hub: hub, app: app, socketID: socketID, outbox: outbox, control: control, logger: logger)
         }
-        if case let .failure(code) = outcome { Self.refuse(sink, code: code, logger: hub.logger, appID: app.id) }
+        if case let .failure(code) = outcome { Self.refuse(sink, code: code, hub: hub, appID: app.id) }
         return nil
     }
 
-    /// Sends `pusher:error` with `code`, then the close frame with it.
-    static func refuse(_ sink: WebSocketFrameSink, code: HubCloseCode, logger: Logger, appID: String?) {
-        logger.info("hub.connection.refused", metadata: ["app_id": "\(appID ?? "")", "code": "\(code.rawValue)"])
+    /// Sends `pusher:error` with `code`, then the close frame with it; disconnects after the
+    /// close timeout if the client does not answer.
+    static func refuse(_ sink: WebSocketFrameSink, code: HubCloseCode, hub: Hub, appID: String?) {
+        hub.logger.info("hub.connection.refused", metadata: ["app_id": "\(appID ?? "")", "code": "\(code.rawValue)"])
         sink.deliver(.frame(PusherFrame.error(code)))
         sink.close(code)
+        sink.disconnect(after: .seconds(hub.limits.closeTimeout))
     }
 
     private func end(admitted: Bool) async {

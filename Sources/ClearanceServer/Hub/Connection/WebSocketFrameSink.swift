@@ -98,6 +98,15 @@ final class WebSocketFrameSink: ConnectionSink {
         }
     }
 
+    /// Closes the channel after `delay` unless it closed before (a refused client that does not
+    /// answer the close frame).
+    func disconnect(after delay: Duration) {
+        let channel = channel
+        channel.eventLoop.scheduleTask(in: TimeAmount(delay)) {
+            channel.close(promise: nil)
+        }
+    }
+
     func finish() {
         state.withLock { $0.closed = true }
     }
