@@ -50,7 +50,8 @@ public final class HubServer: Sendable {
         endpoint.webSocketURL(forKey: key, protocolVersion: protocolVersion)
     }
 
-    /// Closes every connection with 4200, stops accepting connections, and waits for the end.
+    /// Stops accepting connections, closes every connection with 4200 (spread over
+    /// ``HubLimits/shutdownSpread``), and waits for the end.
     public func stop() async {
         await services.stop()
     }
