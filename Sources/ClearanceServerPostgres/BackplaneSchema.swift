@@ -20,12 +20,12 @@ struct BackplaneSchema: Sendable {
         var lastError: (any Error)?
         for _ in 0..<3 {
             do {
-                try await connection.query(PostgresQuery(unsafeSQL: """
+                try await execute(PostgresQuery(unsafeSQL: """
                     CREATE TABLE IF NOT EXISTS \(nodes) (node_id text PRIMARY KEY, seen_at timestamptz NOT NULL DEFAULT now())
-                    """), logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: """
+                    """), on: connection, logger: logger)
+                try await execute(PostgresQuery(unsafeSQL: """
                     CREATE TABLE IF NOT EXISTS \(payloads) (id bigserial PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())
-                    """), logger: logger)
+                    """), on: connection, logger: logger)
                 return
             } catch {
                 lastError = error
@@ -37,53 +37,65 @@ struct BackplaneSchema: Sendable {
 
     /// Records that `node` is alive now (the database's clock, so nodes' clocks need not agree).
     func heartbeat(node: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("""
+        try await execute("""
             INSERT INTO \(unescaped: nodes) (node_id, seen_at) VALUES (\(node), now()) ON CONFLICT (node_id) DO UPDATE SET seen_at = now()
-            """, logger: logger)
+            """, on: connection, logger: logger)
     }
 
     /// The nodes that recorded a heartbeat within `window`.
     func liveNodes(within window: Duration, on connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
-        let rows = try await connection.query("""
+        let query: PostgresQuery = """
             SELECT node_id FROM \(unescaped: nodes) WHERE seen_at > now() - make_interval(secs => \(Self.seconds(window)))
-            """, logger: logger)
-        var live = Set<String>()
-        for try await (node) in rows.decode(String.self) { live.insert(node) }
-        return live
+            """
+        return Set(try await strings(query, on: connection, logger: logger))
     }
 
     /// Forgets nodes silent for an hour and stored payloads older than five minutes (every node
     /// has read them by then, or has lost its link and synchronizes again anyway).
     func collectGarbage(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(nodes) WHERE seen_at < now() - interval '1 hour'"), logger: logger)
-        try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(payloads) WHERE created_at < now() - interval '5 minutes'"), logger: logger)
+        try await execute(PostgresQuery(unsafeSQL: "DELETE FROM \(nodes) WHERE seen_at < now() - interval '1 hour'"), on: connection, logger: logger)
+        try await execute(PostgresQuery(unsafeSQL: "DELETE FROM \(payloads) WHERE created_at < now() - interval '5 minutes'"), on: connection, logger: logger)
     }
 
     /// `node` leaves: its heartbeat row goes.
     func remove(node: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("DELETE FROM \(unescaped: nodes) WHERE node_id = \(node)", logger: logger)
+        try await execute("DELETE FROM \(unescaped: nodes) WHERE node_id = \(node)", on: connection, logger: logger)
     }
 
     /// Notifies every listening node of `payload`: in the notification itself when it is short
     /// enough, else stored in the payload table with the notification carrying its id.
     func notify(_ payload: String, node: String, on connection: PostgresConnection, logger: Logger) async throws {
         if payload.utf8.count <= BackplanePayload.notifyLimit {
-            try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+            try await execute("SELECT pg_notify(\(channel), \(payload))", on: connection, logger: logger)
         } else {
             // One statement: the row is committed when the notification is delivered.
             let prefix = "\(node)\n@"
-            try await connection.query("""
+            try await execute("""
                 WITH stored AS (INSERT INTO \(unescaped: payloads) (body) VALUES (\(payload)) RETURNING id)
                 SELECT pg_notify(\(channel), \(prefix) || (SELECT id FROM stored)::text)
-                """, logger: logger)
+                """, on: connection, logger: logger)
         }
     }
 
     /// The stored payload `id`, if it is still there.
     func storedPayload(id: Int64, on connection: PostgresConnection, logger: Logger) async throws -> String? {
-        let rows = try await connection.query("SELECT body FROM \(unescaped: payloads) WHERE id = \(id)", logger: logger)
-        for try await (body) in rows.decode(String.self) { return body }
-        return nil
+        try await strings("SELECT body FROM \(unescaped: payloads) WHERE id = \(id)", on: connection, logger: logger).first
+    }
+
+    /// Runs `query`, its rows read and dropped (see ``BoundedQuery``).
+    private func execute(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws {
+        try await BoundedQuery.run(on: connection) {
+            for try await _ in try await connection.query(query, logger: logger) {}
+        }
+    }
+
+    /// Runs `query` and returns its rows' one text column (see ``BoundedQuery``).
+    private func strings(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        try await BoundedQuery.run(on: connection) {
+            var values: [String] = []
+            for try await (value) in try await connection.query(query, logger: logger).decode(String.self) { values.append(value) }
+            return values
+        }
     }
 
     private static func seconds(_ duration: Duration) -> Double {

@@ -77,7 +77,9 @@ import Testing
         defer { Task { await harness.stop() } }
         let listener = try await LoopbackRedirectListener.start()
         defer { Task { await listener.stop() } }
-        let session = harness.session()
+        // The real clock: the manual one's sleep returns at once, and the flow's timeout would
+        // race the redirect.
+        let session = harness.session(clock: SystemOAuth2Clock())
         let opened = OpenedURLs()
         let flow = AuthorizationCodeFlow(receiver: listener, scopes: ["profile"], timeout: .seconds(20)) { url in
             opened.append(url)

@@ -36,7 +36,9 @@ import Testing
         // Authorization code with PKCE through the loopback listener.
         let listener = try await LoopbackRedirectListener.start(logger: harness.logs.logger("clearance.oauth2.loopback"))
         defer { Task { await listener.stop() } }
-        let coded = harness.session()
+        // The real clock: the manual one's sleep returns at once, and the flow's timeout would
+        // race the redirect.
+        let coded = harness.session(clock: SystemOAuth2Clock())
         try await coded.signIn(with: AuthorizationCodeFlow(receiver: listener, timeout: .seconds(20)) { url in
             try await Browser.follow(url)
         })

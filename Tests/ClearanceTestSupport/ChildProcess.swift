@@ -137,17 +137,32 @@ package final class ChildProcess: Sendable {
         _ = await waitForExit(timeout: .seconds(10))
     }
 
-    /// Reads `handle` to its end on a thread of its own (never on the cooperative pool).
+    /// Reads `handle` to its end on a thread of its own (never on the cooperative pool), with
+    /// `read(2)` itself: a read interrupted by a signal (SIGCHLD, with several children) is
+    /// tried again, where `FileHandle.availableData` would stop the process.
     private func read(_ handle: FileHandle, isError: Bool) {
         let captured = captured
+        let descriptor = handle.fileDescriptor
         let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
+                let count = buffer.withUnsafeMutableBytes { readDescriptor(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                let chunk = Data(buffer[0..<count])
                 captured.withLock { if isError { $0.stderr.append(chunk) } else { $0.stdout.append(chunk) } }
             }
             captured.withLock { $0.readersDone += 1 }
         }
         thread.start()
     }
+}
+
+/// `read(2)`, named apart from ``ChildProcess``'s own `read`.
+private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(descriptor, buffer, count)
+    #else
+    Darwin.read(descriptor, buffer, count)
+    #endif
 }

@@ -13,26 +13,45 @@ package enum LoopbackPort {
         package let description: String
     }
 
-    /// A TCP port on 127.0.0.1 that nothing listens on now: the one the system picks for port 0.
+    /// A TCP port on 127.0.0.1 that nothing uses now, below the system's range of ephemeral
+    /// ports: a client retrying to connect to a server that is down (restarting) could otherwise
+    /// be given that very port as its own and connect to itself, and the server could not bind
+    /// it again.
     package static func free() throws -> Int {
+        let lowestEphemeral = ephemeralRange().lowerBound
+        let candidates = 10_000..<max(10_001, lowestEphemeral)
+        for _ in 0..<100 {
+            let port = Int.random(in: candidates)
+            if isFree(port) { return port }
+        }
+        throw Failure(description: "no free port on 127.0.0.1 in \(candidates)")
+    }
+
+    /// The ephemeral port range (`/proc/sys/net/ipv4/ip_local_port_range` on Linux; IANA's
+    /// 49152…65535 elsewhere).
+    private static func ephemeralRange() -> ClosedRange<Int> {
+        if let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8) {
+            let bounds = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+            if bounds.count == 2, bounds[0] <= bounds[1] { return bounds[0]...bounds[1] }
+        }
+        return 49_152...65_535
+    }
+
+    /// Whether `port` can be bound on 127.0.0.1 now.
+    private static func isFree(_ port: Int) -> Bool {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard fd >= 0 else { throw LoopbackPort.Failure(description: "socket() failed: \(errno)") }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard bound else { throw LoopbackPort.Failure(description: "bind() on 127.0.0.1 failed: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

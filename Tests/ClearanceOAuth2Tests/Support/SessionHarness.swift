@@ -30,7 +30,8 @@ struct SessionHarness {
         revocation: Bool = true,
         refreshWindow: RefreshWindow = RefreshWindow(),
         backoff: RefreshBackoff = RefreshBackoff(),
-        notificationCenter: NotificationCenter? = nil
+        notificationCenter: NotificationCenter? = nil,
+        clock: (any OAuth2Clock)? = nil
     ) -> OAuth2Session {
         OAuth2Session(configuration: OAuth2SessionConfiguration(
             tokenEndpoint: server.tokenURL,
@@ -43,7 +44,7 @@ struct SessionHarness {
             headerScheme: headerScheme,
             store: store,
             automaticSignIn: automaticSignIn,
-            clock: clock,
+            clock: clock ?? self.clock,
             refreshWindow: refreshWindow,
             backoff: backoff,
             notificationCenter: notificationCenter,

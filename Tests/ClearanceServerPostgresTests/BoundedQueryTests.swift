@@ -1,0 +1,36 @@
+@testable import ClearanceServerPostgres
+import ClearanceDevelopment
+import ClearanceTestSupport
+import PostgresNIO
+import Testing
+
+/// postgres-nio never answers a query written to a connection that already closed; the
+/// backplane's queries end with the connection instead of waiting for ever (which once left a
+/// node unable to stop after its database restarted).
+@Suite("Bounded queries", .timeLimit(.minutes(1)))
+struct BoundedQueryTests {
+    @Test func aQueryOnAClosedConnectionFailsAtOnce() async throws {
+        let database = try await ThrowawayPostgres.start()
+        do {
+            let configuration = try PostgresBackplaneConfiguration(url: database.url)
+            let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
+            let answer = try await BoundedQuery.run(on: connection) {
+                var values: [Int] = []
+                for try await (value) in try await connection.query("SELECT 1", logger: TestHub.quietLogger).decode(Int.self) { values.append(value) }
+                return values
+            }
+            #expect(answer == [1])
+            try await database.stopDatabase()
+            try? await connection.closeFuture.get()
+            let start = ContinuousClock.now
+            await #expect(throws: BoundedQuery.ConnectionLost.self) {
+                try await BoundedQuery.run(on: connection) { try await connection.query("SELECT 1", logger: TestHub.quietLogger) }
+            }
+            #expect(ContinuousClock.now - start < .seconds(1))
+        } catch {
+            await database.destroy()
+            throw error
+        }
+        await database.destroy()
+    }
+}
