@@ -16,7 +16,7 @@ enum BoundedQuery {
 
     static func run<T: Sendable>(on connection: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         guard !connection.isClosed else { throw ConnectionLost() }
-        let outcome = Outcome<T>()
+        let outcome = FirstResult<T, any Error>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 outcome.install(continuation)
@@ -31,46 +31,6 @@ enum BoundedQuery {
             }
         } onCancel: {
             outcome.resume(with: .failure(CancellationError()))
-        }
-    }
-
-    /// The first result resumes the waiter; later ones are ignored.
-    private final class Outcome<T: Sendable>: Sendable {
-        private enum State {
-            case empty
-            case waiting(CheckedContinuation<T, any Error>)
-            case resolved(Result<T, any Error>)
-            case done
-        }
-
-        private let state = Locked(State.empty)
-
-        func install(_ continuation: CheckedContinuation<T, any Error>) {
-            let early: Result<T, any Error>? = state.withLock { state in
-                if case let .resolved(result) = state {
-                    state = .done
-                    return result
-                }
-                state = .waiting(continuation)
-                return nil
-            }
-            if let early { continuation.resume(with: early) }
-        }
-
-        func resume(with result: Result<T, any Error>) {
-            let waiter: CheckedContinuation<T, any Error>? = state.withLock { state in
-                switch state {
-                case .empty:
-                    state = .resolved(result)
-                    return nil
-                case let .waiting(continuation):
-                    state = .done
-                    return continuation
-                case .resolved, .done:
-                    return nil
-                }
-            }
-            waiter?.resume(with: result)
         }
     }
 }

@@ -48,7 +48,7 @@ extension ChannelClient {
         connectAttempt = (connectAttempt.id &+ 1, false, false)
         let attempt = connectAttempt.id
         let timeout = options.connectTimeout
-        let outcome = ConnectOutcome()
+        let outcome = FirstResult<DisconnectCause, Never>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<DisconnectCause, Never>) in
                 outcome.install(continuation)
