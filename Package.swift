@@ -7,6 +7,7 @@ import PackageDescription
 //   ClearanceWire                    package-only wire helpers: JSON, forms, percent-encoding
 //   Clearance                        core: credentials, sources, policy, errors, events, lock
 //   ClearanceHTTP                    transports, the authorized client, the OpenAPI middleware
+//   ClearanceStore                   secure stores: encrypted file (AES-GCM), Keychain, in memory
 //   ClearanceOAuth2                  OAuth2 sessions, grants, session stores, loopback redirects
 //   ClearanceSecretBox, ClearanceSigning
 //   ClearanceChannels                the Pusher protocol 7 client and its channel authorizers
@@ -26,6 +27,7 @@ let package = Package(
     products: [
         .library(name: "Clearance", targets: ["Clearance"]),
         .library(name: "ClearanceHTTP", targets: ["ClearanceHTTP"]),
+        .library(name: "ClearanceStore", targets: ["ClearanceStore"]),
         .library(name: "ClearanceOAuth2", targets: ["ClearanceOAuth2"]),
         .library(name: "ClearanceChannels", targets: ["ClearanceChannels"]),
         .library(name: "ClearanceSigning", targets: ["ClearanceSigning"]),
@@ -76,12 +78,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Secure stores for any Codable value: an AES-GCM encrypted file written crash-safely, the
+        // Keychain, memory. OAuth2 sessions and entitlement snapshots are kept in them.
+        .target(
+            name: "ClearanceStore",
+            dependencies: ["Clearance", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         // OAuth2 sessions: grants, refresh, automatic sign-in, secure session storage, the
         // loopback redirect listener (on SwiftNIO, which AsyncHTTPClient already brings).
         .target(
             name: "ClearanceOAuth2",
             dependencies: [
-                "Clearance", "ClearanceHTTP", "ClearanceWire",
+                "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -220,6 +229,11 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceStoreTests",
+            dependencies: ["ClearanceStore", "Clearance", "ClearanceTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceStore
 
 /// A store that lives as long as the process: for tests and short-lived tools.
 public final class InMemorySessionStore: SessionStore {

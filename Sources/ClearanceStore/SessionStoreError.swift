@@ -1,10 +1,11 @@
 import Clearance
 import Foundation
 
-/// Why a ``SessionStore`` could not load, save or clear a session.
+/// Why a ``SecureStore`` (an OAuth2 session store, the entitlement store, an app's own) could
+/// not load, save or clear what it keeps.
 ///
-/// A store that cannot be read never crashes the app: ``OAuth2Session`` starts signed out and
-/// reports the cause as ``OAuth2SessionEvent/storeUnreadable(_:)``. The file store moves an
+/// A store that cannot be read never crashes the app: its owner starts signed out and reports
+/// the cause (an OAuth2 session as its `storeUnreadable` event). The file store moves an
 /// unreadable file aside (``movedAside``) instead of deleting it.
 public enum SessionStoreError: ClearanceError {
     /// The stored data is damaged: not the expected format, or its authentication tag does not verify.

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 
-/// The 256-bit AES key of an ``EncryptedFileSessionStore``, from a key file, an environment
-/// variable, or made fresh.
+/// The 256-bit AES key of an ``EncryptedFileStore`` (and of OAuth2's session file), from a key
+/// file, an environment variable, or made fresh.
 ///
 /// Key files and variables hold the key as base64 (44 characters; surrounding whitespace is
 /// ignored). A key file readable by anyone but its owner is refused, as `ssh` refuses such a

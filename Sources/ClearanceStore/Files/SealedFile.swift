@@ -1,8 +1,8 @@
-/// The on-disk envelope of an ``EncryptedFileSessionStore``: a small JSON object naming the
-/// format, its version and the key's identifier, around the AES-GCM sealed box (nonce,
-/// ciphertext and tag, base64). The format, version and key identifier are authenticated too.
-struct SealedSessionFile: Codable {
-    static let format = "clearance.oauth2-session"
+/// The on-disk envelope of an ``EncryptedFileStore``: a small JSON object naming the format,
+/// its version and the key's identifier, around the AES-GCM sealed box (nonce, ciphertext and
+/// tag, base64). The format, version and key identifier are authenticated too, so a file of
+/// one format (an OAuth2 session) never opens as another (an entitlement snapshot).
+struct SealedFile: Codable {
     static let currentVersion = 1
 
     var format: String

@@ -9,21 +9,23 @@ import Foundation
 
 /// Crash-safe file operations for small secret files.
 ///
-/// A write goes to a new temporary file in the same directory (mode 0600, `O_EXCL`), is
+/// The file layer of every Clearance secure store (``EncryptedFileStore``, the OAuth2 session
+/// file, key files). A write goes to a new temporary file in the same directory (mode 0600, `O_EXCL`), is
 /// `fsync`ed, renamed over the destination (atomic on POSIX file systems) and the directory is
 /// `fsync`ed: a crash at any moment leaves the old file or the new one, never a mix. The
 /// temporary files of processes that died mid-write are removed later.
-enum AtomicFile {
-    /// Files larger than this are not sessions: reading stops and reports corruption.
-    static let maximumSize = 1 << 20
+package enum AtomicFile {
+    /// Files larger than this are not what a store keeps: reading stops and reports corruption.
+    package static let maximumSize = 1 << 20
 
-    enum ReadOutcome {
+    /// What ``read(_:)`` found.
+    package enum ReadOutcome {
         case missing
         case tooLarge
         case contents(Data)
     }
 
-    static func read(_ path: String) throws(SessionStoreError) -> ReadOutcome {
+    package static func read(_ path: String) throws(SessionStoreError) -> ReadOutcome {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             let code = errno
@@ -47,7 +49,7 @@ enum AtomicFile {
     }
 
     /// Replaces `path` with `data` atomically and durably; the file gets mode 0600.
-    static func write(_ data: Data, to path: String) throws(SessionStoreError) {
+    package static func write(_ data: Data, to path: String) throws(SessionStoreError) {
         let directory = directoryOf(path)
         try ensureDirectory(directory, for: path)
         let temporary = temporaryPath(for: path)
@@ -62,7 +64,7 @@ enum AtomicFile {
 
     /// Creates `path` with `data` only if it does not exist yet; returns false when it already did.
     /// The file appears complete or not at all (written aside, then hard-linked into place).
-    static func createExclusively(_ data: Data, at path: String) throws(SessionStoreError) -> Bool {
+    package static func createExclusively(_ data: Data, at path: String) throws(SessionStoreError) -> Bool {
         let directory = directoryOf(path)
         try ensureDirectory(directory, for: path)
         let temporary = temporaryPath(for: path)
@@ -82,7 +84,7 @@ enum AtomicFile {
     }
 
     /// Removes `path`; a missing file is fine.
-    static func remove(_ path: String) throws(SessionStoreError) {
+    package static func remove(_ path: String) throws(SessionStoreError) {
         if unlink(path) != 0 {
             let code = errno
             if code == ENOENT { return }
@@ -92,7 +94,7 @@ enum AtomicFile {
     }
 
     /// Renames `path` to `path.corrupt-<UTC timestamp>` (never over an existing file); nil when it cannot.
-    static func moveAside(_ path: String, at date: Date) -> URL? {
+    package static func moveAside(_ path: String, at date: Date) -> URL? {
         let stamp = timestamp(date)
         for attempt in 0..<100 {
             let candidate = attempt == 0 ? "\(path).corrupt-\(stamp)" : "\(path).corrupt-\(stamp)-\(attempt)"
@@ -107,7 +109,7 @@ enum AtomicFile {
     }
 
     /// Removes temporary files left by processes that died while writing `path` (their pid no longer runs).
-    static func removeStaleTemporaries(of path: String) {
+    package static func removeStaleTemporaries(of path: String) {
         let directory = directoryOf(path)
         let prefix = ".\(fileName(path))."
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
@@ -122,7 +124,7 @@ enum AtomicFile {
     }
 
     /// The permission bits of `path`, or nil when it cannot be examined.
-    static func permissions(of path: String) -> Int? {
+    package static func permissions(of path: String) -> Int? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int(info.st_mode) & 0o7777
@@ -190,7 +192,7 @@ enum AtomicFile {
         "\(directoryOf(path))/.\(fileName(path)).\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
     }
 
-    static func directoryOf(_ path: String) -> String {
+    package static func directoryOf(_ path: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
         return directory.isEmpty ? "." : directory
     }
@@ -207,7 +209,7 @@ enum AtomicFile {
         return formatter.string(from: date)
     }
 
-    static func describe(_ code: Int32) -> String {
+    package static func describe(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
 }
