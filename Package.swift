@@ -11,6 +11,8 @@ import PackageDescription
 //   ClearanceOAuth2                  OAuth2 sessions, grants, session stores, loopback redirects
 //   ClearanceSecretBox, ClearanceSigning
 //   ClearanceChannels                the Pusher protocol 7 client and its channel authorizers
+//   ClearanceEntitlements            content entitlements: providers, Pugpig's API, protected downloads
+//   ClearanceAppStore                App Store signed transactions (jwt-kit) and StoreKit
 //   ClearanceServer                  the production hub, HTTP API and auth endpoints
 //   ClearanceDevelopment             development servers: demo API, OAuth2 provider, users, hosting
 //   ClearanceTesting                 helpers for apps testing code that uses Clearance
@@ -30,6 +32,8 @@ let package = Package(
         .library(name: "ClearanceStore", targets: ["ClearanceStore"]),
         .library(name: "ClearanceOAuth2", targets: ["ClearanceOAuth2"]),
         .library(name: "ClearanceChannels", targets: ["ClearanceChannels"]),
+        .library(name: "ClearanceEntitlements", targets: ["ClearanceEntitlements"]),
+        .library(name: "ClearanceAppStore", targets: ["ClearanceAppStore"]),
         .library(name: "ClearanceSigning", targets: ["ClearanceSigning"]),
         .library(name: "ClearanceSecretBox", targets: ["ClearanceSecretBox"]),
         .library(name: "ClearanceServer", targets: ["ClearanceServer"]),
@@ -50,6 +54,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // Wire formats every module speaks, written once, `package` access only: the exact-bytes
@@ -116,6 +122,30 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Content entitlements (the Pugpig job): ordered providers, Pugpig's subscription API,
+        // protected downloads, the snapshot kept in a secure store.
+        .target(
+            name: "ClearanceEntitlements",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceWire",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // App Store signed transactions verified with jwt-kit's X5CVerifier and Apple's chain
+        // rules (portable), and the StoreKit provider (Apple platforms only).
+        .target(
+            name: "ClearanceAppStore",
+            dependencies: [
+                "Clearance", "ClearanceEntitlements",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
