@@ -217,6 +217,7 @@ let package = Package(
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
                 "ClearanceServer", "ClearanceDevelopment", "ClearanceDemo", "ClearanceBench", "ClearanceWire",
+                "ClearanceStore", "ClearanceEntitlements",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -283,6 +284,28 @@ let package = Package(
         .testTarget(
             name: "ClearanceSecretBoxTests",
             dependencies: ["ClearanceSecretBox", "ClearanceTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceEntitlementsTests",
+            dependencies: [
+                "ClearanceEntitlements", "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceServer", "ClearanceDevelopment",
+                "ClearanceTesting", "ClearanceTestSupport", "clearance",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceAppStoreTests",
+            dependencies: [
+                "ClearanceAppStore", "ClearanceEntitlements", "ClearanceTestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -9,6 +9,7 @@ struct ClearanceCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, RequestCommand.self, LoginCommand.self, SessionCommand.self,
             ServeCommand.self, ListenCommand.self, ChannelAuthCommand.self, UserAuthCommand.self, BenchCommand.self,
+            EntitlementsCommand.self,
         ]
     )
 }

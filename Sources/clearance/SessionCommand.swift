@@ -30,13 +30,16 @@ struct SessionCommand: AsyncParsableCommand {
 
         /// The store, with the key from the environment, the key file, or a new key file.
         func makeStore() throws -> EncryptedFileSessionStore {
-            let key: SessionStoreKey
+            EncryptedFileSessionStore(fileURL: storeURL, key: try Self.key(file: keyURL))
+        }
+
+        /// The key in `CLEARANCE_SESSION_KEY`, else in `file` (created when missing): the
+        /// convention of every store the command line keeps.
+        static func key(file: URL) throws -> SessionStoreKey {
             if ProcessInfo.processInfo.environment["CLEARANCE_SESSION_KEY"] != nil {
-                key = try SessionStoreKey.environment()
-            } else {
-                key = try SessionStoreKey.loadOrCreate(file: keyURL)
+                return try SessionStoreKey.environment()
             }
-            return EncryptedFileSessionStore(fileURL: storeURL, key: key)
+            return try SessionStoreKey.loadOrCreate(file: file)
         }
 
         /// A session for what the store holds.

@@ -98,7 +98,7 @@ public struct ContentDownloader: Sendable {
                 return .complete(bytes)
             case .refused(let answer):
                 if answer.status == 401 && carriesCredentials { return .unauthorized(answer) }
-                throw .unknown(reason: "the content server answered HTTP \(answer.status)", response: answer)
+                throw .unknown(reason: "the content server refused the request", response: answer)
             case .redirect(let response):
                 guard let next = RedirectStep.next(after: response, to: request, original: original) else {
                     throw .unknown(reason: "the content server redirected without a usable Location", response: HTTPErrorResponse(response))

@@ -48,11 +48,11 @@ public struct ContentCredentials: Sendable, Hashable {
 
 extension ContentCredentials: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
-        let names = headers.map(\.name.canonicalName)
+        let names = headers.map(\.name.rawName)
         return "ContentCredentials(userID: \(userID), password: \(Redactor.mask)\(names.isEmpty ? "" : ", headers: \(names.map { "\($0): \(Redactor.mask)" }.joined(separator: ", "))"))"
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: ["userID": userID, "password": Redactor.mask, "headerNames": headers.map(\.name.canonicalName)], displayStyle: .struct)
+        Mirror(self, children: ["userID": userID, "password": Redactor.mask, "headerNames": headers.map(\.name.rawName)], displayStyle: .struct)
     }
 }

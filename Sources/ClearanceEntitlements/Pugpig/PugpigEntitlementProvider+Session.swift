@@ -19,14 +19,14 @@ extension PugpigEntitlementProvider {
         guard let answer = PugpigTokenAnswer(root) else { throw PugpigClient.unexpected(root, endpoint: "sign_in") }
         switch answer {
         case .error(let refusal):
-            logger.info("sign-in refused", metadata: ["status": "\(refusal.status ?? "none")"])
+            logger.debug("sign-in refused", metadata: ["status": "\(refusal.status ?? "none")"])
             throw .notRecognised(message: refusal.message)
         case .token(let token, let globalAuthPassword):
             session = StoredEntitlements(token: token, globalAuthPassword: globalAuthPassword, savedAt: configuration.now())
             if let error = await persist() {
                 throw .unknown(reason: "signed in, but the session cannot be stored", underlying: error)
             }
-            logger.info("signed in")
+            logger.debug("signed in")
         }
     }
 

@@ -66,6 +66,15 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
         }
     }
 
+    /// The last snapshot the service gave this session, without asking it (nil when signed out
+    /// or never verified).
+    public var lastSnapshot: EntitlementSnapshot? {
+        get async {
+            await loadIfNeeded()
+            return session?.snapshot
+        }
+    }
+
     /// Pugpig's `global_auth_password` from the last sign-in or renewal, if the service sent
     /// one (Pugpig apps send it in the `Authorization` header of feed requests). Secret.
     public func globalAuthPassword() async -> String? {
@@ -151,7 +160,7 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
         guard snapshot.differsInEntitlement(from: announced) else { return }
         let change = EntitlementChange(provider: name, previous: announced, current: snapshot)
         announced = snapshot
-        logger.info("entitlement changed", metadata: ["state": "\(snapshot.state)", "access": "\(snapshot.access)"])
+        logger.debug("entitlement changed", metadata: ["state": "\(snapshot.state)", "access": "\(snapshot.access)"])
         events.post(change)
     }
 }

@@ -34,7 +34,7 @@ struct PugpigClient: Sendable {
             throw .networkFailure(underlying: error)
         }
         guard response.status.code == 200 else {
-            throw .unknown(reason: "the \(endpoint) endpoint answered HTTP \(response.status.code)", response: HTTPErrorResponse(response, body: data, masking: secrets, keepsBody: false))
+            throw .unknown(reason: "the \(endpoint) endpoint failed", response: HTTPErrorResponse(response, body: data, masking: secrets, keepsBody: false))
         }
         do {
             return try PugpigXMLDocument.parse(data)
