@@ -289,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "ClearanceEntitlementsTests",
             dependencies: [
-                "ClearanceEntitlements", "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceServer", "ClearanceDevelopment",
+                "ClearanceEntitlements", "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceServer", "ClearanceDevelopment", "ClearanceWire",
                 "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),

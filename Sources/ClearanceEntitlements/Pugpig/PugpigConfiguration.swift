@@ -21,6 +21,9 @@ public struct PugpigConfiguration: Sendable {
     public var verificationInterval: TimeInterval
     /// How long the last snapshot serves when the service cannot be reached (default 30 days).
     public var offlineGrace: TimeInterval
+    /// How long ``PugpigEntitlementProvider/status()`` (and so ``PugpigEntitlementProvider/access(to:)``)
+    /// waits for a due verification before serving the last snapshot offline (default 10 seconds).
+    public var verificationTimeout: TimeInterval
     /// The products this provider decides (default: every product). For others it answers
     /// ``EntitlementAccess/notClaimed``, so an ``EntitlementChain`` asks the next provider.
     public var claims: @Sendable (String) -> Bool
@@ -46,6 +49,7 @@ public struct PugpigConfiguration: Sendable {
         store: any SecureStore<StoredEntitlements> = InMemoryStore<StoredEntitlements>(),
         verificationInterval: TimeInterval = 24 * 3600,
         offlineGrace: TimeInterval = 30 * 24 * 3600,
+        verificationTimeout: TimeInterval = 10,
         claims: @escaping @Sendable (String) -> Bool = { _ in true },
         transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         transportSecurity: TransportSecurity = .strict,
@@ -61,6 +65,7 @@ public struct PugpigConfiguration: Sendable {
         self.store = store
         self.verificationInterval = verificationInterval
         self.offlineGrace = offlineGrace
+        self.verificationTimeout = verificationTimeout
         self.claims = claims
         self.transport = transport
         self.transportSecurity = transportSecurity

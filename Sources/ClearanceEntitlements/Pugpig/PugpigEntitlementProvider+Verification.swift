@@ -35,7 +35,7 @@ extension PugpigEntitlementProvider {
 
     /// The snapshot and how current it is, asking the service only when it is due (older than
     /// ``PugpigConfiguration/verificationInterval``, or never verified). When the service cannot
-    /// be reached, or answers nothing usable, the last snapshot serves until
+    /// be reached within ``PugpigConfiguration/verificationTimeout``, or answers nothing usable, the last snapshot serves until
     /// ``PugpigConfiguration/offlineGrace`` after it was fetched (``EntitlementStatus/Freshness/offline(graceEndsAt:)``),
     /// then nothing is granted (``EntitlementStatus/Freshness/graceExpired``).
     public func status() async -> EntitlementStatus {
@@ -45,10 +45,13 @@ extension PugpigEntitlementProvider {
             return EntitlementStatus(snapshot: snapshot, freshness: .fresh)
         }
         do {
-            return EntitlementStatus(snapshot: try await verify(), freshness: .fresh)
+            let verified = try await Deadline.run(.seconds(configuration.verificationTimeout), timeoutError: {
+                EntitlementError.networkFailure(underlying: VerificationTimedOut())
+            }) { try await self.verify() }
+            return EntitlementStatus(snapshot: verified, freshness: .fresh)
         } catch {
             guard session != nil else { return EntitlementStatus(snapshot: .signedOut(at: configuration.now()), freshness: .fresh) }
-            logger.notice("cannot verify the subscription; serving the last snapshot", metadata: ["error": "\(error.qualifiedCode)"])
+            logger.notice("cannot verify the subscription; serving the last snapshot", metadata: ["error": "\((error as? EntitlementError)?.qualifiedCode ?? "timeout")"])
             return offlineStatus()
         }
     }
@@ -136,4 +139,9 @@ extension PugpigEntitlementProvider {
             return token
         }
     }
+}
+
+/// The service did not answer within ``PugpigConfiguration/verificationTimeout``.
+struct VerificationTimedOut: Error, CustomStringConvertible {
+    var description: String { "the subscription service did not answer in time" }
 }

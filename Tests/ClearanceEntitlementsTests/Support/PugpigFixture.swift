@@ -42,20 +42,21 @@ struct PugpigFixture {
         store: any SecureStore<StoredEntitlements> = InMemoryStore<StoredEntitlements>(),
         endpoints: PugpigEndpoints? = nil,
         method: PugpigRequestMethod = .get,
+        transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         notificationCenter: NotificationCenter? = nil
     ) -> PugpigConfiguration {
         PugpigConfiguration(
-            endpoints: endpoints ?? self.endpoints, method: method, store: store,
+            endpoints: endpoints ?? self.endpoints, method: method, store: store, transport: transport,
             notificationCenter: notificationCenter, now: clock.function, logger: Logger.silent("pugpig.provider"))
     }
 
-    func provider(store: any SecureStore<StoredEntitlements> = InMemoryStore<StoredEntitlements>(), method: PugpigRequestMethod = .get) -> PugpigEntitlementProvider {
-        PugpigEntitlementProvider(configuration: configuration(store: store, method: method))
+    func provider(store: any SecureStore<StoredEntitlements> = InMemoryStore<StoredEntitlements>(), method: PugpigRequestMethod = .get, transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared) -> PugpigEntitlementProvider {
+        PugpigEntitlementProvider(configuration: configuration(store: store, method: method, transport: transport))
     }
 
     /// A provider signed in as `user`.
-    func signedIn(_ user: DevelopmentUser, store: any SecureStore<StoredEntitlements> = InMemoryStore<StoredEntitlements>()) async throws -> PugpigEntitlementProvider {
-        let provider = provider(store: store)
+    func signedIn(_ user: DevelopmentUser, store: any SecureStore<StoredEntitlements> = InMemoryStore<StoredEntitlements>(), transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared) async throws -> PugpigEntitlementProvider {
+        let provider = provider(store: store, transport: transport)
         try await provider.signIn(username: user.id, password: user.token)
         return provider
     }

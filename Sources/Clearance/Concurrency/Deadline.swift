@@ -1,11 +1,10 @@
-import Clearance
-
 /// Runs an operation with a deadline and returns the moment the deadline passes, even when the
 /// operation ignores cancellation (an HTTP client still waiting for a connection, an app's
 /// authorizer that never answers): the operation runs in its own task, which is cancelled and
-/// left behind.
-enum Deadline {
-    static func run<Value: Sendable>(
+/// left behind. The channel client's authorization deadline and the entitlement provider's
+/// verification deadline use it.
+package enum Deadline {
+    package static func run<Value: Sendable>(
         _ timeout: Duration,
         timeoutError: @escaping @Sendable () -> any Error,
         _ operation: @escaping @Sendable () async throws -> Value
