@@ -218,6 +218,7 @@ let package = Package(
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
                 "ClearanceServer", "ClearanceDevelopment", "ClearanceDemo", "ClearanceBench", "ClearanceWire",
                 "ClearanceStore", "ClearanceEntitlements",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

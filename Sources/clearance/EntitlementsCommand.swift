@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Clearance
 import ClearanceEntitlements
 import ClearanceHTTP
@@ -60,20 +61,33 @@ struct EntitlementsCommand: AsyncParsableCommand {
 
         var transportSecurity: TransportSecurity { TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP) }
 
-        /// The provider on the encrypted store; an unreadable store is reported and ends the command.
-        func makeProvider() async throws -> PugpigEntitlementProvider {
+        /// Runs `body` with the provider on the encrypted store and the transport, on an HTTP client
+        /// that fails at once when a server refuses the connection (no retries: a command line
+        /// says so rather than wait). An unreadable store is reported and ends the command.
+        func withProvider<Result>(_ body: (PugpigEntitlementProvider, any HTTPTransport) async throws -> Result) async throws -> Result {
             let endpoints = PugpigEndpoints(
                 signIn: signInURL.flatMap(URL.init(string:)), renewToken: renewURL.flatMap(URL.init(string:)),
                 verifySubscription: verifyURL.flatMap(URL.init(string:)), editionCredentials: credentialsURL.flatMap(URL.init(string:)),
                 signOut: signOutURL.flatMap(URL.init(string:)))
             let store = StoredEntitlements.fileStore(at: storeURL, key: try SessionCommand.StoreOptions.key(file: keyURL))
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+            configuration.connectionPool.retryConnectionEstablishment = false
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            let transport = AsyncHTTPClientHTTPTransport(client: client)
             let provider = PugpigEntitlementProvider(configuration: PugpigConfiguration(
-                endpoints: endpoints, method: post ? .post : .get, store: store,
+                endpoints: endpoints, method: post ? .post : .get, store: store, transport: transport,
                 transportSecurity: transportSecurity, notificationCenter: nil))
             if let error = await provider.storeError {
                 EntitlementsCommand.fail(error)
             }
-            return provider
+            do {
+                let result = try await body(provider, transport)
+                try await client.shutdown()
+                return result
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
         }
     }
 
@@ -109,11 +123,12 @@ struct EntitlementsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = try LoginCommand.readPassword(fromStandardInput: passwordStdin)
-            let provider = try await service.makeProvider()
-            do {
-                try await provider.signIn(fields: [(usernameField, username), (passwordField, password)])
-            } catch {
-                EntitlementsCommand.fail(error)
+            try await service.withProvider { provider, _ in
+                do throws(EntitlementError) {
+                    try await provider.signIn(fields: [(usernameField, username), (passwordField, password)])
+                } catch {
+                    EntitlementsCommand.fail(error)
+                }
             }
             say("signed in; store: \(service.storeURL.path)")
         }
@@ -126,11 +141,12 @@ struct EntitlementsCommand: AsyncParsableCommand {
         func validate() throws { try service.require([("--verify-url", service.verifyURL)]) }
 
         func run() async throws {
-            let provider = try await service.makeProvider()
-            do {
-                printSnapshot(try await provider.verify(), fetchedAt: false)
-            } catch {
-                EntitlementsCommand.fail(error)
+            try await service.withProvider { provider, _ in
+                do throws(EntitlementError) {
+                    printSnapshot(try await provider.verify(), fetchedAt: false)
+                } catch {
+                    EntitlementsCommand.fail(error)
+                }
             }
         }
     }
@@ -148,15 +164,17 @@ struct EntitlementsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let provider = try await service.makeProvider()
             let destination = URL(fileURLWithPath: (output as NSString).expandingTildeInPath)
             try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let downloader = ContentDownloader(provider: provider, transportSecurity: service.transportSecurity)
-            do {
-                let bytes = try await downloader.download(product, from: URL(string: url)!, to: destination)
-                say(JSONWriter.object(raw: [("product", JSONWriter.quoted(product)), ("bytes", "\(bytes)"), ("output", JSONWriter.quoted(destination.path))]))
-            } catch {
-                EntitlementsCommand.fail(error)
+            let source = URL(string: url)!
+            try await service.withProvider { provider, transport in
+                let downloader = ContentDownloader(provider: provider, transport: transport, transportSecurity: service.transportSecurity)
+                do throws(EntitlementError) {
+                    let bytes = try await downloader.download(product, from: source, to: destination)
+                    say(JSONWriter.object(raw: [("product", JSONWriter.quoted(product)), ("bytes", "\(bytes)"), ("output", JSONWriter.quoted(destination.path))]))
+                } catch {
+                    EntitlementsCommand.fail(error)
+                }
             }
         }
     }
@@ -166,9 +184,9 @@ struct EntitlementsCommand: AsyncParsableCommand {
         @OptionGroup var service: ServiceOptions
 
         func run() async throws {
-            let provider = try await service.makeProvider()
-            let status = await provider.cachedStatus()
-            printSnapshot(status.snapshot, fetchedAt: await provider.lastSnapshot != nil)
+            try await service.withProvider { provider, _ in
+                printSnapshot(await provider.cachedStatus().snapshot, fetchedAt: await provider.lastSnapshot != nil)
+            }
         }
     }
 
@@ -177,8 +195,7 @@ struct EntitlementsCommand: AsyncParsableCommand {
         @OptionGroup var service: ServiceOptions
 
         func run() async throws {
-            let provider = try await service.makeProvider()
-            await provider.signOut()
+            try await service.withProvider { provider, _ in await provider.signOut() }
             printSnapshot(.signedOut(at: Date()), fetchedAt: false)
         }
     }

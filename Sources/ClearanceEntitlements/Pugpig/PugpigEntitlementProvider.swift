@@ -42,8 +42,7 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
     var loaded = false
     /// The last entitlement announced as a change (what listeners believe).
     var announced: EntitlementSnapshot?
-    /// Why the store could not be read at launch, if it could not.
-    public private(set) var storeError: SessionStoreError?
+    private var loadError: SessionStoreError?
 
     /// A provider for `configuration`.
     public init(configuration: PugpigConfiguration) {
@@ -57,6 +56,14 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
     }
 
     public nonisolated var changes: AsyncStream<EntitlementChange> { events.changes }
+
+    /// Why the store could not be read (the provider then started signed out), if it could not.
+    public var storeError: SessionStoreError? {
+        get async {
+            await loadIfNeeded()
+            return loadError
+        }
+    }
 
     /// True while a session (a token) is held.
     public var isSignedIn: Bool {
@@ -137,7 +144,7 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
         do {
             session = try await configuration.store.load()
         } catch {
-            storeError = error
+            loadError = error
             logger.warning("the entitlement store cannot be read; starting signed out", metadata: ["error": "\(error.qualifiedCode)"])
         }
         announced = session?.snapshot ?? .signedOut(at: configuration.now())
