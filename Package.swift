@@ -191,7 +191,7 @@ let package = Package(
             name: "ClearanceDemo",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
-                "ClearanceServer", "ClearanceDevelopment",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceStore", "ClearanceEntitlements",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -14,6 +14,7 @@ public enum Demo {
         try await OAuth2Demo(report: report).run()
         try await RealtimeDemo(report: report).run()
         try await ChannelsDemo(report: report).run()
+        try await EntitlementsDemo(report: report).run()
         report.summary()
         return report.allPassed
     }
