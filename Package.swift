@@ -202,9 +202,10 @@ let package = Package(
             name: "ClearanceBench",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceChannels", "ClearanceSigning",
-                "ClearanceServer", "ClearanceDevelopment",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceEntitlements",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -4,7 +4,7 @@
 public enum Bench {
     /// The figures there are.
     public enum Figure: String, CaseIterable, Sendable {
-        case credentials, fanIn = "fan-in", signing, hub, channels
+        case credentials, fanIn = "fan-in", signing, hub, channels, entitlements
     }
 
     /// Which figures, and their sizes.
@@ -16,6 +16,8 @@ public enum Bench {
         public var requests = 10_000
         /// Private channels subscribed in the channel-authorization figure.
         public var channels = 1_000
+        /// Downloads of the 10 MB edition in the entitlements figure (each way).
+        public var downloads = 20
 
         public init() {}
     }
@@ -31,5 +33,6 @@ public enum Bench {
         if figures.contains(.signing) { SigningBench().run() }
         if figures.contains(.hub) { try await FanOutBench().run() }
         if figures.contains(.channels) { try await ChannelsBench(channels: options.channels).run() }
+        if figures.contains(.entitlements) { try await EntitlementDownloadBench(downloads: options.downloads).run() }
     }
 }

@@ -8,17 +8,18 @@ struct PartialFile {
     private let handle: FileHandle
     private(set) var written: Int64 = 0
 
-    /// Creates `.<name>.<random>.download` beside `destination` (its directory must exist).
+    /// Creates `.<name>.<random>.download` beside `destination` (its directory must exist), new
+    /// and with the permissions a new file gets (0644 less the umask).
     init(beside destination: URL) throws(EntitlementError) {
         let directory = destination.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).download")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = try? FileHandle(forWritingTo: temporary) else {
-            throw .unknown(reason: "cannot create a file in \(directory.path)")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw .unknown(reason: "cannot create a file in \(directory.path) (\(String(cString: strerror(errno))))")
         }
         self.temporary = temporary
         self.destination = destination
-        self.handle = handle
+        self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     /// Appends `chunk`.
@@ -35,7 +36,6 @@ struct PartialFile {
     func complete() throws(EntitlementError) {
         do {
             try handle.close()
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temporary.path)
             if rename(temporary.path, destination.path) != 0 {
                 throw CocoaError(.fileWriteUnknown)
             }
