@@ -27,6 +27,7 @@ public final class ContentDownload: Sendable {
     /// The bytes written once the file is in place.
     /// - Throws: the download's ``EntitlementError`` (a cancelled download is a `networkFailure`
     ///   whose ``EntitlementError/isCancellation`` is true); no file is left behind.
+    @discardableResult
     public func result() async throws(EntitlementError) -> Int64 {
         do {
             return try await task.value

@@ -51,6 +51,7 @@ public struct ContentDownloader: Sendable {
 
     /// Downloads `product` from `url` into `destination`; returns the bytes written once the
     /// file is in place. Cancelling the calling task cancels the download (no file is left).
+    @discardableResult
     public func download(
         _ product: String, from url: URL, to destination: URL,
         progress: @Sendable (DownloadProgress) -> Void = { _ in }
