@@ -4,7 +4,6 @@ import Clearance
 import ClearanceEntitlements
 import ClearanceHTTP
 import ClearanceOAuth2
-import ClearanceStore
 import ClearanceWire
 import Foundation
 
@@ -49,15 +48,9 @@ struct EntitlementsCommand: AsyncParsableCommand {
             for (name, value) in named where value == nil { throw ValidationError("This subcommand needs \(name).") }
         }
 
-        var storeURL: URL {
-            store.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
-                ?? SecureStoreLocation.defaultDirectory().appendingPathComponent("entitlements.json")
-        }
+        var storeURL: URL { SessionCommand.StoreOptions.storeURL(store, defaultName: "entitlements.json") }
 
-        var keyURL: URL {
-            keyFile.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
-                ?? storeURL.deletingLastPathComponent().appendingPathComponent("session.key")
-        }
+        var keyURL: URL { SessionCommand.StoreOptions.keyURL(keyFile, beside: storeURL) }
 
         var transportSecurity: TransportSecurity { TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP) }
 

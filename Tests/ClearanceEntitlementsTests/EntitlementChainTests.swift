@@ -13,7 +13,7 @@ import Testing
         let name: String
         let answers: [String: EntitlementAccess]
         let asked = Locked<[String]>([])
-        let events = EntitlementEvents(notificationCenter: nil)
+        let events = NotifyingBroadcaster<EntitlementChange>(name: EntitlementChange.notificationName, key: EntitlementChange.userInfoKey, notificationCenter: nil)
 
         init(_ name: String, _ answers: [String: EntitlementAccess]) {
             self.name = name
@@ -31,7 +31,7 @@ import Testing
             return ContentCredentials(userID: name, password: "\(name)-password")
         }
 
-        var changes: AsyncStream<EntitlementChange> { events.changes }
+        var changes: AsyncStream<EntitlementChange> { events.subscribe() }
         var log: [String] { asked.withLock { $0 } }
     }
 

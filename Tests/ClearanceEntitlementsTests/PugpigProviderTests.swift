@@ -191,8 +191,8 @@ import Testing
         defer { Task { await fixture.stop() } }
         let center = NotificationCenter()
         let posted = Counter()
-        let observer = center.addObserver(forName: EntitlementEvents.notificationName, object: nil, queue: nil) { note in
-            if note.userInfo?[EntitlementEvents.changeKey] is EntitlementChange { _ = posted.increment() }
+        let observer = center.addObserver(forName: EntitlementChange.notificationName, object: nil, queue: nil) { note in
+            if note.userInfo?[EntitlementChange.userInfoKey] is EntitlementChange { _ = posted.increment() }
         }
         defer { center.removeObserver(observer) }
         let provider = PugpigEntitlementProvider(configuration: fixture.configuration(notificationCenter: center))

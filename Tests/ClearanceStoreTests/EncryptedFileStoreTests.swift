@@ -29,13 +29,18 @@ import Testing
         #expect(try await store.load() == nil)
     }
 
+    /// A value saved in `value.json` in the format "one"; its file and key.
+    func savedInFormatOne(_ directory: TemporaryDirectory) async throws -> (URL, SessionStoreKey) {
+        let file = directory.file("value.json")
+        let key = SessionStoreKey.generate()
+        try await EncryptedFileStore<CustomerToken>(fileURL: file, key: key, format: "one").save(CustomerToken(token: "t", expiresAt: Date()))
+        return (file, key)
+    }
+
     @Test func aFileOfAnotherFormatIsRefusedAndMovedAside() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let file = directory.file("value.json")
-        let key = SessionStoreKey.generate()
-        try await EncryptedFileStore<CustomerToken>(fileURL: file, key: key, format: "one")
-            .save(CustomerToken(token: "t", expiresAt: Date()))
+        let (file, key) = try await savedInFormatOne(directory)
         let other = EncryptedFileStore<CustomerToken>(fileURL: file, key: key, format: "two")
         do {
             _ = try await other.load()
@@ -51,10 +56,7 @@ import Testing
     @Test func aFormatRenamedInTheEnvelopeFailsAuthentication() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let file = directory.file("value.json")
-        let key = SessionStoreKey.generate()
-        try await EncryptedFileStore<CustomerToken>(fileURL: file, key: key, format: "one")
-            .save(CustomerToken(token: "t", expiresAt: Date()))
+        let (file, key) = try await savedInFormatOne(directory)
         // Relabel the envelope: the format is authenticated, so the tag no longer verifies.
         let relabelled = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: #""format":"one""#, with: #""format":"two""#)
         try Data(relabelled.utf8).write(to: file)

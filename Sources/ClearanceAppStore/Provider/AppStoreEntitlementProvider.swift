@@ -1,3 +1,4 @@
+import Clearance
 import ClearanceEntitlements
 import Foundation
 
@@ -18,7 +19,7 @@ public actor AppStoreEntitlementProvider: EntitlementProvider {
     private let claims: @Sendable (String) -> Bool
     private let makeCredentials: @Sendable (String, AppStoreTransaction) async throws(EntitlementError) -> ContentCredentials
     private let now: @Sendable () -> Date
-    private let events: EntitlementEvents
+    private let events: NotifyingBroadcaster<EntitlementChange>
     private var transactions: [String: AppStoreTransaction] = [:]
     private var announced: EntitlementSnapshot?
 
@@ -43,10 +44,10 @@ public actor AppStoreEntitlementProvider: EntitlementProvider {
         self.claims = claims
         self.makeCredentials = credentials
         self.now = now
-        self.events = EntitlementEvents(notificationCenter: notificationCenter)
+        self.events = NotifyingBroadcaster(name: EntitlementChange.notificationName, key: EntitlementChange.userInfoKey, notificationCenter: notificationCenter)
     }
 
-    public nonisolated var changes: AsyncStream<EntitlementChange> { events.changes }
+    public nonisolated var changes: AsyncStream<EntitlementChange> { events.subscribe() }
 
     /// Verifies `signedTransaction` and keeps it (a renewal replaces the earlier period of the
     /// same original transaction); sends a change when what is granted changes.

@@ -11,7 +11,9 @@ import Foundation
 ///   servers that already use it: compatible but weak (SHA-1, never expires); compared in
 ///   constant time.
 public enum EditionPasswordScheme: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `v1.<expiry>.<hex HMAC-SHA256>`: bound to product, user and expiry (the default).
     case hmacSHA256 = "hmac-sha256"
+    /// Pugpig's reference `sha1(product:userid:secret)`, for compatibility.
     case pugpigSHA1 = "pugpig-sha1"
 
     /// The password for `userID` reading `product`, valid until `expiry` (ignored by ``pugpigSHA1``).

@@ -1,7 +1,16 @@
+import Foundation
+
 /// A change in what a provider grants: the state, the products (granted ↔ denied, the issues
 /// list changed), or the session ending. Sent when the entitlement changes, never on a poll
-/// that found it unchanged. Carries no secret.
+/// that found it unchanged, on the provider's ``EntitlementProvider/changes`` and as a
+/// `NotificationCenter` post named ``notificationName`` (Pugpig's `KGAuthChangeNotification`)
+/// whose `userInfo[EntitlementChange.userInfoKey]` holds it. Carries no secret.
 public struct EntitlementChange: Sendable, Hashable, CustomStringConvertible {
+    /// The name of the notifications posted for every change.
+    public static let notificationName = Notification.Name("ClearanceEntitlementChange")
+    /// The `userInfo` key holding the ``EntitlementChange``.
+    public static let userInfoKey = "change"
+
     /// The provider's name.
     public var provider: String
     /// What it granted before (nil: nothing was known).

@@ -13,7 +13,7 @@ import Logging
 ///   the configured ``SecureStore``; ``status()`` asks the service again once it is older than
 ///   ``PugpigConfiguration/verificationInterval``, and serves it for
 ///   ``PugpigConfiguration/offlineGrace`` when the service cannot be reached, saying so.
-/// - **Changes**: ``changes`` and `NotificationCenter` posts (``EntitlementEvents``) when the
+/// - **Changes**: ``changes`` and `NotificationCenter` posts (``EntitlementChange/notificationName``) when the
 ///   state or the products change, never on a poll that found them unchanged.
 /// - **Errors** map as Pugpig's provider does: a transport failure is `networkFailure`; a 5xx or
 ///   unparsable answer is `unknown` (with the answer kept); `notentitled` while active is
@@ -33,7 +33,7 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
     /// The configuration.
     public nonisolated let configuration: PugpigConfiguration
     let client: PugpigClient
-    let events: EntitlementEvents
+    let events: NotifyingBroadcaster<EntitlementChange>
     let renewal = SingleFlight<String>()
     let logger: Logger
 
@@ -52,10 +52,10 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
         self.client = PugpigClient(
             method: configuration.method, transport: configuration.transport,
             transportSecurity: configuration.transportSecurity, logger: configuration.logger)
-        self.events = EntitlementEvents(notificationCenter: configuration.notificationCenter)
+        self.events = NotifyingBroadcaster(name: EntitlementChange.notificationName, key: EntitlementChange.userInfoKey, notificationCenter: configuration.notificationCenter)
     }
 
-    public nonisolated var changes: AsyncStream<EntitlementChange> { events.changes }
+    public nonisolated var changes: AsyncStream<EntitlementChange> { events.subscribe() }
 
     /// Why the store could not be read (the provider then started signed out), if it could not.
     public var storeError: SessionStoreError? {

@@ -3,6 +3,7 @@ import Foundation
 /// A response body as it arrives, chunk by chunk: what ``HTTPTransport/stream(_:body:receive:)``
 /// hands over. Iterate it once; the connection is released when the `receive` closure returns.
 public struct HTTPResponseBody: AsyncSequence, Sendable {
+    /// A chunk of the body.
     public typealias Element = Data
 
     private let nextChunk: @Sendable () async throws -> Data?
@@ -18,11 +19,14 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
         return HTTPResponseBody { remaining.next() }
     }
 
+    /// Reads the chunks in order.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let nextChunk: @Sendable () async throws -> Data?
+        /// The next chunk; nil at the end of the body.
         public mutating func next() async throws -> Data? { try await nextChunk() }
     }
 
+    /// The iterator (iterate the body once).
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(nextChunk: nextChunk) }
 }
 
