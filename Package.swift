@@ -8,6 +8,7 @@ import PackageDescription
 //   Clearance                        core: credentials, sources, policy, errors, events, lock
 //   ClearanceHTTP                    transports, the authorized client, the OpenAPI middleware
 //   ClearanceStore                   secure stores: encrypted file (AES-GCM), Keychain, in memory
+//   ClearanceBloomreach              the Bloomreach preset and its identity-aware customer-token source
 //   ClearanceOAuth2                  OAuth2 sessions, grants, session stores, loopback redirects
 //   ClearanceSecretBox, ClearanceSigning
 //   ClearanceChannels                the Pusher protocol 7 client and its channel authorizers
@@ -30,6 +31,7 @@ let package = Package(
         .library(name: "Clearance", targets: ["Clearance"]),
         .library(name: "ClearanceHTTP", targets: ["ClearanceHTTP"]),
         .library(name: "ClearanceStore", targets: ["ClearanceStore"]),
+        .library(name: "ClearanceBloomreach", targets: ["ClearanceBloomreach"]),
         .library(name: "ClearanceOAuth2", targets: ["ClearanceOAuth2"]),
         .library(name: "ClearanceChannels", targets: ["ClearanceChannels"]),
         .library(name: "ClearanceEntitlements", targets: ["ClearanceEntitlements"]),
@@ -91,6 +93,16 @@ let package = Package(
             dependencies: ["Clearance", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        // Bloomreach: the per-endpoint preset and the customer-token source (expiry read from the
+        // JWT, dropped on a customer switch, refreshed once on a 401, optionally stored).
+        .target(
+            name: "ClearanceBloomreach",
+            dependencies: [
+                "Clearance", "ClearanceStore", "ClearanceWire",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // OAuth2 sessions: grants, refresh, automatic sign-in, secure session storage, the
         // loopback redirect listener (on SwiftNIO, which AsyncHTTPClient already brings).
         .target(
@@ -150,11 +162,13 @@ let package = Package(
             swiftSettings: strict
         ),
         // The production server half: the Pusher-compatible hub, its HTTP API, auth endpoints,
-        // configuration and limits, on Hummingbird.
+        // configuration and limits, customer tokens (jwt-kit), on Hummingbird.
         .target(
             name: "ClearanceServer",
             dependencies: [
                 "Clearance", "ClearanceSigning", "ClearanceWire",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -191,7 +205,7 @@ let package = Package(
             name: "ClearanceDemo",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
-                "ClearanceServer", "ClearanceDevelopment", "ClearanceStore", "ClearanceEntitlements",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -218,7 +232,7 @@ let package = Package(
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
                 "ClearanceServer", "ClearanceDevelopment", "ClearanceDemo", "ClearanceBench", "ClearanceWire",
-                "ClearanceStore", "ClearanceEntitlements",
+                "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -256,6 +270,7 @@ let package = Package(
             name: "ClearanceHTTPTests",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceServer", "ClearanceDevelopment", "ClearanceTesting", "ClearanceTestSupport",
+                "ClearanceBloomreach",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -267,6 +282,17 @@ let package = Package(
         .testTarget(
             name: "ClearanceStoreTests",
             dependencies: ["ClearanceStore", "Clearance", "ClearanceTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceBloomreachTests",
+            dependencies: [
+                "ClearanceBloomreach", "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceWire", "ClearanceServer",
+                "ClearanceDevelopment", "ClearanceTesting", "ClearanceTestSupport", "clearance",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

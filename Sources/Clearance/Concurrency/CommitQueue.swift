@@ -1,15 +1,16 @@
-import Clearance
-
-/// Runs the session's store writes one after another, in the order they were asked for, so
-/// that a sign-out's clear can never be overtaken by an older refresh's save.
+/// Runs store writes one after another, in the order they were asked for, so that a clear
+/// (a sign-out, a customer switch) can never be overtaken by an older save: the OAuth2 session
+/// and the customer-token source keep their stores consistent with it.
 ///
 /// Each operation runs in its own task: cancelling the caller does not stop a write halfway
 /// (the caller stops waiting; the write completes). No lock is held across an `await`.
-final class SessionCommitQueue: Sendable {
+package final class CommitQueue: Sendable {
     private let tail = Locked<Task<Void, Never>?>(nil)
 
+    package init() {}
+
     /// Runs `operation` after every operation enqueued before it; returns its result.
-    func run<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
+    package func run<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
         let task: Task<T, Never> = tail.withLock { tail in
             let previous = tail
             let task = Task {

@@ -1,12 +1,15 @@
+import Clearance
 import Logging
 
 /// Bloomreach Engagement's (Exponea SDK's) authorization, as a ready-made policy.
 ///
 /// - Every public endpoint takes the project API key as `Authorization: Token <key>`.
 /// - With *advanced auth* on, the private App Inbox endpoints take the customer token, a JWT
-///   from an app-supplied provider, as `Authorization: Bearer <jwt>`, fetched per request.
+///   from the app's provider, as `Authorization: Bearer <jwt>`, through a
+///   ``CustomerTokenSource``: its expiry read from the token, renewed before it, dropped the
+///   moment the customer changes, refreshed once on a 401.
 ///
-/// Unlike the SDK, advanced auth without a customer-token provider cannot be configured at all
+/// Unlike the SDK, advanced auth without a customer-token source cannot be configured at all
 /// (``Authorization`` has no such case), an empty key is an error when the authorizer is built
 /// rather than a log line at request time, and the token is never shown by `description`.
 public enum Bloomreach {
@@ -38,9 +41,10 @@ public enum Bloomreach {
         /// The project API key (`Token <key>`) on every endpoint.
         case apiKey(String)
         /// Advanced auth: the API key on the public endpoints, the customer token (a JWT,
-        /// `Bearer <jwt>`) from `customerToken` on the private ones. Wrap the app's provider in
-        /// ``CachingCredentialSource`` if it should not be called for every request.
-        case advanced(apiKey: String, customerToken: any CredentialSource)
+        /// `Bearer <jwt>`) from `customerTokens` on the private ones. (Another credential source
+        /// can be given by hand: ``Bloomreach/policy(advancedAuth:host:unmatched:)`` with a
+        /// `RequestAuthorizer`.)
+        case advanced(apiKey: String, customerTokens: CustomerTokenSource)
 
         /// The project API key.
         public var apiKey: String {
@@ -84,8 +88,8 @@ public enum Bloomreach {
             throw .misconfigured(reason: "the Bloomreach API key is empty")
         }
         var sources: [String: any CredentialSource] = [apiKeySource: StaticCredentialSource(.apiKey(authorization.apiKey), name: apiKeySource)]
-        if case .advanced(_, let customerToken) = authorization {
-            sources[customerTokenSource] = customerToken
+        if case .advanced(_, let customerTokens) = authorization {
+            sources[customerTokenSource] = customerTokens
         }
         return try RequestAuthorizer(
             policy: policy(advancedAuth: authorization.isAdvanced, host: host), sources: sources,
