@@ -205,7 +205,7 @@ let package = Package(
             name: "ClearanceDemo",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
-                "ClearanceServer", "ClearanceDevelopment", "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach", "ClearanceWire",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -10,6 +10,7 @@ public enum Demo {
         print("Clearance demo: embedded servers on 127.0.0.1, no network needed.")
         let servers = try await DemoServers.start()
         await APIAuthorizationDemo(servers: servers, report: report).run()
+        await CustomerTokensDemo(servers: servers, report: report).run()
         await servers.stop()
         try await OAuth2Demo(report: report).run()
         try await RealtimeDemo(report: report).run()
