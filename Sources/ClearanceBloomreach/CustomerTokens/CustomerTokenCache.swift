@@ -45,11 +45,9 @@ struct CustomerTokenCache: Sendable {
     /// expires (``CustomerTokenEvent/aboutToExpire(_:expiresAt:)``, posted once per token); one
     /// found past its expiry is dropped (``CustomerTokenEvent/expired(_:expiredAt:)``).
     mutating func lookup(now: Date, leeway: TimeInterval) -> Lookup {
+        if let fresh = fresh(at: now, leeway: leeway) { return .fresh(fresh) }
         var notice: CustomerTokenEvent?
-        if let current = token {
-            guard let expiry = current.expiresAt, now.addingTimeInterval(leeway) >= expiry else {
-                return .fresh(current.credential)
-            }
+        if let current = token, let expiry = current.expiresAt {
             if now >= expiry {
                 notice = .expired(customer, expiredAt: expiry)
                 token = nil
@@ -59,6 +57,13 @@ struct CustomerTokenCache: Sendable {
             }
         }
         return .fetch(Attempt(generation: generation, customer: customer, flight: flight), notice: notice)
+    }
+
+    /// The token, if it is more than `leeway` from its expiry at `now`.
+    func fresh(at now: Date, leeway: TimeInterval) -> Credential? {
+        guard let current = token else { return nil }
+        if let expiry = current.expiresAt, now.addingTimeInterval(leeway) >= expiry { return nil }
+        return current.credential
     }
 
     /// Makes `next` the customer. Returns the previous customer when it changed (the token is

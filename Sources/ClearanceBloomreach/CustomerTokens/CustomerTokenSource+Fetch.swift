@@ -9,6 +9,10 @@ extension CustomerTokenSource {
     /// fetched for; otherwise it is thrown away and the waiting callers fetch again.
     func fetch(_ attempt: CustomerTokenCache.Attempt) async throws(AuthorizationError) -> Credential {
         guard isCurrent(attempt) else { throw .unavailable(reason: "the customer changed before the token was asked for") }
+        // A caller that found no fresh token may start this flight just after the one that
+        // stored it finished: it takes that token rather than asking the provider again.
+        let moment = now()
+        if let fresh = state.withLock({ $0.isCurrent(attempt.generation) ? $0.fresh(at: moment, leeway: leeway) : nil }) { return fresh }
         if state.withLock({ $0.claimRestore(for: attempt) }), let restored = await restore(attempt) {
             return restored
         }
