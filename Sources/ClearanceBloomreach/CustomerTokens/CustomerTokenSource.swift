@@ -14,7 +14,7 @@ import Logging
 ///   for one customer is never applied after the customer changed, even when the fetch was in
 ///   flight during the switch: it is thrown away (``CustomerTokenEvent/discarded(_:)``) and the
 ///   waiting requests get a token for the new customer.
-/// - **Refusal.** On a 401 ``AuthorizedClient`` calls ``refreshCredential(after:)`` once: the
+/// - **Refusal.** On a 401 `AuthorizedClient` calls ``refreshCredential(after:)`` once: the
 ///   refused token is dropped (``CustomerTokenEvent/rejected(_:)``) and the request retried once.
 /// - **Events** (``events``, and `NotificationCenter` posts named
 ///   ``CustomerTokenEvent/notificationName``): about to expire, expired, rejected, not provided,
