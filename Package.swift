@@ -7,9 +7,13 @@ import PackageDescription
 //   ClearanceWire                    package-only wire helpers: JSON, forms, percent-encoding
 //   Clearance                        core: credentials, sources, policy, errors, events, lock
 //   ClearanceHTTP                    transports, the authorized client, the OpenAPI middleware
+//   ClearanceStore                   secure stores: encrypted file (AES-GCM), Keychain, in memory
+//   ClearanceBloomreach              the Bloomreach preset and its identity-aware customer-token source
 //   ClearanceOAuth2                  OAuth2 sessions, grants, session stores, loopback redirects
 //   ClearanceSecretBox, ClearanceSigning
 //   ClearanceChannels                the Pusher protocol 7 client and its channel authorizers
+//   ClearanceEntitlements            content entitlements: providers, Pugpig's API, protected downloads
+//   ClearanceAppStore                App Store signed transactions (jwt-kit) and StoreKit
 //   ClearanceServer                  the production hub, HTTP API and auth endpoints
 //   ClearanceServerPostgres          a cluster of hubs: channel state shared through PostgreSQL
 //   ClearanceDevelopment             development servers: demo API, OAuth2 provider, users, hosting
@@ -27,8 +31,12 @@ let package = Package(
     products: [
         .library(name: "Clearance", targets: ["Clearance"]),
         .library(name: "ClearanceHTTP", targets: ["ClearanceHTTP"]),
+        .library(name: "ClearanceStore", targets: ["ClearanceStore"]),
+        .library(name: "ClearanceBloomreach", targets: ["ClearanceBloomreach"]),
         .library(name: "ClearanceOAuth2", targets: ["ClearanceOAuth2"]),
         .library(name: "ClearanceChannels", targets: ["ClearanceChannels"]),
+        .library(name: "ClearanceEntitlements", targets: ["ClearanceEntitlements"]),
+        .library(name: "ClearanceAppStore", targets: ["ClearanceAppStore"]),
         .library(name: "ClearanceSigning", targets: ["ClearanceSigning"]),
         .library(name: "ClearanceSecretBox", targets: ["ClearanceSecretBox"]),
         .library(name: "ClearanceServer", targets: ["ClearanceServer"]),
@@ -52,6 +60,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // Wire formats every module speaks, written once, `package` access only: the exact-bytes
@@ -80,12 +90,29 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Secure stores for any Codable value: an AES-GCM encrypted file written crash-safely, the
+        // Keychain, memory. OAuth2 sessions and entitlement snapshots are kept in them.
+        .target(
+            name: "ClearanceStore",
+            dependencies: ["Clearance", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        // Bloomreach: the per-endpoint preset and the customer-token source (expiry read from the
+        // JWT, dropped on a customer switch, refreshed once on a 401, optionally stored).
+        .target(
+            name: "ClearanceBloomreach",
+            dependencies: [
+                "Clearance", "ClearanceStore", "ClearanceWire",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // OAuth2 sessions: grants, refresh, automatic sign-in, secure session storage, the
         // loopback redirect listener (on SwiftNIO, which AsyncHTTPClient already brings).
         .target(
             name: "ClearanceOAuth2",
             dependencies: [
-                "Clearance", "ClearanceHTTP", "ClearanceWire",
+                "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -114,12 +141,38 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Content entitlements (the Pugpig job): ordered providers, Pugpig's subscription API,
+        // protected downloads, the snapshot kept in a secure store.
+        .target(
+            name: "ClearanceEntitlements",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceWire",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // App Store signed transactions verified with jwt-kit's X5CVerifier and Apple's chain
+        // rules (portable), and the StoreKit provider (Apple platforms only).
+        .target(
+            name: "ClearanceAppStore",
+            dependencies: [
+                "Clearance", "ClearanceEntitlements",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         // The production server half: the Pusher-compatible hub, its HTTP API, auth endpoints,
-        // configuration and limits, on Hummingbird.
+        // configuration and limits, customer tokens (jwt-kit), on Hummingbird.
         .target(
             name: "ClearanceServer",
             dependencies: [
                 "Clearance", "ClearanceSigning", "ClearanceWire",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -174,7 +227,7 @@ let package = Package(
             name: "ClearanceDemo",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
-                "ClearanceServer", "ClearanceDevelopment",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach", "ClearanceWire",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -185,11 +238,11 @@ let package = Package(
             name: "ClearanceBench",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceChannels", "ClearanceSigning",
-                "ClearanceServer", "ClearanceServerPostgres", "ClearanceDevelopment",
+                "ClearanceServer", "ClearanceServerPostgres", "ClearanceDevelopment", "ClearanceEntitlements",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -202,6 +255,8 @@ let package = Package(
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
                 "ClearanceServer", "ClearanceServerPostgres", "ClearanceDevelopment", "ClearanceDemo", "ClearanceBench", "ClearanceWire",
+                "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -238,9 +293,26 @@ let package = Package(
             name: "ClearanceHTTPTests",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceServer", "ClearanceDevelopment", "ClearanceTesting", "ClearanceTestSupport",
+                "ClearanceBloomreach",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceStoreTests",
+            dependencies: ["ClearanceStore", "Clearance", "ClearanceTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceBloomreachTests",
+            dependencies: [
+                "ClearanceBloomreach", "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceWire", "ClearanceServer",
+                "ClearanceDevelopment", "ClearanceTesting", "ClearanceTestSupport", "clearance",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -263,6 +335,28 @@ let package = Package(
         .testTarget(
             name: "ClearanceSecretBoxTests",
             dependencies: ["ClearanceSecretBox", "ClearanceTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceEntitlementsTests",
+            dependencies: [
+                "ClearanceEntitlements", "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceServer", "ClearanceDevelopment", "ClearanceWire",
+                "ClearanceTesting", "ClearanceTestSupport", "clearance",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceAppStoreTests",
+            dependencies: [
+                "ClearanceAppStore", "ClearanceEntitlements", "ClearanceTestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

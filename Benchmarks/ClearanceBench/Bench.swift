@@ -4,7 +4,7 @@
 public enum Bench {
     /// The figures there are.
     public enum Figure: String, CaseIterable, Sendable {
-        case credentials, fanIn = "fan-in", signing, hub, cluster, channels
+        case credentials, fanIn = "fan-in", signing, hub, cluster, channels, entitlements
     }
 
     /// Which figures, and their sizes.
@@ -18,6 +18,8 @@ public enum Bench {
         public var channels = 2_000
         /// Runs of the channel-authorization figure (the median and spread are reported).
         public var channelRuns = 5
+        /// Downloads of the 10 MB edition in the entitlements figure (each way).
+        public var downloads = 20
 
         public init() {}
     }
@@ -34,5 +36,6 @@ public enum Bench {
         if figures.contains(.hub) { try await FanOutBench().run() }
         if figures.contains(.cluster) { try await CrossNodeBench().run() }
         if figures.contains(.channels) { try await ChannelsBench(channels: options.channels, runs: options.channelRuns).run() }
+        if figures.contains(.entitlements) { try await EntitlementDownloadBench(downloads: options.downloads).run() }
     }
 }

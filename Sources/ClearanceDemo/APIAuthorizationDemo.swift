@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceBloomreach
 import ClearanceHTTP
 import ClearanceServer
 import ClearanceDevelopment
@@ -116,7 +117,7 @@ struct APIAuthorizationDemo {
             // Advanced auth without a customer-token provider cannot even be written: Bloomreach.Authorization has no such case.
             var refusals: [String] = []
             do throws(AuthorizationError) {
-                _ = try Bloomreach.authorizer(.advanced(apiKey: " ", customerToken: customerToken))
+                _ = try Bloomreach.authorizer(.advanced(apiKey: " ", customerTokens: CustomerTokenSource(notificationCenter: nil) { _ in nil }))
             } catch {
                 refusals.append("\(error.qualifiedCode): \(error.message)")
             }
@@ -131,8 +132,11 @@ struct APIAuthorizationDemo {
         }
     }
 
+    /// Bloomreach's policy with any customer-token source (the next part uses the preset's own).
     private func client(customerToken: any CredentialSource) throws(AuthorizationError) -> AuthorizedClient {
-        AuthorizedClient(authorizer: try Bloomreach.authorizer(.advanced(apiKey: api.apiKey, customerToken: customerToken)))
+        AuthorizedClient(authorizer: try RequestAuthorizer(
+            policy: Bloomreach.policy(advancedAuth: true),
+            sources: [Bloomreach.apiKeySource: StaticCredentialSource(.apiKey(api.apiKey)), Bloomreach.customerTokenSource: customerToken]))
     }
 
     static func field(_ name: String, in body: Data) throws -> String {

@@ -10,10 +10,12 @@ public enum Demo {
         print("Clearance demo: embedded servers on 127.0.0.1, no network needed.")
         let servers = try await DemoServers.start()
         await APIAuthorizationDemo(servers: servers, report: report).run()
+        await CustomerTokensDemo(servers: servers, report: report).run()
         await servers.stop()
         try await OAuth2Demo(report: report).run()
         try await RealtimeDemo(report: report).run()
         try await ChannelsDemo(report: report).run()
+        try await EntitlementsDemo(report: report).run()
         report.summary()
         return report.allPassed
     }

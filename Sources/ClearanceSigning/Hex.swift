@@ -1,7 +1,9 @@
 import ClearanceWire
+import Foundation
 
 /// Lower-case hexadecimal encoding through a lookup table, straight into preallocated storage.
-enum Hex {
+/// `package`: the development servers' edition passwords use it too.
+package enum Hex {
     private static let digits: StaticString = "0123456789abcdef"
 
     /// Writes `2 * bytes.count` lower-case hex digits to `output`, starting at `offset`.
@@ -24,7 +26,7 @@ enum Hex {
 
     /// `prefix` followed by the hex encoding of `bytes`, built in a single allocation.
     @inline(__always)
-    static func string(prefix: [UInt8] = [], bytes: UnsafeRawBufferPointer) -> String {
+    package static func string(prefix: [UInt8] = [], bytes: UnsafeRawBufferPointer) -> String {
         String(unsafeUninitializedCapacity: prefix.count + 2 * bytes.count) { output in
             var position = 0
             for byte in prefix {
@@ -37,7 +39,7 @@ enum Hex {
 
     /// Decodes lower-case hex text (the form Pusher signatures take) into `output`; false for
     /// anything else: another length than `2 * output.count`, upper-case digits, other characters.
-    static func decodeLowercase(_ text: String, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+    package static func decodeLowercase(_ text: String, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         text.withUTF8Buffer { digits in
             guard digits.count == 2 * output.count else { return false }
             for index in 0..<output.count {
@@ -46,6 +48,19 @@ enum Hex {
             }
             return true
         }
+    }
+
+    /// The hex encoding of `bytes` (a digest, a MAC).
+    package static func string(_ bytes: some ContiguousBytes) -> String {
+        bytes.withUnsafeBytes { string(bytes: $0) }
+    }
+
+    /// The bytes of lower-case hex `text`; nil for anything else.
+    package static func decodeLowercase(_ text: String) -> [UInt8]? {
+        guard text.utf8.count % 2 == 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: text.utf8.count / 2)
+        let valid = bytes.withUnsafeMutableBufferPointer { decodeLowercase(text, into: $0) }
+        return valid ? bytes : nil
     }
 
     private static func value(_ digit: UInt8) -> UInt8? {

@@ -10,6 +10,8 @@ struct ClearanceCommand: AsyncParsableCommand {
             DemoCommand.self, RequestCommand.self, LoginCommand.self, SessionCommand.self,
             ServeCommand.self, ListenCommand.self, ChannelAuthCommand.self, UserAuthCommand.self, BenchCommand.self,
             BenchBroadcasterCommand.self,
+            EntitlementsCommand.self,
+            CustomerTokenCommand.self,
         ]
     )
 }

@@ -66,7 +66,7 @@ struct LoginCommand: AsyncParsableCommand {
         let session = OAuth2Session(configuration: configuration)
         do {
             if let username {
-                try await session.signIn(with: PasswordGrant(username: username, password: try readPassword()))
+                try await session.signIn(with: PasswordGrant(username: username, password: try Self.readPassword(fromStandardInput: passwordStdin)))
             } else if clientCredentials {
                 try await session.signIn(with: ClientCredentialsGrant())
             } else if device {
@@ -90,7 +90,8 @@ struct LoginCommand: AsyncParsableCommand {
         print("store: \(storeOptions.storeURL.path)")
     }
 
-    private func readPassword() throws -> String {
+    /// The password: the first line of standard input, or asked for without echo.
+    static func readPassword(fromStandardInput passwordStdin: Bool) throws -> String {
         if passwordStdin {
             guard let line = readLine(strippingNewline: true) else { throw ValidationError("No password on standard input.") }
             return line

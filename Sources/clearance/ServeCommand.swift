@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             Clients connect to ws://HOST:PORT/app/KEY; server libraries trigger events through \
             http://HOST:PORT/apps/APP_ID/events; POST /pusher/auth and /pusher/user-auth sign for \
             the development users (Bearer token, the clearance_token cookie, or Basic password). \
-            Without --config, two users (alice, bob) get random tokens, printed at start. \
+            Without --config, two users (alice, bob) get random tokens, printed at start. The development \
+            Pugpig endpoints (/pugpig/sign_in, …) and protected content (/content/{product}/…) serve the same \
+            users; their entitlements and the `pugpig` settings come from the configuration file. \
             Flags override the first app of the configuration file. Stops cleanly on SIGINT/SIGTERM: \
             stops listening, then closes connections with 4200 so clients reconnect. With \
             --backplane, hubs on the same PostgreSQL database form a cluster: events, client \
@@ -77,6 +79,9 @@ struct ServeCommand: AsyncParsableCommand {
         Self.say("development OAuth2 provider (DEVELOPMENT ONLY, not for production): POST /oauth/token, POST /oauth/revoke, GET /oauth/me; "
             + "clients \(provider.configuration.clients.keys.sorted().joined(separator: ",")), users \(provider.configuration.users.keys.sorted().joined(separator: ",")), "
             + "apps \(provider.configuration.apps.keys.sorted().joined(separator: ",")) (their passwords and tokens are the built-in demo ones)")
+        Self.say("development Pugpig endpoints (DEVELOPMENT ONLY): GET or POST /pugpig/sign_in, /pugpig/renew_token, /pugpig/verify_subscription, "
+            + "/pugpig/edition_credentials, /pugpig/sign_out (user name = user id, password = user token); protected content under /content/{product}/…"
+            + (hub.pugpig.contentDirectory.map { " from \($0)" } ?? " (no content directory configured)"))
         let adapter = try backplane.map { url in
             PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: url), logger: Logger(label: "clearance.backplane"))
         }
@@ -110,8 +115,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
         } else {
             hub = DevelopmentHub(configuration: HubConfiguration(apps: []))
-            hub.users = ["alice", "bob"].map { name in
-                DevelopmentUser(token: HubConfiguration.randomSecret(), id: name, info: .object(["name": .string(name.capitalized)]))
+            hub.users = [("alice", DevelopmentEntitlement.all), ("bob", .issues(["issue-1"]))].map { name, entitlements in
+                DevelopmentUser(token: HubConfiguration.randomSecret(), id: name, info: .object(["name": .string(name.capitalized)]), entitlements: entitlements)
             }
             for user in hub.users {
                 notes.append("user \(user.id) token=\(user.token)")

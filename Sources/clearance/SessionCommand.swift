@@ -18,25 +18,35 @@ struct SessionCommand: AsyncParsableCommand {
         @Option(help: "The key file (base64 of 32 bytes, mode 0600; created when missing). Default: session.key beside the store. CLEARANCE_SESSION_KEY overrides it.")
         var keyFile: String?
 
-        var storeURL: URL {
-            store.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
-                ?? EncryptedFileSessionStore.defaultDirectory().appendingPathComponent("session.json")
+        var storeURL: URL { Self.storeURL(store, defaultName: "session.json") }
+
+        var keyURL: URL { Self.keyURL(keyFile, beside: storeURL) }
+
+        /// `path` with `~` expanded, or `defaultName` in Clearance's directory: the convention of
+        /// every store the command line keeps.
+        static func storeURL(_ path: String?, defaultName: String) -> URL {
+            path.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
+                ?? EncryptedFileSessionStore.defaultDirectory().appendingPathComponent(defaultName)
         }
 
-        var keyURL: URL {
+        /// `keyFile` with `~` expanded, or `session.key` beside `store`.
+        static func keyURL(_ keyFile: String?, beside store: URL) -> URL {
             keyFile.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
-                ?? storeURL.deletingLastPathComponent().appendingPathComponent("session.key")
+                ?? store.deletingLastPathComponent().appendingPathComponent("session.key")
         }
 
         /// The store, with the key from the environment, the key file, or a new key file.
         func makeStore() throws -> EncryptedFileSessionStore {
-            let key: SessionStoreKey
+            EncryptedFileSessionStore(fileURL: storeURL, key: try Self.key(file: keyURL))
+        }
+
+        /// The key in `CLEARANCE_SESSION_KEY`, else in `file` (created when missing): the
+        /// convention of every store the command line keeps.
+        static func key(file: URL) throws -> SessionStoreKey {
             if ProcessInfo.processInfo.environment["CLEARANCE_SESSION_KEY"] != nil {
-                key = try SessionStoreKey.environment()
-            } else {
-                key = try SessionStoreKey.loadOrCreate(file: keyURL)
+                return try SessionStoreKey.environment()
             }
-            return EncryptedFileSessionStore(fileURL: storeURL, key: key)
+            return try SessionStoreKey.loadOrCreate(file: file)
         }
 
         /// A session for what the store holds.

@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceBloomreach
 import ClearanceDevelopment
 import ClearanceHTTP
 import ClearanceServer
@@ -41,13 +42,17 @@ struct ReadmeExamplesTests {
         // The app's own provider. nil or "" is a missingCredential error: never an unauthenticated request.
         let customerToken = CachingCredentialSource(
             ClosureCredentialSource.bearerToken { try await backend.customerJWT() },
-            name: Bloomreach.customerTokenSource,
+            name: "customer-token",
             leeway: 30)                       // renewed 30 s before it expires; one fetch however many wait
         // A synchronous provider that may block runs off Swift's cooperative thread pool.
         let legacy = ClosureCredentialSource.blocking { LegacyKeychain.token().map { .bearer($0) } }
         #expect(try await legacy.credential() == .bearer("legacy-token"))
 
-        let authorizer = try Bloomreach.authorizer(.advanced(apiKey: "public-api-key", customerToken: customerToken))
+        let customerTokens = CustomerTokenSource(customer: ["registered": "jane@example.com"], notificationCenter: nil) { _ in
+            try await backend.customerJWT()
+        }
+        // Bloomreach's customer token comes from a CustomerTokenSource (see "Customer tokens" below).
+        let authorizer = try Bloomreach.authorizer(.advanced(apiKey: "public-api-key", customerTokens: customerTokens))
         // or by hand:
         var policy = AuthorizationPolicy()
         try policy.require(.source("customer"), for: "POST /webxp/projects/{projectToken}/appinbox/fetch")

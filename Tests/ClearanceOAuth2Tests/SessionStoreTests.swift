@@ -1,4 +1,5 @@
 import ClearanceOAuth2
+import ClearanceTestSupport
 import Crypto
 import Foundation
 import Testing
@@ -31,6 +32,22 @@ import Testing
         try await store.clear()  // clearing nothing is fine
         #expect(FileManager.default.fileExists(atPath: file.path) == false)
         #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path).isEmpty)
+    }
+
+    /// The on-disk format, written here by hand from its description, still opens: files saved
+    /// before the store became generic keep working.
+    @Test func theOnDiskFormatIsUnchanged() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("session.json")
+        let key = SessionStoreKey.generate()
+        let keyBytes = SymmetricKey(data: Data(base64Encoded: key.base64)!)
+        let aad = Data("clearance.oauth2-session/1/\(key.identifier)".utf8)
+        let box = try AES.GCM.seal(try JSONEncoder().encode(Self.sample()), using: keyBytes, authenticating: aad)
+        let envelope: [String: Any] = ["format": "clearance.oauth2-session", "version": 1, "key_id": key.identifier, "sealed": box.combined!.base64EncodedString()]
+        try JSONSerialization.data(withJSONObject: envelope).write(to: file)
+        #expect(try await EncryptedFileSessionStore(fileURL: file, key: key).load() == Self.sample())
+        #expect(EncryptedFileSessionStore.format == "clearance.oauth2-session")
     }
 
     @Test func aCorruptFileIsMovedAsideAndReported() async throws {

@@ -53,16 +53,4 @@ struct PathTemplateTests {
         #expect(policy.requirement(for: none).0 == .source("fallback"))
         #expect(policy.requirement(for: none).1 == nil)
     }
-
-    @Test func bloomreachPreset() throws {
-        let advanced = try Bloomreach.policy(advancedAuth: true)
-        let basic = try Bloomreach.policy(advancedAuth: false)
-        let inbox = HTTPRequest(method: .post, scheme: "https", authority: "api.exponea.com", path: "/webxp/projects/tok/appinbox/markasread")
-        let track = HTTPRequest(method: .post, scheme: "https", authority: "api.exponea.com", path: "/track/v2/projects/tok/customers/events")
-        let inApp = HTTPRequest(method: .post, scheme: "https", authority: "api.exponea.com", path: "/webxp/s/tok/inappmessages?v=1")
-        #expect(advanced.requirement(for: inbox).0 == .source(Bloomreach.customerTokenSource))
-        #expect(basic.requirement(for: inbox).0 == .source(Bloomreach.apiKeySource))
-        #expect(advanced.requirement(for: track).0 == .source(Bloomreach.apiKeySource))
-        #expect(advanced.requirement(for: inApp).0 == .source(Bloomreach.apiKeySource))
-    }
 }

@@ -9,20 +9,16 @@ public final class AuthorizationEvents: Sendable {
     /// The `userInfo` key holding the ``AuthorizationEvent``.
     public static let eventKey = "event"
 
-    private let broadcaster = Broadcaster<AuthorizationEvent>()
-    private let notificationCenter: NotificationCenter?
+    private let publisher: NotifyingBroadcaster<AuthorizationEvent>
 
     /// - Parameter notificationCenter: Where to post notifications; `nil` posts none.
     public init(notificationCenter: NotificationCenter? = .default) {
-        self.notificationCenter = notificationCenter
+        publisher = NotifyingBroadcaster(name: Self.notificationName, key: Self.eventKey, notificationCenter: notificationCenter)
     }
 
     /// Every event posted from now on.
-    public var events: AsyncStream<AuthorizationEvent> { broadcaster.subscribe() }
+    public var events: AsyncStream<AuthorizationEvent> { publisher.subscribe() }
 
     /// Posts `event` to every stream and to the notification center.
-    public func post(_ event: AuthorizationEvent) {
-        broadcaster.send(event)
-        notificationCenter?.post(name: Self.notificationName, object: nil, userInfo: [Self.eventKey: event])
-    }
+    public func post(_ event: AuthorizationEvent) { publisher.post(event) }
 }

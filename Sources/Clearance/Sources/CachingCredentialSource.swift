@@ -24,6 +24,7 @@ public final class CachingCredentialSource: RefreshableCredentialSource {
     private let logger: Logger
     private let cached: Locked<Cached?>
     private let flight = SingleFlight<Credential>()
+    private let upstreamCalls = Locked(0)
 
     /// - Parameters:
     ///   - upstream: Where credentials come from.
@@ -54,7 +55,7 @@ public final class CachingCredentialSource: RefreshableCredentialSource {
     }
 
     /// How many times the upstream source has been asked (for tests and benchmarks).
-    package var fetchCount: Int { flight.startedCount }
+    package var fetchCount: Int { upstreamCalls.withLock { $0 } }
 
     public func credential() async throws(AuthorizationError) -> Credential {
         if let fresh = freshCredential() { return fresh }
@@ -94,6 +95,10 @@ public final class CachingCredentialSource: RefreshableCredentialSource {
     private func fetch() async throws(AuthorizationError) -> Credential {
         do {
             return try await flight.run { [self] in
+                // A caller that found no fresh credential may arrive just after the flight that
+                // stored one finished: it takes that one rather than asking upstream again.
+                if let fresh = freshCredential() { return fresh }
+                upstreamCalls.withLock { $0 += 1 }
                 let received = now()
                 let credential: Credential
                 do throws(AuthorizationError) {

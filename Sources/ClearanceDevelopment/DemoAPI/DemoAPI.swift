@@ -1,41 +1,54 @@
 import Clearance
+import ClearanceServer
 import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import JWTKit
 import NIOCore
 
 /// A Bloomreach-shaped API for demos and tests, on loopback: public endpoints that require
-/// `Authorization: Token <apiKey>`, private App Inbox endpoints that require a customer JWT
-/// (`Bearer`, HS256, checked with jwt-kit), plus a few helpers (redirects, an always-401 route,
-/// an echo that reports whether a credential arrived without ever echoing it).
+/// `Authorization: Token <apiKey>`, private App Inbox endpoints behind ``CustomerTokenMiddleware``
+/// (a customer JWT, `Bearer`, HS256, `kid` = ``customerTokenKeyID``), plus a few helpers
+/// (redirects, an always-401 route, an echo that reports whether a credential arrived without
+/// ever echoing it).
 public struct DemoAPI: Sendable {
+    /// The key id customer tokens name.
+    public static let customerTokenKeyID = "demo-private-api-key-id"
+
     /// The API key the public endpoints accept.
     public let apiKey: String
     /// What the server saw.
     public let stats = DemoAPIStats()
-    private let keys: JWTKeyCollection
-    private let keyID = "demo-private-api-key-id"
+    private let customerTokens: Result<(minter: CustomerTokenMinter, verifier: CustomerTokenVerifier), CustomerTokenError>
 
     /// - Parameters:
     ///   - apiKey: The public API key to accept.
-    ///   - signingKey: The HS256 key for customer tokens (at least 32 bytes; random by default).
+    ///   - signingKey: The secret of customer tokens (at least 32 bytes, else every private
+    ///     request is answered 500 and minting throws ``CustomerTokenError/weakSecret(byteCount:)``);
+    ///     random by default.
     public init(apiKey: String = "demo-public-api-key", signingKey: SymmetricKey = SymmetricKey(size: .bits256)) async {
         self.apiKey = apiKey
-        self.keys = JWTKeyCollection()
-        let secret = signingKey.withUnsafeBytes { Data($0) }
-        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: JWKIdentifier(string: keyID))
+        customerTokens = await Self.customerTokens(secret: signingKey.withUnsafeBytes { Data($0) })
     }
 
-    /// Mints a customer token the way the app's backend would (Bloomreach: HS256, `kid` header, `sub` = customer ids).
+    private static func customerTokens(secret: Data) async -> Result<(minter: CustomerTokenMinter, verifier: CustomerTokenVerifier), CustomerTokenError> {
+        do throws(CustomerTokenError) {
+            let key = try CustomerTokenKey(id: customerTokenKeyID, secret: secret)
+            return .success((await CustomerTokenMinter(key: key), try await CustomerTokenVerifier(keys: [key])))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Mints a customer token the way the app's backend would (``CustomerTokenMinter``: HS256,
+    /// `kid` header, `sub` = customer ids). A past `expiresAt` mints an expired token.
     public func mintCustomerToken(customerIDs: [String: String], expiresAt: Date?) async throws -> String {
-        try await keys.sign(CustomerTokenClaims(customerIDs: customerIDs, expiresAt: expiresAt), kid: JWKIdentifier(string: keyID))
+        try await customerTokens.get().minter.mint(customerIDs: customerIDs, expiresAt: expiresAt)
     }
 
     /// The routes.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<BasicCustomerTokenRequestContext> {
+        let router = Router(context: BasicCustomerTokenRequestContext.self)
         let publicRoutes = [
             "/track/v2/projects/{projectToken}/customers",
             "/track/v2/projects/{projectToken}/customers/events",
@@ -47,8 +60,14 @@ public struct DemoAPI: Sendable {
             }
         }
         for path in ["/webxp/projects/{projectToken}/appinbox/fetch", "/webxp/projects/{projectToken}/appinbox/markasread"] {
-            router.post(RouterPath(path)) { request, _ in
-                await self.privateEndpoint(request, route: path)
+            let group = router.group().add(middleware: DemoAPIRecorder(route: path, stats: stats))
+            switch customerTokens {
+            case .success(let tokens):
+                group.add(middleware: CustomerTokenMiddleware(verifier: tokens.verifier, realm: "demo")).post(RouterPath(path)) { _, context in
+                    await self.privateEndpoint(context.customerToken)
+                }
+            case .failure(let error):
+                group.post(RouterPath(path)) { _, _ in Self.json(.internalServerError, ["error": error.qualifiedCode, "message": error.message]) }
             }
         }
         router.get("/always-401") { request, _ in
@@ -86,20 +105,11 @@ public struct DemoAPI: Sendable {
         return Self.json(.ok, ["success": "true"])
     }
 
-    private func privateEndpoint(_ request: Request, route: String) async -> Response {
-        let header = request.headers[.authorization]
-        await stats.record(route, hadAuthorization: header != nil)
-        guard let header, header.hasPrefix("Bearer ") else {
-            return Self.json(.unauthorized, ["error": "a customer token is required"], challenge: #"Bearer realm="demo""#)
-        }
-        do {
-            let claims = try await keys.verify(String(header.dropFirst(7)), as: CustomerTokenClaims.self)
-            return Self.json(.ok, ["success": "true", "customer": claims.sub.values.sorted().joined(separator: ",")])
-        } catch {
-            return Self.json(.unauthorized, ["error": "invalid_token"], challenge: #"Bearer realm="demo", error="invalid_token", error_description="the customer token is invalid or expired""#)
-        }
+    private func privateEndpoint(_ token: VerifiedCustomerToken?) async -> Response {
+        guard let token else { return Self.json(.unauthorized, ["error": "a customer token is required"]) }
+        await stats.record(customer: token.customerIDs)
+        return Self.json(.ok, ["success": "true", "customer": token.customerIDs.values.sorted().joined(separator: ",")])
     }
-
 
     static func json(_ status: HTTPResponse.Status, _ object: [String: String], challenge: String? = nil) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)

@@ -4,12 +4,18 @@ public actor DemoAPIStats {
     public private(set) var requests: [String: Int] = [:]
     /// For each route name, how many requests carried an `Authorization` header.
     public private(set) var withAuthorization: [String: Int] = [:]
+    /// The customer ids of every verified customer token, in the order the requests arrived.
+    public private(set) var customers: [[String: String]] = []
 
     public init() {}
 
     func record(_ route: String, hadAuthorization: Bool) {
         requests[route, default: 0] += 1
         if hadAuthorization { withAuthorization[route, default: 0] += 1 }
+    }
+
+    func record(customer: [String: String]) {
+        customers.append(customer)
     }
 
     /// Requests to `route` so far.

@@ -4,38 +4,53 @@ import Hummingbird
 import Logging
 
 /// A hub for development: the production ``HubServer`` with ``DevelopmentUserDirectory`` auth
-/// endpoints at `/pusher/auth` and `/pusher/user-auth`, signing with the first app. What
-/// `clearance serve`, the demo and the tests run.
+/// endpoints at `/pusher/auth` and `/pusher/user-auth`, signing with the first app, and the
+/// development Pugpig endpoints (``DevelopmentPugpigServer``: `/pugpig/…`, `/content/…`) for
+/// the same users. What `clearance serve`, the demo and the tests run.
 ///
-/// A configuration file for it is a hub configuration with a `users` member:
+/// A configuration file for it is a hub configuration with a `users` member (each user's
+/// `entitlements`: `"all"`, an array of product ids, `"lapsed"` or `"suspended"`) and an
+/// optional `pugpig` member (``DevelopmentPugpigSettings``; a relative `contentDirectory` is
+/// relative to the file):
 /// ```json
 /// {"apps": [{"id": "app-1", "key": "key-1", "secret": "…"}],
-///  "users": [{"token": "alice-token", "id": "alice", "info": {"name": "Alice"}}]}
+///  "users": [{"token": "alice-token", "id": "alice", "info": {"name": "Alice"}, "entitlements": "all"},
+///            {"token": "bob-token", "id": "bob", "entitlements": ["issue-1", "issue-2"]}],
+///  "pugpig": {"contentDirectory": "content", "tokenLifetime": 3600}}
 /// ```
 public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
     /// The hub's configuration.
     public var configuration: HubConfiguration
-    /// The users the auth endpoints know.
+    /// The users the auth endpoints (and the Pugpig endpoints) know.
     public var users: [DevelopmentUser]
+    /// The development Pugpig endpoints' settings.
+    public var pugpig: DevelopmentPugpigSettings
 
     /// A hub serving `configuration` with `users` behind its auth endpoints.
-    public init(configuration: HubConfiguration, users: [DevelopmentUser] = []) {
+    public init(configuration: HubConfiguration, users: [DevelopmentUser] = [], pugpig: DevelopmentPugpigSettings = DevelopmentPugpigSettings()) {
         self.configuration = configuration
         self.users = users
+        self.pugpig = pugpig
     }
 
-    private enum CodingKeys: String, CodingKey { case users }
+    private enum CodingKeys: String, CodingKey { case users, pugpig }
 
-    /// Decodes the hub configuration and its `users` member (default none) from one object.
+    /// Decodes the hub configuration, its `users` member (default none) and its `pugpig` member
+    /// (default settings) from one object.
     public init(from decoder: any Decoder) throws {
         configuration = try HubConfiguration(from: decoder)
-        users = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent([DevelopmentUser].self, forKey: .users) ?? []
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        users = try container.decodeIfPresent([DevelopmentUser].self, forKey: .users) ?? []
+        pugpig = try container.decodeIfPresent(DevelopmentPugpigSettings.self, forKey: .pugpig) ?? DevelopmentPugpigSettings()
     }
 
     /// Reads a JSON file; validates it unless `validating` is false (for callers that complete it first).
     /// - Throws: ``HubConfigurationError`` or ``DevelopmentUserError``.
     public static func load(contentsOf url: URL, validating: Bool = true) throws -> DevelopmentHub {
-        let hub = try HubConfiguration.decodeFile(url, as: DevelopmentHub.self)
+        var hub = try HubConfiguration.decodeFile(url, as: DevelopmentHub.self)
+        if let directory = hub.pugpig.contentDirectory, !directory.hasPrefix("/") {
+            hub.pugpig.contentDirectory = url.deletingLastPathComponent().appendingPathComponent(directory).path
+        }
         if validating { try hub.validate() }
         return hub
     }
@@ -45,6 +60,7 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
     public func validate() throws {
         try configuration.validate()
         try DevelopmentUserDirectory(users: users).validate()
+        try pugpig.validate()
     }
 
     /// Starts the hub and returns once it accepts connections.
@@ -71,8 +87,10 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
 
     private func routes(_ more: @escaping @Sendable (Router<BasicRequestContext>) -> Void) throws -> @Sendable (Router<BasicRequestContext>) -> Void {
         let users = try DevelopmentUserDirectory(users: users).routes(signingFor: configuration)
+        let pugpig = DevelopmentPugpigServer(users: self.users, settings: pugpig)
         return { router in
             users(router)
+            pugpig.addRoutes(to: router)
             more(router)
         }
     }

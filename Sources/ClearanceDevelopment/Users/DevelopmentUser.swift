@@ -13,12 +13,16 @@ public struct DevelopmentUser: Sendable, Hashable, Codable, CustomStringConverti
     public var id: String
     /// Presence `user_info` and sign-in `user_info`, if any (a JSON object is usual).
     public var info: JSONValue?
+    /// What the user may read from the development Pugpig endpoints (user name: ``id``,
+    /// password: ``token``); none given means a lapsed subscription.
+    public var entitlements: DevelopmentEntitlement?
 
     /// Creates a user.
-    public init(token: String, id: String, info: JSONValue? = nil) {
+    public init(token: String, id: String, info: JSONValue? = nil, entitlements: DevelopmentEntitlement? = nil) {
         self.token = token
         self.id = id
         self.info = info
+        self.entitlements = entitlements
     }
 
     /// `DevelopmentUser(id: …, token: <redacted>)`.

@@ -4,14 +4,22 @@ import Clearance
 public enum DevelopmentUserError: ClearanceError, Equatable {
     /// A user has an empty or duplicate token, or an empty, too long or duplicate id.
     case invalidUser(id: String)
+    /// The `pugpig` settings cannot be used.
+    case invalidPugpigSettings(reason: String)
 
-    public enum Code: String, Sendable { case invalidUser }
+    public enum Code: String, Sendable { case invalidUser, invalidPugpigSettings }
     public static let codeDomain = "development"
-    public var code: Code { .invalidUser }
+    public var code: Code {
+        switch self {
+        case .invalidUser: .invalidUser
+        case .invalidPugpigSettings: .invalidPugpigSettings
+        }
+    }
 
     public var message: String {
         switch self {
         case .invalidUser(let id): "The development user '\(id)' needs a unique non-empty token and a unique id of 1–128 characters."
+        case .invalidPugpigSettings(let reason): "The pugpig settings cannot be used: \(reason)."
         }
     }
 }

@@ -19,6 +19,15 @@ public struct ConcurrencyLimitedTransport: HTTPTransport {
         defer { gate.leave() }
         return try await base.send(request, body: body)
     }
+
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest, body: Data?,
+        receive: (HTTPResponse, HTTPResponseBody) async throws -> Result
+    ) async throws -> Result {
+        try await gate.enter()
+        defer { gate.leave() }
+        return try await base.stream(request, body: body, receive: receive)
+    }
 }
 
 /// A counting semaphore for async code: FIFO, cancellable, no lock held across `await`.

@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceWire
 import Crypto
 import Foundation
 

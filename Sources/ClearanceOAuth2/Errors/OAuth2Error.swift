@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceStore
 import Foundation
 
 /// Everything that can go wrong in an OAuth 2.0 session.

@@ -39,7 +39,7 @@ public final class OAuth2Session: RefreshableCredentialSource {
     let core: Locked<SessionCore>
     let tokenFlight = SingleFlight<OAuth2Token>()
     let restoreFlight = SingleFlight<Bool>()
-    let commits = SessionCommitQueue()
+    let commits = CommitQueue()
     let stateBroadcaster = Broadcaster<OAuth2SessionState>(replaying: .signedOut)
     let eventBroadcaster = Broadcaster<OAuth2SessionEvent>()
     var logger: Logger { configuration.logger }

@@ -1,3 +1,5 @@
+import ClearanceStore
+
 /// Something that happened to an ``OAuth2Session``, for logs, analytics and UI. Carries names,
 /// dates and error codes, never a secret.
 public enum OAuth2SessionEvent: Sendable, CustomStringConvertible {

@@ -1,8 +1,9 @@
 import Clearance
-import Crypto
+import ClearanceStore
 import Foundation
 
-/// A session store for Linux, servers and command-line tools: one file, AES-256-GCM encrypted
+/// A session store for Linux, servers and command-line tools: an ``EncryptedFileStore`` of
+/// ``StoredSession``s (format `clearance.oauth2-session`): one file, AES-256-GCM encrypted
 /// (swift-crypto), mode 0600, written crash-safely.
 ///
 /// - **Writes** go to a temporary file in the same directory, are `fsync`ed, renamed over the
@@ -16,103 +17,36 @@ import Foundation
 /// Operations in one process are serialized; processes sharing the file see whole sessions
 /// (the last writer wins).
 public final class EncryptedFileSessionStore: SessionStore {
+    /// The envelope format of OAuth2 session files.
+    public static let format = "clearance.oauth2-session"
+
+    private let file: EncryptedFileStore<StoredSession>
+
     /// The session file.
-    public let fileURL: URL
-    private let key: SessionStoreKey
-    private let now: @Sendable () -> Date
-    private let serial = Locked(())
+    public var fileURL: URL { file.fileURL }
 
     /// - Parameters:
     ///   - fileURL: The session file; its directory is created (mode 0700) on the first save.
     ///   - key: The encryption key.
     ///   - now: The clock for naming moved-aside files.
     public init(fileURL: URL, key: SessionStoreKey, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.fileURL = fileURL
-        self.key = key
-        self.now = now
-        AtomicFile.removeStaleTemporaries(of: fileURL.path)
+        self.file = EncryptedFileStore(fileURL: fileURL, key: key, format: Self.format, now: now)
     }
 
-    /// The directory for Clearance's files: `$XDG_CONFIG_HOME/clearance` or `~/.config/clearance`
-    /// (on Apple platforms, `~/Library/Application Support/Clearance`).
+    /// The directory for Clearance's files (``SecureStoreLocation/defaultDirectory(environment:)``).
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        #if canImport(Darwin)
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Library/Application Support/Clearance", isDirectory: true)
-        #else
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-            return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("clearance", isDirectory: true)
-        }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config/clearance", isDirectory: true)
-        #endif
+        SecureStoreLocation.defaultDirectory(environment: environment)
     }
 
     public func load() async throws(SessionStoreError) -> StoredSession? {
-        try serial.withLock { _ throws(SessionStoreError) -> StoredSession? in try loadLocked() }
+        try await file.load()
     }
 
     public func save(_ session: StoredSession) async throws(SessionStoreError) {
-        let data = try seal(session)
-        try serial.withLock { _ throws(SessionStoreError) in try AtomicFile.write(data, to: fileURL.path) }
+        try await file.save(session)
     }
 
     public func clear() async throws(SessionStoreError) {
-        try serial.withLock { _ throws(SessionStoreError) in try AtomicFile.remove(fileURL.path) }
-    }
-
-    /// Seals `session` into the file's bytes.
-    func seal(_ session: StoredSession) throws(SessionStoreError) -> Data {
-        let path = fileURL.path
-        do {
-            let plaintext = try JSONEncoder().encode(session)
-            var envelope = SealedSessionFile(format: SealedSessionFile.format, version: SealedSessionFile.currentVersion, keyID: key.identifier, sealed: "")
-            let box = try AES.GCM.seal(plaintext, using: key.key, authenticating: envelope.authenticatedData)
-            guard let combined = box.combined else {
-                throw SessionStoreError.writeFailed(path: path, reason: "AES-GCM produced no combined box")
-            }
-            envelope.sealed = combined.base64EncodedString()
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return try encoder.encode(envelope)
-        } catch let error as SessionStoreError {
-            throw error
-        } catch {
-            throw .writeFailed(path: path, reason: "cannot seal the session: \(error)")
-        }
-    }
-
-    private func loadLocked() throws(SessionStoreError) -> StoredSession? {
-        let path = fileURL.path
-        let data: Data
-        switch try AtomicFile.read(path) {
-        case .missing:
-            return nil
-        case .tooLarge:
-            throw .corrupt(reason: "the file is larger than \(AtomicFile.maximumSize) bytes", movedAside: moveAside())
-        case .contents(let contents):
-            data = contents
-        }
-        guard let envelope = try? JSONDecoder().decode(SealedSessionFile.self, from: data), envelope.format == SealedSessionFile.format else {
-            throw .corrupt(reason: "the file is not a Clearance session file", movedAside: moveAside())
-        }
-        guard envelope.version == SealedSessionFile.currentVersion else {
-            throw .unsupportedFormat(version: envelope.version, movedAside: moveAside())
-        }
-        guard envelope.keyID == key.identifier else {
-            throw .wrongKey(movedAside: moveAside())
-        }
-        guard let combined = Data(base64Encoded: envelope.sealed), let box = try? AES.GCM.SealedBox(combined: combined) else {
-            throw .corrupt(reason: "the sealed box is malformed", movedAside: moveAside())
-        }
-        guard let plaintext = try? AES.GCM.open(box, using: key.key, authenticating: envelope.authenticatedData) else {
-            throw .corrupt(reason: "the authentication tag does not verify", movedAside: moveAside())
-        }
-        guard let session = try? JSONDecoder().decode(StoredSession.self, from: plaintext) else {
-            throw .corrupt(reason: "the decrypted session cannot be decoded", movedAside: moveAside())
-        }
-        return session
-    }
-
-    private func moveAside() -> URL? {
-        AtomicFile.moveAside(fileURL.path, at: now())
+        try await file.clear()
     }
 }

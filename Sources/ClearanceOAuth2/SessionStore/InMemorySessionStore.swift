@@ -1,26 +1,28 @@
 import Clearance
+import ClearanceStore
 
-/// A store that lives as long as the process: for tests and short-lived tools.
+/// A store that lives as long as the process: for tests and short-lived tools (an
+/// ``InMemoryStore`` of ``StoredSession``s).
 public final class InMemorySessionStore: SessionStore {
-    private let stored: Locked<StoredSession?>
+    private let stored: InMemoryStore<StoredSession>
 
     /// - Parameter initial: A session to start with.
     public init(_ initial: StoredSession? = nil) {
-        self.stored = Locked(initial)
+        self.stored = InMemoryStore(initial)
     }
 
     /// What the store holds now (for tests).
-    public var current: StoredSession? { stored.withLock { $0 } }
+    public var current: StoredSession? { stored.current }
 
     public func load() async throws(SessionStoreError) -> StoredSession? {
-        stored.withLock { $0 }
+        try await stored.load()
     }
 
     public func save(_ session: StoredSession) async throws(SessionStoreError) {
-        stored.withLock { $0 = session }
+        try await stored.save(session)
     }
 
     public func clear() async throws(SessionStoreError) {
-        stored.withLock { $0 = nil }
+        try await stored.clear()
     }
 }

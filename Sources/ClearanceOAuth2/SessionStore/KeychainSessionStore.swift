@@ -1,127 +1,46 @@
 #if canImport(Security)
+import ClearanceStore
 import Foundation
-import Security
 
-/// A session store in the Apple Keychain (a generic password item holding the session as JSON).
+/// A session store in the Apple Keychain: a ``KeychainStore`` of ``StoredSession``s (a generic
+/// password item holding the session as JSON).
 ///
-/// - Accessibility defaults to ``Accessibility/afterFirstUnlock``, so background refresh works
-///   while the device is locked (after the first unlock since boot).
+/// - Accessibility defaults to ``KeychainAccessibility/afterFirstUnlock``, so background refresh
+///   works while the device is locked (after the first unlock since boot).
 /// - ``accessGroup`` shares the session between an app and its extensions.
-/// - On macOS the data-protection keychain is used, so accessibility and access groups behave
-///   as on iOS.
 /// - An item that cannot be decoded is kept under the account `<account>.corrupt-<timestamp>`,
 ///   never deleted, and ``load()`` reports ``SessionStoreError/corrupt(reason:movedAside:)``.
 ///
 /// - Note: Written for Apple platforms and not compiled on Linux.
 public final class KeychainSessionStore: SessionStore {
     /// When the item can be read (`kSecAttrAccessible…`).
-    public enum Accessibility: Sendable, Hashable {
-        /// After the first unlock since boot, until reboot. Background refresh works. The default.
-        case afterFirstUnlock
-        /// As ``afterFirstUnlock``, never migrated to another device.
-        case afterFirstUnlockThisDeviceOnly
-        /// Only while the device is unlocked.
-        case whenUnlocked
-        /// As ``whenUnlocked``, never migrated to another device.
-        case whenUnlockedThisDeviceOnly
+    public typealias Accessibility = KeychainAccessibility
 
-        var attribute: CFString {
-            switch self {
-            case .afterFirstUnlock: kSecAttrAccessibleAfterFirstUnlock
-            case .afterFirstUnlockThisDeviceOnly: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
-            case .whenUnlocked: kSecAttrAccessibleWhenUnlocked
-            case .whenUnlockedThisDeviceOnly: kSecAttrAccessibleWhenUnlockedThisDeviceOnly
-            }
-        }
-    }
+    private let item: KeychainStore<StoredSession>
 
     /// The item's service (`kSecAttrService`).
-    public let service: String
+    public var service: String { item.service }
     /// The item's account (`kSecAttrAccount`).
-    public let account: String
+    public var account: String { item.account }
     /// The keychain access group, if shared.
-    public let accessGroup: String?
+    public var accessGroup: String? { item.accessGroup }
     /// When the item can be read.
-    public let accessibility: Accessibility
+    public var accessibility: Accessibility { item.accessibility }
 
     public init(service: String = "clearance.oauth2", account: String = "session", accessGroup: String? = nil, accessibility: Accessibility = .afterFirstUnlock) {
-        self.service = service
-        self.account = account
-        self.accessGroup = accessGroup
-        self.accessibility = accessibility
+        self.item = KeychainStore(service: service, account: account, accessGroup: accessGroup, accessibility: accessibility)
     }
 
     public func load() async throws(SessionStoreError) -> StoredSession? {
-        var query = baseQuery(account: account)
-        query[kSecReturnData as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess, let data = result as? Data else {
-            throw .keychain(operation: "read the session", status: status)
-        }
-        do {
-            return try JSONDecoder().decode(StoredSession.self, from: data)
-        } catch {
-            let kept = keepAside(data)
-            throw .corrupt(reason: "the Keychain item cannot be decoded\(kept.map { "; kept under the account \($0)" } ?? "")", movedAside: nil)
-        }
+        try await item.load()
     }
 
     public func save(_ session: StoredSession) async throws(SessionStoreError) {
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(session)
-        } catch {
-            throw .writeFailed(path: "keychain:\(service)/\(account)", reason: "cannot encode the session")
-        }
-        let attributes: [String: Any] = [
-            kSecValueData as String: data,
-            kSecAttrAccessible as String: accessibility.attribute,
-        ]
-        let status = SecItemUpdate(baseQuery(account: account) as CFDictionary, attributes as CFDictionary)
-        if status == errSecSuccess { return }
-        guard status == errSecItemNotFound else {
-            throw .keychain(operation: "update the session", status: status)
-        }
-        var item = baseQuery(account: account)
-        item.merge(attributes) { $1 }
-        let added = SecItemAdd(item as CFDictionary, nil)
-        guard added == errSecSuccess else {
-            throw .keychain(operation: "add the session", status: added)
-        }
+        try await item.save(session)
     }
 
     public func clear() async throws(SessionStoreError) {
-        let status = SecItemDelete(baseQuery(account: account) as CFDictionary)
-        guard status == errSecSuccess || status == errSecItemNotFound else {
-            throw .keychain(operation: "delete the session", status: status)
-        }
-    }
-
-    private func baseQuery(account: String) -> [String: Any] {
-        var query: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword,
-            kSecAttrService as String: service,
-            kSecAttrAccount as String: account,
-        ]
-        if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
-        #if os(macOS)
-        query[kSecUseDataProtectionKeychain as String] = true
-        #endif
-        return query
-    }
-
-    /// Copies undecodable data to `<account>.corrupt-<timestamp>` and deletes the original; the new account, or nil.
-    private func keepAside(_ data: Data) -> String? {
-        let aside = "\(account).corrupt-\(Int(Date().timeIntervalSince1970))"
-        var item = baseQuery(account: aside)
-        item[kSecValueData as String] = data
-        item[kSecAttrAccessible as String] = accessibility.attribute
-        guard SecItemAdd(item as CFDictionary, nil) == errSecSuccess else { return nil }
-        SecItemDelete(baseQuery(account: account) as CFDictionary)
-        return aside
+        try await item.clear()
     }
 }
 #endif

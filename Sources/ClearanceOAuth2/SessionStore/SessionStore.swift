@@ -1,3 +1,5 @@
+import ClearanceStore
+
 /// Where an ``OAuth2Session`` keeps its tokens between launches: part of the library, not the
 /// app's chore.
 ///
