@@ -222,6 +222,27 @@ let package = Package(
             dependencies: ["Clearance", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+        // The fuzz targets' entry functions (Fuzz/README.md): one file per target, shared by the
+        // libFuzzer driver below and the corpus replay test.
+        .target(
+            name: "ClearanceFuzzing",
+            dependencies: [
+                "Clearance", "ClearanceWire", "ClearanceStore", "ClearanceOAuth2", "ClearanceSigning", "ClearanceChannels",
+                "ClearanceEntitlements", "ClearanceAppStore", "ClearanceServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Fuzz/ClearanceFuzzing",
+            swiftSettings: strict
+        ),
+        // libFuzzer's driver when built by scripts/fuzz (-D CLEARANCE_LIBFUZZER), else a replayer of inputs.
+        .executableTarget(
+            name: "ClearanceFuzzer",
+            dependencies: ["ClearanceFuzzing"],
+            path: "Fuzz/ClearanceFuzzer",
+            swiftSettings: strict
+        ),
         // What `clearance demo` runs: every job against the development servers, step by step.
         .target(
             name: "ClearanceDemo",
@@ -380,6 +401,11 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceFuzzingTests",
+            dependencies: ["ClearanceFuzzing", "ClearanceTestSupport"],
             swiftSettings: strict
         ),
             .testTarget(

@@ -24,7 +24,7 @@ struct ArchitectureTests {
         let root = try PackageRoot.url()
         var violations: [String] = []
         for (module, moduleLevel) in level {
-            let directory = module == "ClearanceBench" ? "Benchmarks/ClearanceBench" : "Sources/\(module)"
+            let directory = ["ClearanceBench": "Benchmarks/ClearanceBench", "ClearanceFuzzing": "Fuzz/ClearanceFuzzing", "ClearanceFuzzer": "Fuzz/ClearanceFuzzer"][module] ?? "Sources/\(module)"
             let files = FileManager.default.enumerator(atPath: root.appendingPathComponent(directory).path)?.compactMap { $0 as? String } ?? []
             #expect(!files.isEmpty, "no sources for \(module) in \(directory)")
             for file in files where file.hasSuffix(".swift") {

@@ -1,5 +1,5 @@
 /// Why a text frame could not be read.
-enum FrameError: Error, Sendable, Equatable {
+package enum FrameError: Error, Sendable, Equatable {
     case notJSONObject
     case missingEvent
 }

@@ -5,15 +5,15 @@ import ClearanceWire
 /// `data` is usually a *string holding JSON*; ``data`` is that string's content then, or the JSON
 /// text of the value when the server sent an object. Decoding it (``dataObject``) is the second
 /// decode the protocol needs.
-struct IncomingFrame: Sendable, Hashable {
+package struct IncomingFrame: Sendable, Hashable {
     /// The event name, e.g. `pusher:connection_established` or an app event.
-    let event: String
+    package let event: String
     /// The channel, for channel events.
-    let channel: String?
+    package let channel: String?
     /// The payload as text: the string's content when `data` was a string, otherwise JSON text.
-    let data: String?
+    package let data: String?
     /// The sender of a client event on a presence channel.
-    let userID: String?
+    package let userID: String?
 
     init(event: String, channel: String? = nil, data: String? = nil, userID: String? = nil) {
         self.event = event
@@ -24,7 +24,7 @@ struct IncomingFrame: Sendable, Hashable {
 
     /// Parses a text frame.
     /// - Throws: ``FrameError`` when it is not a JSON object with a string `event`.
-    init(parsing text: String) throws(FrameError) {
+    package init(parsing text: String) throws(FrameError) {
         guard let object = JSONValue(parsing: text)?.objectValue else { throw .notJSONObject }
         guard let event = object["event"]?.stringValue else { throw .missingEvent }
         self.event = event
@@ -38,7 +38,7 @@ struct IncomingFrame: Sendable, Hashable {
     }
 
     /// ``data`` decoded as a JSON object (the second decode), or nil.
-    var dataObject: [String: JSONValue]? {
+    package var dataObject: [String: JSONValue]? {
         data.flatMap { JSONValue(parsing: $0)?.objectValue }
     }
 }

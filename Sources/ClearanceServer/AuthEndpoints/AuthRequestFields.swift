@@ -8,16 +8,16 @@ import Hummingbird
 /// (`channel_name[0]=a&channel_name[1]=b`).
 ///
 /// Bodies are form-encoded; a JSON object with the same string members is accepted too.
-struct AuthRequestFields: Sendable, Equatable {
+package struct AuthRequestFields: Sendable, Equatable {
     /// The most channels one batched request may name.
-    static let maxBatchSize = 100
+    package static let maxBatchSize = 100
 
-    let socketID: String
-    let channelNames: [String]
-    let isBatch: Bool
+    package let socketID: String
+    package let channelNames: [String]
+    package let isBatch: Bool
 
     /// Parses a body; `requireChannel` is false for the user authentication endpoint.
-    init(body: String, contentType: String?, requireChannel: Bool) throws(AuthEndpointError) {
+    package init(body: String, contentType: String?, requireChannel: Bool) throws(AuthEndpointError) {
         let fields = try Self.fields(body: body, contentType: contentType)
         if let duplicate = fields.duplicateName { throw .duplicateField(duplicate) }
         guard let socketID = fields.first("socket_id") else { throw .missingSocketID }

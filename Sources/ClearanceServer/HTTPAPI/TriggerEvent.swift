@@ -2,16 +2,16 @@ import ClearanceSigning
 import ClearanceWire
 
 /// One event to publish, read from an HTTP API body (`/events`, or one item of `/batch_events`).
-struct TriggerEvent: Sendable, Equatable {
-    let name: String
-    let channels: [String]
-    let data: String
-    let excludedSocketID: String?
-    let info: Set<String>
+package struct TriggerEvent: Sendable, Equatable {
+    package let name: String
+    package let channels: [String]
+    package let data: String
+    package let excludedSocketID: String?
+    package let info: Set<String>
 
     /// Reads `{"name":…,"data":"…","channels":[…]|"channel":…,"socket_id"?:…,"info"?:…}` and
     /// checks it against `limits`.
-    init(_ members: [String: JSONValue], limits: HubLimits, channelNames: ChannelNameLimits) throws(HTTPAPIError) {
+    package init(_ members: [String: JSONValue], limits: HubLimits, channelNames: ChannelNameLimits) throws(HTTPAPIError) {
         guard let nameValue = members["name"] else { throw .missingField("name") }
         guard let name = nameValue.stringValue, !name.isEmpty, name.utf8.count <= limits.maxEventNameLength else {
             throw .invalidField("name", reason: "must be a non-empty string of at most \(limits.maxEventNameLength) bytes.")

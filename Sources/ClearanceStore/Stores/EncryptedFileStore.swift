@@ -63,9 +63,18 @@ public final class EncryptedFileStore<Value: Codable & Sendable>: SecureStore {
 
     /// Seals `value` into the file's bytes.
     private func seal(_ value: Value) throws(SessionStoreError) -> Data {
-        let path = fileURL.path
+        let plaintext: Data
         do {
-            let plaintext = try JSONEncoder().encode(value)
+            plaintext = try JSONEncoder().encode(value)
+        } catch {
+            throw .writeFailed(path: fileURL.path, reason: "cannot seal the value: \(error)")
+        }
+        return try Self.seal(plaintext: plaintext, key: key, format: format, path: fileURL.path)
+    }
+
+    /// The file's bytes for an encoded value: the envelope around the AES-GCM box.
+    package static func seal(plaintext: Data, key: SessionStoreKey, format: String, path: String) throws(SessionStoreError) -> Data {
+        do {
             var envelope = SealedFile(format: format, version: SealedFile.currentVersion, keyID: key.identifier, sealed: "")
             let box = try AES.GCM.seal(plaintext, using: key.key, authenticating: envelope.authenticatedData)
             guard let combined = box.combined else {
@@ -92,6 +101,11 @@ public final class EncryptedFileStore<Value: Codable & Sendable>: SecureStore {
         case .contents(let contents):
             data = contents
         }
+        return try Self.open(data, key: key, format: format, moveAside: moveAside)
+    }
+
+    /// The value sealed in a file's bytes; `moveAside` is called (once) when they are refused.
+    package static func open(_ data: Data, key: SessionStoreKey, format: String, moveAside: () -> URL?) throws(SessionStoreError) -> Value {
         guard let envelope = try? JSONDecoder().decode(SealedFile.self, from: data), envelope.format == format else {
             throw .corrupt(reason: "the file is not a \(format) file", movedAside: moveAside())
         }

@@ -3,13 +3,13 @@ import HTTPTypes
 /// The answer of `edition_credentials`: `<credentials><userid>…</userid><password>…</password>
 /// [<header name="N">V</header>…]</credentials>`, or a refusal `<credentials><error …/></credentials>`
 /// (a bare `<error …/>` is read the same).
-enum PugpigCredentialsAnswer: Sendable, Equatable {
+package enum PugpigCredentialsAnswer: Sendable, Equatable {
     case credentials(ContentCredentials)
     case error(PugpigErrorElement)
 
     /// Reads the answer; nil when it is neither form, lacks the user id or password, or names a
     /// header that is not a valid HTTP field.
-    init?(_ root: PugpigXMLElement) {
+    package init?(_ root: PugpigXMLElement) {
         if root.name == "error" {
             self = .error(PugpigErrorElement(root))
             return

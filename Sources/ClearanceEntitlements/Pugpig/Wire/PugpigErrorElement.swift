@@ -1,5 +1,5 @@
 /// Pugpig's `<error status="…" message="…"/>`, with or without a status.
-struct PugpigErrorElement: Sendable, Equatable {
+package struct PugpigErrorElement: Sendable, Equatable {
     /// `notrecognised`, `notentitled`, … (nil when the element has none).
     var status: String?
     /// The message for the user, if any.

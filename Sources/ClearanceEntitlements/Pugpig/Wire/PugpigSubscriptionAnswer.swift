@@ -2,12 +2,12 @@ import Foundation
 
 /// The answer of `verify_subscription`: `<subscription state="…" message="…">` with optional
 /// `<userinfo>` categories and an optional `<issues>` list, or `<error …/>`.
-enum PugpigSubscriptionAnswer: Sendable, Equatable {
+package enum PugpigSubscriptionAnswer: Sendable, Equatable {
     case subscription(state: SubscriptionState, message: String?, categories: [UserInfoCategory], issues: [String]?)
     case error(PugpigErrorElement)
 
     /// Reads the answer; nil when it is neither form.
-    init?(_ root: PugpigXMLElement) {
+    package init?(_ root: PugpigXMLElement) {
         switch root.name {
         case "subscription":
             let state = SubscriptionState(pugpig: root.attributes["state"] ?? "")
@@ -26,7 +26,7 @@ enum PugpigSubscriptionAnswer: Sendable, Equatable {
     }
 
     /// The snapshot this answer gives at `date` (nil for an error).
-    func snapshot(at date: Date) -> EntitlementSnapshot? {
+    package func snapshot(at date: Date) -> EntitlementSnapshot? {
         guard case .subscription(let state, let message, let categories, let issues) = self else { return nil }
         return EntitlementSnapshot(
             state: state, access: EntitlementSnapshot.effectiveAccess(state: state, issues: issues),

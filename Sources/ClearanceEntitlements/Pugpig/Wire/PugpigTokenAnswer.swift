@@ -1,11 +1,11 @@
 /// The answer of `sign_in` and `renew_token`: `<token [global_auth_password="…"]>TOKEN</token>`
 /// or `<error …/>`.
-enum PugpigTokenAnswer: Sendable, Equatable {
+package enum PugpigTokenAnswer: Sendable, Equatable {
     case token(String, globalAuthPassword: String?)
     case error(PugpigErrorElement)
 
     /// Reads the answer; nil when it is neither form (or the token is empty).
-    init?(_ root: PugpigXMLElement) {
+    package init?(_ root: PugpigXMLElement) {
         switch root.name {
         case "token":
             let token = root.trimmedText

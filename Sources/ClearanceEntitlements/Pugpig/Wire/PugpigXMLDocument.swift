@@ -13,23 +13,23 @@ import FoundationXML
 ///
 /// External entities are never resolved (`shouldResolveExternalEntities` is off) and any entity
 /// or DTD declaration the parser reports aborts the parse.
-enum PugpigXMLDocument {
+package enum PugpigXMLDocument {
     /// The largest document read (Pugpig answers are a few hundred bytes; issue lists a few kB).
     static let maximumSize = 1 << 20
     /// The deepest nesting accepted (Pugpig's deepest is 3).
-    static let maximumDepth = 16
+    package static let maximumDepth = 16
     /// The most elements accepted (an issue list of many thousand issues fits).
-    static let maximumElements = 200_000
+    package static let maximumElements = 200_000
 
     /// Why a document was refused.
-    enum Refusal: Error, Equatable, CustomStringConvertible {
+    package enum Refusal: Error, Equatable, CustomStringConvertible {
         case tooLarge
         case documentTypeDeclaration
         case tooDeep
         case tooManyElements
         case malformed(String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .tooLarge: "the document is larger than \(PugpigXMLDocument.maximumSize) bytes"
             case .documentTypeDeclaration: "the document declares a document type or entities (refused)"
@@ -41,7 +41,7 @@ enum PugpigXMLDocument {
     }
 
     /// The root element of `data`.
-    static func parse(_ data: Data) throws(Refusal) -> PugpigXMLElement {
+    package static func parse(_ data: Data) throws(Refusal) -> PugpigXMLElement {
         guard data.count <= maximumSize else { throw .tooLarge }
         // Pugpig answers are UTF-8; a NUL byte means UTF-16 or UTF-32, where the check below
         // would not see a declaration.

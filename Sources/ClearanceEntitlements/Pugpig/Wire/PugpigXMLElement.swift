@@ -1,10 +1,10 @@
 /// One element of a parsed Pugpig answer: its name, attributes, child elements and text.
 /// Comments and processing instructions are dropped by the parser.
-struct PugpigXMLElement: Sendable, Equatable {
-    var name: String
-    var attributes: [String: String]
-    var children: [PugpigXMLElement] = []
-    var text = ""
+package struct PugpigXMLElement: Sendable, Equatable {
+    package var name: String
+    package var attributes: [String: String]
+    package var children: [PugpigXMLElement] = []
+    package var text = ""
 
     /// The first child named `name`.
     func child(_ name: String) -> PugpigXMLElement? {

@@ -5,7 +5,7 @@ import ClearanceWire
 /// `data` may be an object or a string holding JSON (clients differ); both are accepted for
 /// the `pusher:` events. Client events keep their `data` as the exact JSON text the client
 /// sent, so receivers get it unchanged.
-enum ClientMessage: Sendable, Equatable {
+package enum ClientMessage: Sendable, Equatable {
     case ping
     case pong
     case subscribe(channel: String, auth: String?, channelData: String?)
@@ -18,7 +18,7 @@ enum ClientMessage: Sendable, Equatable {
     static let clientEventPrefix = "client-"
 
     /// Decodes one text frame.
-    static func parse(_ text: String) throws(HubProtocolError) -> ClientMessage {
+    package static func parse(_ text: String) throws(HubProtocolError) -> ClientMessage {
         let members: [String: JSONScanner.Member]
         do {
             members = try JSONScanner.parseObjectMembers(text)

@@ -2,7 +2,7 @@
 ///
 /// Only ``clientEventRateLimited`` carries a protocol code (4301); the others are sent with
 /// `"code": null`, as hosted Pusher does. Messages never echo client-supplied values.
-enum HubProtocolError: Error, Sendable, Equatable {
+package enum HubProtocolError: Error, Sendable, Equatable {
     case invalidJSON
     case notAnObject
     case binaryMessage

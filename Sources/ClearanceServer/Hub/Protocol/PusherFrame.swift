@@ -7,7 +7,7 @@ import ClearanceWire
 /// (clients decode it a second time), and an object for `pusher:error`,
 /// `pusher:subscription_error` and `pusher:signin_success`. Client events carry the sender's
 /// `data` unchanged.
-enum PusherFrame {
+package enum PusherFrame {
     static func connectionEstablished(socketID: String, activityTimeout: Int) -> String {
         var frame = JSONWriter()
         frame.string("event", "pusher:connection_established")
@@ -104,7 +104,7 @@ enum PusherFrame {
     }
 
     /// An event from the HTTP API: `data` is the string the server library sent.
-    static func event(name: String, channel: String, data: String) -> String {
+    package static func event(name: String, channel: String, data: String) -> String {
         var frame = JSONWriter(capacity: data.utf8.count + name.utf8.count + channel.utf8.count + 48)
         frame.string("event", name)
         frame.string("channel", channel)
@@ -113,7 +113,7 @@ enum PusherFrame {
     }
 
     /// A client event: `rawData` is the sender's JSON text; presence channels add `user_id`.
-    static func clientEvent(name: String, channel: String, rawData: String, userID: String?) -> String {
+    package static func clientEvent(name: String, channel: String, rawData: String, userID: String?) -> String {
         var frame = JSONWriter(capacity: rawData.utf8.count + name.utf8.count + channel.utf8.count + 64)
         frame.string("event", name)
         frame.string("channel", channel)
