@@ -148,11 +148,11 @@ extension SecretBox {
                 key: UnsafeRawPointer(block0), tag: UnsafeMutableRawPointer(spare))
             var message: [UInt8]? = nil
             if ConstantTime.equals(UnsafeRawBufferPointer(start: UnsafeRawPointer(spare), count: tagLength), UnsafeRawBufferPointer(start: tag, count: tagLength)) {
-                message = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                    if count > 0 {
-                        crypt(ciphertext, output: UnsafeMutableRawPointer(buffer.baseAddress!), count: count,
-                              state: state, block0: block0, spare: spare)
-                    }
+                // An empty message is `[]`: building it with capacity 0 would write the count of
+                // the shared empty-array storage, a data race ThreadSanitizer reports.
+                message = count == 0 ? [] : [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    crypt(ciphertext, output: UnsafeMutableRawPointer(buffer.baseAddress!), count: count,
+                          state: state, block0: block0, spare: spare)
                     initialized = count
                 }
             }
