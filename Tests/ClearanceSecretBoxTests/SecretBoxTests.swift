@@ -55,6 +55,18 @@ import ClearanceSecretBox
         #expect(try SecretBox.open(box, nonce: nonce, key: key) == [])
     }
 
+    /// Empty messages opened on many threads at once: under `scripts/sanitize thread` this was a
+    /// data race (building `[]` with capacity 0 wrote the shared empty-array storage).
+    @Test func emptyMessagesOpenConcurrently() async throws {
+        let key = [UInt8](repeating: 7, count: 32), nonce = [UInt8](repeating: 9, count: 24)
+        let box = try SecretBox.seal([], nonce: nonce, key: key)
+        let opened = await withTaskGroup(of: [UInt8]?.self) { group in
+            for _ in 0..<64 { group.addTask { try? SecretBox.open(box, nonce: nonce, key: key) } }
+            return await group.reduce(into: [[UInt8]?]()) { $0.append($1) }
+        }
+        #expect(opened.count == 64 && opened.allSatisfy { $0 == [] })
+    }
+
     @Test func roundTripAcrossBlockBoundaries() throws {
         var rng = SeededGenerator(seed: 0x5EC2_E7B0)
         let key = rng.bytes(32), nonce = rng.bytes(24)
