@@ -108,6 +108,13 @@ import Testing
         #expect(throws: PugpigXMLDocument.Refusal.documentTypeDeclaration) { try PugpigXMLDocument.parse(Data(xml.utf8)) }
     }
 
+    /// Found by `scripts/fuzz pugpig-xml`: FoundationXML traps on an element name that is not
+    /// valid UTF-8; such a document is refused before parsing.
+    @Test func invalidUTF8IsRefusedBeforeParsing() {
+        let xml = Data("<cr".utf8) + Data([0xFD]) + Data("als><userid>u</userid></credentials>".utf8)
+        #expect(throws: PugpigXMLDocument.Refusal.malformed("not UTF-8")) { try PugpigXMLDocument.parse(xml) }
+    }
+
     @Test func aDeclarationHiddenInUTF16IsRefused() {
         let xml = #"<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE t [<!ENTITY x SYSTEM "file:///etc/passwd">]><token>&x;</token>"#
         let utf16 = Data([0xFF, 0xFE]) + xml.data(using: .utf16LittleEndian)!

@@ -93,4 +93,15 @@ import Testing
             #expect(!"\(error.authorizationError(source: "s"))".contains("SECRET"))
         }
     }
+
+    /// Found by `scripts/fuzz token-response`: an unrecognized `error` code echoed a secret.
+    @Test func errorCodesNeverCarryTheRequestsSecrets() {
+        do {
+            _ = try parse(#"{"error":"invalid_grd rt-SECRET-123"}"#, status: 400, secrets: ["rt-SECRET-123"])
+            Issue.record("an error answer parsed")
+        } catch {
+            #expect(!error.message.contains("SECRET"))
+            #expect(!"\(error)".contains("SECRET"))
+        }
+    }
 }

@@ -35,7 +35,7 @@ public struct OAuth2ServerError: Sendable, Hashable, CustomStringConvertible {
     ///   - secrets: Values that must not appear in the description (the request's token, password, secret, code).
     ///   - response: The whole answer, when the error came in an HTTP response.
     public init(code: String, description: String? = nil, uri: String? = nil, httpStatus: Int, secrets: [String] = [], response: HTTPErrorResponse? = nil) {
-        self.code = Self.sanitizeCode(code)
+        self.code = Self.sanitizeCode(Self.sanitize(code, masking: secrets))
         self.serverDescription = description.map { Self.sanitize($0, masking: secrets) }
         self.uri = uri.map { Self.sanitize($0, masking: secrets) }
         self.httpStatus = httpStatus

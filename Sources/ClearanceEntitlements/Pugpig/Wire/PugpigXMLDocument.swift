@@ -45,7 +45,9 @@ package enum PugpigXMLDocument {
         guard data.count <= maximumSize else { throw .tooLarge }
         // Pugpig answers are UTF-8; a NUL byte means UTF-16 or UTF-32, where the check below
         // would not see a declaration.
-        if data.contains(0) { throw .malformed("not UTF-8") }
+        // Invalid UTF-8 is refused before the parser sees it: FoundationXML traps on an element
+        // name that is not valid UTF-8 (found by scripts/fuzz pugpig-xml).
+        if data.contains(0) || String(data: data, encoding: .utf8) == nil { throw .malformed("not UTF-8") }
         // Every DTD starts with `<!DOCTYPE`; refusing it outright closes the entity attacks
         // whatever the underlying libxml2 would do with them.
         if data.range(of: Data("<!DOCTYPE".utf8)) != nil || data.range(of: Data("<!ENTITY".utf8)) != nil {
