@@ -115,6 +115,13 @@ import Testing
         #expect(throws: PugpigXMLDocument.Refusal.malformed("not UTF-8")) { try PugpigXMLDocument.parse(xml) }
     }
 
+    /// Found by `scripts/fuzz pugpig-xml`: FoundationXML crashes (strlen of NULL) on a processing
+    /// instruction without data; processing instructions are refused before parsing.
+    @Test func processingInstructionsAreRefusedBeforeParsing() throws {
+        #expect(throws: PugpigXMLDocument.Refusal.malformed("a processing instruction")) { try PugpigXMLDocument.parse(Data("<token>abc<?px?></token>".utf8)) }
+        #expect(try PugpigXMLDocument.parse(Data(#"<?xml version="1.0" encoding="UTF-8"?><token>abc</token>"#.utf8)).name == "token")
+    }
+
     @Test func aDeclarationHiddenInUTF16IsRefused() {
         let xml = #"<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE t [<!ENTITY x SYSTEM "file:///etc/passwd">]><token>&x;</token>"#
         let utf16 = Data([0xFF, 0xFE]) + xml.data(using: .utf16LittleEndian)!

@@ -53,6 +53,9 @@ package enum PugpigXMLDocument {
         if data.range(of: Data("<!DOCTYPE".utf8)) != nil || data.range(of: Data("<!ENTITY".utf8)) != nil {
             throw .documentTypeDeclaration
         }
+        // FoundationXML crashes on a processing instruction without data (`<?x?>`, found by
+        // scripts/fuzz pugpig-xml); no Pugpig answer has one besides the XML declaration.
+        if hasProcessingInstruction(data) { throw .malformed("a processing instruction") }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -64,6 +67,17 @@ package enum PugpigXMLDocument {
             throw .malformed(parser.parserError.map { "\(($0 as NSError).code)" } ?? "no root element")
         }
         return root
+    }
+
+    /// Whether `data` holds a `<?…?>` other than an XML declaration (`<?xml` and a space).
+    private static func hasProcessingInstruction(_ data: Data) -> Bool {
+        var rest = data[...]
+        while let found = rest.range(of: Data("<?".utf8)) {
+            rest = rest[found.upperBound...]
+            let isDeclaration = rest.starts(with: Data("xml".utf8)) && rest.dropFirst(3).first.map { [0x20, 0x09, 0x0A, 0x0D].contains($0) } == true
+            if !isDeclaration { return true }
+        }
+        return false
     }
 }
 
