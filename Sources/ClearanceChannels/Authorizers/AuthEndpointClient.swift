@@ -45,3 +45,11 @@ struct AuthEndpointClient: Sendable {
         }
     }
 }
+
+extension AuthEndpointClient: SecretRedacting {
+    /// The endpoint (without its query) and the names of the headers and parameters.
+    var description: String {
+        let headerNames = headers.map(\.name.canonicalName) + (headerProviders.isEmpty ? [] : ["(\(headerProviders.count) providers)"])
+        return "endpoint: \(Redactor.stripQueries(endpoint.absoluteString)), headers: [\(headerNames.joined(separator: ", "))], parameters: [\(parameters.map(\.0).joined(separator: ", "))]"
+    }
+}

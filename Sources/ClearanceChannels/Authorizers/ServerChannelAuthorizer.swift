@@ -105,3 +105,8 @@ public struct ServerChannelAuthorizer: ChannelAuthorizer {
         return try AuthEndpointResponse.batch(try await client.post(fields), channels: channelNames)
     }
 }
+
+extension ServerChannelAuthorizer: SecretRedacting {
+    /// The endpoint and the names of the headers and parameters: never their values.
+    public var description: String { "ServerChannelAuthorizer(\(client))" }
+}

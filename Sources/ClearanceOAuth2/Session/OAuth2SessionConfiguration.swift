@@ -120,3 +120,10 @@ public struct OAuth2SessionConfiguration: Sendable {
             transportSecurity: transportSecurity, clock: clock, tokenScheme: headerScheme, logger: logger)
     }
 }
+
+extension OAuth2SessionConfiguration: SecretRedacting {
+    /// The name, endpoints and client without its secret.
+    public var description: String {
+        "OAuth2SessionConfiguration(name: \(name), token endpoint: \(Redactor.stripQueries(endpoints.token.absoluteString)), client: \(client), header scheme: \(headerScheme))"
+    }
+}

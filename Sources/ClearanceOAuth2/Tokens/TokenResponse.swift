@@ -96,7 +96,7 @@ public struct TokenResponse: Sendable {
     }
 }
 
-extension TokenResponse: CustomStringConvertible {
+extension TokenResponse: SecretRedacting {
     public var description: String {
         "TokenResponse(type: \(tokenType), expiresIn: \(expiresIn.map { "\($0)" } ?? "nil"), refresh token: \(refreshToken == nil ? "no" : "yes"))"
     }
