@@ -113,6 +113,22 @@ final class RawWebSocket: @unchecked Sendable {
         return Frame(fin: fin, opcode: opcode, payload: payload)
     }
 
+    /// The frames that arrive until `count` have, a close frame has, or the connection ends.
+    /// Reads on a thread of its own: a test's task must never block on a socket (the hub's own
+    /// tasks share the few threads of the cooperative pool).
+    func frames(upTo count: Int) async -> [Frame] {
+        await withCheckedContinuation { (continuation: CheckedContinuation<[Frame], Never>) in
+            Thread {
+                var frames: [Frame] = []
+                while frames.count < count, let frame = try? self.readFrame() {
+                    frames.append(frame)
+                    if frame.opcode == Opcode.close.rawValue { break }
+                }
+                continuation.resume(returning: frames)
+            }.start()
+        }
+    }
+
     /// Stops both directions; a blocked ``readFrame()`` returns `nil`.
     func shutdownSocket() {
         socket.shutdownSocket()
