@@ -81,11 +81,7 @@ struct HubHostileInputTests {
     // MARK: Floods
 
     @Test func subscriptionsPastTheChannelLimitAreRefusedWith403() async throws {
-        let limits = TestHub.limits {
-            $0.maxChannelsPerConnection = 20
-            $0.subscriptionChangesPerSecond = 100_000
-        }
-        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+        try await TestHub.with(Self.configuration(channels: 20, changesPerSecond: 100_000)) { hub in
             let (client, socketID) = try await TestHub.connect(hub)
             for index in 0..<30 { client.send(TestHub.subscribeFrame(channel: "room-\(index)", socketID: socketID)) }
             var succeeded = 0
@@ -108,11 +104,7 @@ struct HubHostileInputTests {
     }
 
     @Test func aFloodOfSubscribesIsRateLimitedWith429() async throws {
-        let limits = TestHub.limits {
-            $0.maxChannelsPerConnection = 20  // also the burst
-            $0.subscriptionChangesPerSecond = 5
-        }
-        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+        try await TestHub.with(Self.configuration(channels: 20, changesPerSecond: 5)) { hub in
             let (client, socketID) = try await TestHub.connect(hub)
             let start = ContinuousClock.now
             // Subscribe, then leave again: only the rate, not the channel limit, can refuse.
@@ -138,11 +130,7 @@ struct HubHostileInputTests {
     }
 
     @Test func presenceChurnIsBoundedByTheSameRate() async throws {
-        let limits = TestHub.limits {
-            $0.maxChannelsPerConnection = 10
-            $0.subscriptionChangesPerSecond = 5
-        }
-        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+        try await TestHub.with(Self.configuration(channels: 10, changesPerSecond: 5)) { hub in
             let channel = "presence-churn"
             let (observer, observerID) = try await TestHub.connect(hub)
             try await TestHub.subscribe(observer, socketID: observerID, channel: channel, channelData: TestHub.presenceData("observer"))
@@ -316,6 +304,14 @@ struct HubHostileInputTests {
     }
 
     // MARK: Helpers
+
+    /// The test hub with these subscription limits (the channel limit is also the burst).
+    static func configuration(channels: Int, changesPerSecond: Int) -> HubConfiguration {
+        TestHub.configuration(limits: TestHub.limits {
+            $0.maxChannelsPerConnection = channels
+            $0.subscriptionChangesPerSecond = changesPerSecond
+        })
+    }
 
     /// The hub is up and serves a good client: it subscribes, and receives an event triggered
     /// through the HTTP API.
