@@ -114,6 +114,10 @@ struct HubConfigurationTests {
         let url = try write(#"{"apps":[{"id":"a","key":"k","secret":"s"}],"limits":{"pongTimeout":1e300}}"#)
         defer { try? FileManager.default.removeItem(at: url) }
         #expect(throws: HubConfigurationError.invalidLimit("pongTimeout")) { try HubConfiguration.load(contentsOf: url) }
+        #expect(HubConfigurationError.invalidLimit("pongTimeout").message
+            == "The limit pongTimeout is out of range (allowed: more than 0 to 3600 seconds).")
+        #expect(HubConfigurationError.invalidLimit("maxMessageBytes").message
+            == "The limit maxMessageBytes is out of range (allowed: 1024 to 16777216).")
         // Starting a hub with it is refused the same way.
         let configuration = try HubConfiguration.load(contentsOf: url, validating: false)
         await #expect(throws: HubConfigurationError.invalidLimit("pongTimeout")) { try await HubServer.start(configuration) }

@@ -152,34 +152,61 @@ public struct HubLimits: Sendable, Hashable, Codable {
 
     /// The name of the first member outside its allowed range, if any. NaN is outside every range.
     func firstInvalidMember() -> String? {
-        let checks: [(String, Bool)] = [
-            ("activityTimeout", (1...3_600).contains(activityTimeout)),
-            ("pongTimeout", Self.seconds(pongTimeout, atMost: 3_600)),
-            ("inactivityTimeout", Self.seconds(inactivityTimeout, atMost: 604_800)),
-            ("userAuthenticationTimeout", userAuthenticationTimeout.map { Self.seconds($0, atMost: 86_400) } ?? true),
-            ("maxChannelNameLength", (1...1_024).contains(maxChannelNameLength)),
-            ("maxEventDataBytes", (1...16_777_216).contains(maxEventDataBytes)),
-            ("maxPresenceMembers", (1...100_000).contains(maxPresenceMembers)),
-            ("maxPresenceUserInfoBytes", (2...1_048_576).contains(maxPresenceUserInfoBytes)),
-            ("clientEventsPerSecond", (0...10_000).contains(clientEventsPerSecond)),
-            ("maxMessageBytes", (1_024...16_777_216).contains(maxMessageBytes)),
-            ("maxChannelsPerEvent", (1...10_000).contains(maxChannelsPerEvent)),
-            ("maxEventsPerBatch", (1...1_000).contains(maxEventsPerBatch)),
-            ("maxEventNameLength", (1...1_024).contains(maxEventNameLength)),
-            ("maxHTTPBodyBytes", (1_024...67_108_864).contains(maxHTTPBodyBytes)),
-            ("maxConnections", (0...1_000_000).contains(maxConnections)),
-            ("maxChannelsPerConnection", (1...100_000).contains(maxChannelsPerConnection)),
-            ("subscriptionChangesPerSecond", (1...100_000).contains(subscriptionChangesPerSecond)),
-            ("httpIdleTimeout", Self.seconds(httpIdleTimeout, atMost: 3_600)),
-            ("maxQueuedFrames", (16...1_048_576).contains(maxQueuedFrames)),
-            ("closeTimeout", Self.seconds(closeTimeout, atMost: 600)),
-            ("shutdownSpread", shutdownSpread >= 0 && shutdownSpread <= 60),
-        ]
-        return checks.first { !$0.1 }?.0
+        Self.rules.first { !$0.holds(self) }?.name
     }
 
-    /// A duration in seconds above zero and at most `limit` (false for NaN and infinities).
-    private static func seconds(_ value: Double, atMost limit: Double) -> Bool {
-        value > 0 && value <= limit
+    /// The allowed range of a member (or `apps.maxConnections`), for error messages.
+    static func allowedRange(of member: String) -> String? {
+        member == "apps.maxConnections" ? Rule.describe(connectionRange) : rules.first { $0.name == member }?.range
+    }
+
+    /// The range of ``maxConnections``, and of an app's.
+    static let connectionRange = 0...1_000_000
+
+    private static let rules: [Rule] = [
+        .count("activityTimeout", { $0.activityTimeout }, 1...3_600),
+        .seconds("pongTimeout", { $0.pongTimeout }, atMost: 3_600),
+        .seconds("inactivityTimeout", { $0.inactivityTimeout }, atMost: 604_800),
+        .seconds("userAuthenticationTimeout", { $0.userAuthenticationTimeout }, atMost: 86_400),
+        .count("maxChannelNameLength", { $0.maxChannelNameLength }, 1...1_024),
+        .count("maxEventDataBytes", { $0.maxEventDataBytes }, 1...16_777_216),
+        .count("maxPresenceMembers", { $0.maxPresenceMembers }, 1...100_000),
+        .count("maxPresenceUserInfoBytes", { $0.maxPresenceUserInfoBytes }, 2...1_048_576),
+        .count("clientEventsPerSecond", { $0.clientEventsPerSecond }, 0...10_000),
+        .count("maxMessageBytes", { $0.maxMessageBytes }, 1_024...16_777_216),
+        .count("maxChannelsPerEvent", { $0.maxChannelsPerEvent }, 1...10_000),
+        .count("maxEventsPerBatch", { $0.maxEventsPerBatch }, 1...1_000),
+        .count("maxEventNameLength", { $0.maxEventNameLength }, 1...1_024),
+        .count("maxHTTPBodyBytes", { $0.maxHTTPBodyBytes }, 1_024...67_108_864),
+        .count("maxConnections", { $0.maxConnections }, connectionRange),
+        .count("maxChannelsPerConnection", { $0.maxChannelsPerConnection }, 1...100_000),
+        .count("subscriptionChangesPerSecond", { $0.subscriptionChangesPerSecond }, 1...100_000),
+        .seconds("httpIdleTimeout", { $0.httpIdleTimeout }, atMost: 3_600),
+        .count("maxQueuedFrames", { $0.maxQueuedFrames }, 16...1_048_576),
+        .seconds("closeTimeout", { $0.closeTimeout }, atMost: 600),
+        .seconds("shutdownSpread", { $0.shutdownSpread }, atMost: 60, zeroAllowed: true),
+    ]
+
+    /// One member's allowed range.
+    private struct Rule: Sendable {
+        let name: String
+        let range: String
+        let holds: @Sendable (HubLimits) -> Bool
+
+        static func count(_ name: String, _ value: @escaping @Sendable (HubLimits) -> Int, _ range: ClosedRange<Int>) -> Rule {
+            Rule(name: name, range: describe(range)) { range.contains(value($0)) }
+        }
+
+        /// Seconds above zero (or from zero) up to `limit`; `nil` (an optional timer that is off) holds.
+        static func seconds(_ name: String, _ value: @escaping @Sendable (HubLimits) -> Double?, atMost limit: Int, zeroAllowed: Bool = false) -> Rule {
+            Rule(name: name, range: "\(zeroAllowed ? "0" : "more than 0") to \(limit) seconds") { limits in
+                guard let seconds = value(limits) else { return true }
+                return (zeroAllowed ? seconds >= 0 : seconds > 0) && seconds <= Double(limit)
+            }
+        }
+
+        static func describe(_ range: ClosedRange<Int>) -> String {
+            "\(range.lowerBound) to \(range.upperBound)"
+        }
     }
 }
