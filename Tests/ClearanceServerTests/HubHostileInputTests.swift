@@ -193,7 +193,7 @@ struct HubHostileInputTests {
                 return socket
             }
             let closings = await withTaskGroup(of: Duration?.self) { group in
-                for socket in sockets { group.addTask { await socket.untilClosed(timeout: .seconds(10))?.after } }
+                for socket in sockets { group.addTask { await socket.untilClosed(timeout: .seconds(10))?.sinceConnected } }
                 return await group.reduce(into: [Duration?]()) { $0.append($1) }
             }
             #expect(closings.allSatisfy { $0 != nil }, "\(closings.filter { $0 == nil }.count) stalled connections still open after 10 s")

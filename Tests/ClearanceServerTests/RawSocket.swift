@@ -14,6 +14,8 @@ final class RawSocket: @unchecked Sendable {
     }
 
     private let fd: Int32
+    /// When connecting began: a server's idle timer for this connection starts no earlier.
+    let connectedAt: ContinuousClock.Instant
 
     /// Connects to `host:port` (an IPv4 address).
     init(host: String, port: Int) throws {
@@ -23,6 +25,7 @@ final class RawSocket: @unchecked Sendable {
         fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
+        connectedAt = .now
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -65,10 +68,11 @@ final class RawSocket: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    /// Everything the peer sends until it closes the connection, and how long that took; `nil`
+    /// Everything the peer sends until it closes the connection, and how long that took (since
+    /// this wait began, and since the connection was made); `nil`
     /// when it is still open after `timeout`. Reads on a thread of its own, so that waiting
     /// never blocks the test's (or the server's) tasks.
-    func untilClosed(timeout: Duration) async -> (bytes: [UInt8], after: Duration)? {
+    func untilClosed(timeout: Duration) async -> (bytes: [UInt8], after: Duration, sinceConnected: Duration)? {
         let start = ContinuousClock.now
         let timer = Task {
             try await Task.sleep(for: timeout)
@@ -83,7 +87,7 @@ final class RawSocket: @unchecked Sendable {
         }
         timer.cancel()
         let elapsed = ContinuousClock.now - start
-        return elapsed < timeout ? (bytes, elapsed) : nil
+        return elapsed < timeout ? (bytes, elapsed, ContinuousClock.now - connectedAt) : nil
     }
 }
 
