@@ -114,18 +114,23 @@ final class RawWebSocket: @unchecked Sendable {
     }
 
     /// The frames that arrive until `count` have, a close frame has, or the connection ends.
-    /// Reads on a thread of its own: a test's task must never block on a socket (the hub's own
-    /// tasks share the few threads of the cooperative pool).
     func frames(upTo count: Int) async -> [Frame] {
-        await withCheckedContinuation { (continuation: CheckedContinuation<[Frame], Never>) in
-            Thread {
-                var frames: [Frame] = []
-                while frames.count < count, let frame = try? self.readFrame() {
-                    frames.append(frame)
-                    if frame.opcode == Opcode.close.rawValue { break }
-                }
-                continuation.resume(returning: frames)
-            }.start()
+        await reading { socket in
+            var frames: [Frame] = []
+            while frames.count < count, let frame = try? socket.readFrame() {
+                frames.append(frame)
+                if frame.opcode == Opcode.close.rawValue { break }
+            }
+            return frames
+        }
+    }
+
+    /// What `read` (which blocks on the socket) returns, run on a thread of its own: a test's
+    /// task must never block on a socket (the hub's own tasks share the few threads of the
+    /// cooperative pool).
+    func reading<T: Sendable>(_ read: @escaping @Sendable (RawWebSocket) -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            Thread { continuation.resume(returning: read(self)) }.start()
         }
     }
 
