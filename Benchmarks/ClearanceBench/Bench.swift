@@ -20,6 +20,10 @@ public enum Bench {
         public var channelRuns = 5
         /// Downloads of the 10 MB edition in the entitlements figure (each way).
         public var downloads = 20
+        /// Minutes of the soak; when set, the soak runs instead of the figures.
+        public var soakMinutes: Double?
+        /// Connections in the soak.
+        public var soakConnections = 2_000
 
         public init() {}
     }
@@ -29,6 +33,10 @@ public enum Bench {
         #if DEBUG
         print("note: this is a debug build; run `swift run -c release clearance bench` for meaningful numbers.\n")
         #endif
+        if let minutes = options.soakMinutes {
+            try await SoakBench(minutes: minutes, connections: options.soakConnections).run()
+            return
+        }
         let figures = options.figures
         if figures.contains(.credentials) { try await CredentialApplicationBench(iterations: options.iterations).run() }
         if figures.contains(.fanIn) { try await RefreshFanInBench(requests: options.requests).run() }

@@ -31,7 +31,10 @@ struct ChannelsBench {
         print("\nSubscribing \(channels) private channels on one connection (auth endpoint on the embedded hub; median of \(runs) runs)")
         let quiet = Logger.silent("bench")
         let user = DevelopmentUser(token: "bench-\(UUID().uuidString)", id: "bench")
-        let configuration = HubConfiguration(port: 0, apps: [HubAppConfiguration(id: "100001", key: "bench-key", secret: HubConfiguration.randomSecret())])
+        // One connection holds every channel: past the default limit of 1,000 when asked for more.
+        let limits = HubLimits(maxChannelsPerConnection: max(HubLimits().maxChannelsPerConnection, channels))
+        let configuration = HubConfiguration(
+            port: 0, apps: [HubAppConfiguration(id: "100001", key: "bench-key", secret: HubConfiguration.randomSecret())], limits: limits)
         let hub = try await DevelopmentHub(configuration: configuration, users: [user]).start(logger: quiet)
         let httpClient = AsyncHTTPClientHTTPTransport.makeClient(connectionsPerHost: 16)
         var times: [Bool: [Double]] = [false: [], true: []]

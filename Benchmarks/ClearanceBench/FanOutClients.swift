@@ -85,7 +85,8 @@ enum FanOutClients {
         return UInt64(digits)
     }
 
-    private static func raiseOpenFileLimit() {
+    /// Raises this process's open-file limit to the hard limit: every client is a descriptor.
+    static func raiseOpenFileLimit() {
         #if canImport(Glibc)
         var limit = rlimit()
         if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {

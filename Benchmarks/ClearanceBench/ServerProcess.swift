@@ -95,6 +95,11 @@ final class ServerProcess: @unchecked Sendable {
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
+    /// The number of the process's open file descriptors (Linux `/proc`), or `nil` elsewhere.
+    func openFileDescriptors() -> Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd"))?.count
+    }
+
     /// Publishes one event through the signed HTTP API, as a server library would.
     func trigger(channel: String, name: String, data: String) async throws {
         let quoted = String(decoding: try JSONSerialization.data(withJSONObject: [data]), as: UTF8.self)

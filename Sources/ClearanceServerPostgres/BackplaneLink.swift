@@ -184,10 +184,10 @@ final class BackplaneLink: Sendable {
     /// A short reason for logs and ``BackplaneState/unavailable(reason:)``: the PostgreSQL
     /// error's code and the server's message (never a password: PostgreSQL does not echo one).
     static func describe(_ error: any Error) -> String {
-        guard let error = error as? PSQLError else { return Redactor.scrub(String(describing: error)) }
+        guard let error = error as? PSQLError else { return Redactor.describe(error) }
         var text = "\(error.code)"
         if let message = error.serverInfo?[.message] { text += ": \(message)" }
-        if let underlying = error.underlying { text += " (\(Redactor.scrub(String(describing: underlying))))" }
+        if let underlying = error.underlying { text += " (\(Redactor.describe(underlying)))" }
         return text
     }
 }

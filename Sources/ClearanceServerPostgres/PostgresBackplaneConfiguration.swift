@@ -54,7 +54,7 @@ public struct PostgresBackplaneConfiguration: Sendable, CustomStringConvertible 
                 do {
                     tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
                 } catch {
-                    throw .invalidURL(reason: "TLS cannot be set up: \(Redactor.scrub(String(describing: error))).")
+                    throw .invalidURL(reason: "TLS cannot be set up: \(Redactor.describe(error)).")
                 }
             case ("sslmode", let mode):
                 throw .invalidURL(reason: "sslmode must be disable or require, not \(mode).")

@@ -216,3 +216,8 @@ public struct ChannelAuthSigner: Sendable {
         guard signatureMatches else { throw .invalidSignature }
     }
 }
+
+extension ChannelAuthSigner: SecretRedacting {
+    /// The app key only: never the secret nor the encryption master key.
+    public var description: String { "ChannelAuthSigner(key: \(key), secret: \(Redactor.mask))" }
+}

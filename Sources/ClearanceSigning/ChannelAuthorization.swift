@@ -1,3 +1,4 @@
+import Clearance
 import ClearanceWire
 
 /// What a channel authorization endpoint returns for one channel.
@@ -49,5 +50,14 @@ public struct ChannelAuthorization: Sendable, Hashable, Codable {
         case channelData = "channel_data"
         /// `shared_secret`
         case sharedSecret = "shared_secret"
+    }
+}
+
+extension ChannelAuthorization: SecretRedacting {
+    /// Shows the app key of ``auth`` and whether the other members are present; never the
+    /// signature, the `channel_data` or the shared secret.
+    public var description: String {
+        let key = auth.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        return "ChannelAuthorization(auth: \(key):\(Redactor.mask), channelData: \(channelData == nil ? "none" : Redactor.mask), sharedSecret: \(sharedSecret == nil ? "none" : Redactor.mask))"
     }
 }

@@ -1,3 +1,4 @@
+import Clearance
 import ClearanceWire
 
 /// What a user authentication (sign-in) endpoint returns.
@@ -31,5 +32,13 @@ public struct UserAuthentication: Sendable, Hashable, Codable {
         case auth
         /// `user_data`
         case userData = "user_data"
+    }
+}
+
+extension UserAuthentication: SecretRedacting {
+    /// Shows the app key of ``auth`` and the size of ``userData``; never the signature.
+    public var description: String {
+        let key = auth.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        return "UserAuthentication(auth: \(key):\(Redactor.mask), userData: \(userData.utf8.count) bytes)"
     }
 }

@@ -22,16 +22,22 @@ struct ChannelAuthCommand: ParsableCommand {
     @Option(name: .customLong("channel-data"), help: "Presence channel_data: a JSON object with user_id. Signed verbatim.")
     var channelData: String?
 
-    @Option(name: .customLong("master-key"), help: "Encryption master key (base64 of 32 bytes) for private-encrypted- channels.")
+    @Option(name: .customLong("master-key"), help: "Encryption master key (base64 of 32 bytes) for private-encrypted- channels; - reads it from standard input. Also --master-key-file or CLEARANCE_MASTER_KEY.")
     var masterKey: String?
+
+    @Option(name: .customLong("master-key-file"), help: "A file holding the encryption master key.")
+    var masterKeyFile: String?
 
     @Option(name: .customLong("max-channel-length"), help: "Longest accepted channel name (hosted Pusher: 164).")
     var maxChannelLength: Int = ChannelNameLimits.default.maxLength
 
     func run() throws {
+        if masterKey == "-" && app.secret == "-" { throw ValidationError("Only one secret can come from standard input.") }
+        let secret = try app.appSecret()
+        let masterKey = try SecretInput(flag: "--master-key", environment: "CLEARANCE_MASTER_KEY").resolve(value: masterKey, file: masterKeyFile)
         try app.printSigned { () throws(SigningError) in
             let signer = try ChannelAuthSigner(
-                key: app.key, secret: app.secret, masterKeyBase64: masterKey,
+                key: app.key, secret: secret, masterKeyBase64: masterKey,
                 limits: ChannelNameLimits(maxLength: maxChannelLength))
             return try signer.authorizeChannel(socketID: app.socketID, channelName: channel, channelData: channelData).jsonString
         }

@@ -19,7 +19,8 @@ struct LoginCommand: AsyncParsableCommand {
 
     @Option(help: "The token endpoint URL.") var tokenURL: String
     @Option(help: "The client id.") var clientID: String
-    @Option(help: "The client secret (confidential clients).") var clientSecret: String?
+    @Option(help: "The client secret (confidential clients); - reads it from standard input. Also --client-secret-file or CLEARANCE_CLIENT_SECRET.") var clientSecret: String?
+    @Option(help: "A file holding the client secret.") var clientSecretFile: String?
     @Option(help: "How the client authenticates: client_secret_basic, client_secret_post or none.") var clientAuth: String?
     @Option(help: "Sign in as this user (password grant).") var username: String?
     @Flag(help: "Read the password from standard input.") var passwordStdin = false
@@ -42,6 +43,7 @@ struct LoginCommand: AsyncParsableCommand {
         if device && deviceURL == nil { throw ValidationError("--device needs --device-url.") }
         if code && authorizeURL == nil { throw ValidationError("--code needs --authorize-url.") }
         if passwordStdin && username == nil { throw ValidationError("--password-stdin goes with --username.") }
+        if passwordStdin && clientSecret == "-" { throw ValidationError("Only one secret can come from standard input.") }
         if let clientAuth, ClientAuthenticationMethod(rawValue: clientAuth) == nil {
             throw ValidationError("--client-auth is client_secret_basic, client_secret_post or none.")
         }
@@ -54,6 +56,7 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.makeStore()
+        let clientSecret = try SecretInput(flag: "--client-secret", environment: "CLEARANCE_CLIENT_SECRET").resolve(value: clientSecret, file: clientSecretFile)
         let configuration = OAuth2SessionConfiguration(
             tokenEndpoint: URL(string: tokenURL)!, clientID: clientID, clientSecret: clientSecret,
             clientAuthentication: clientAuth.flatMap(ClientAuthenticationMethod.init(rawValue:)),

@@ -18,9 +18,12 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Argument(help: "The HTTP method (GET, POST, …).") var method: String
     @Argument(help: "The absolute URL.") var url: String
-    @Option(help: "An API key, sent as `Authorization: Token <key>`.") var token: String?
-    @Option(help: "A bearer token, sent as `Authorization: Bearer <token>`.") var bearer: String?
-    @Option(help: "HTTP Basic credentials as user:password.") var basic: String?
+    @Option(help: "An API key, sent as `Authorization: Token <key>`; - reads it from standard input. Also --token-file or CLEARANCE_TOKEN.") var token: String?
+    @Option(help: "A file holding the API key.") var tokenFile: String?
+    @Option(help: "A bearer token, sent as `Authorization: Bearer <token>`; - reads it from standard input. Also --bearer-file or CLEARANCE_BEARER.") var bearer: String?
+    @Option(help: "A file holding the bearer token.") var bearerFile: String?
+    @Option(help: "HTTP Basic credentials as user:password; - reads them from standard input. Also --basic-file or CLEARANCE_BASIC.") var basic: String?
+    @Option(help: "A file holding the HTTP Basic user:password.") var basicFile: String?
     @Option(help: "The request body.") var data: String?
     @Option(name: .customLong("header"), help: "An extra header, 'Name: value' (repeatable).") var headers: [String] = []
     @Option(help: "The transport: ahc (AsyncHTTPClient) or urlsession.") var transport: TransportChoice = .ahc
@@ -31,8 +34,8 @@ struct RequestCommand: AsyncParsableCommand {
     enum TransportChoice: String, ExpressibleByArgument, CaseIterable { case ahc, urlsession }
 
     func validate() throws {
-        if [token, bearer, basic].compactMap({ $0 }).count + (session ? 1 : 0) > 1 {
-            throw ValidationError("Give at most one of --token, --bearer, --basic and --session.")
+        if [token ?? tokenFile, bearer ?? bearerFile, basic ?? basicFile].compactMap({ $0 }).count + (session ? 1 : 0) > 1 {
+            throw ValidationError("Give at most one of --token, --bearer, --basic (or their -file forms) and --session.")
         }
         guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme.lowercased()), parsed.host != nil else {
             throw ValidationError("'\(Redactor.scrub(url))' is not an absolute http(s) URL.")
@@ -42,6 +45,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let credential: Credential?
+        let (token, bearer, basic) = try credentialSecrets()
         if let token { credential = .apiKey(token) }
         else if let bearer { credential = .bearer(bearer) }
         else if let basic {
@@ -86,5 +90,20 @@ struct RequestCommand: AsyncParsableCommand {
             return Redactor.mask
         }
         return Redactor.scrub(field.value)
+    }
+
+    /// The one credential given by option, by file, or (when neither is given, nor --session)
+    /// by the first of CLEARANCE_TOKEN, CLEARANCE_BEARER and CLEARANCE_BASIC that is set.
+    private func credentialSecrets() throws -> (token: String?, bearer: String?, basic: String?) {
+        let inputs = [
+            (SecretInput(flag: "--token", environment: "CLEARANCE_TOKEN"), token, tokenFile),
+            (SecretInput(flag: "--bearer", environment: "CLEARANCE_BEARER"), bearer, bearerFile),
+            (SecretInput(flag: "--basic", environment: "CLEARANCE_BASIC"), basic, basicFile),
+        ]
+        var given = try inputs.map { try $0.0.resolve(value: $0.1, file: $0.2, useEnvironment: false) }
+        if !session && given.allSatisfy({ $0 == nil }), let index = try inputs.indices.first(where: { try inputs[$0].0.resolve(value: nil, file: nil) != nil }) {
+            given[index] = try inputs[index].0.resolve(value: nil, file: nil)
+        }
+        return (given[0], given[1], given[2])
     }
 }

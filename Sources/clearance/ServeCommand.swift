@@ -37,8 +37,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The app key (default clearance-key).")
     var key: String?
 
-    @Option(help: "The app secret (default: generated and printed).")
+    @Option(help: "The app secret (default: generated and printed); - reads it from standard input. Also --secret-file or CLEARANCE_APP_SECRET.")
     var secret: String?
+
+    @Option(name: .customLong("secret-file"), help: "A file holding the app secret.")
+    var secretFile: String?
 
     @Option(help: "A JSON configuration file: apps, users, limits, host, port.")
     var config: String?
@@ -129,7 +132,7 @@ struct ServeCommand: AsyncParsableCommand {
         var app = configuration.apps.first ?? HubAppConfiguration(id: "100001", key: "clearance-key", secret: "")
         if let appID { app.id = appID }
         if let key { app.key = key }
-        if let secret { app.secret = secret }
+        if let secret = try SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET").resolve(value: secret, file: secretFile) { app.secret = secret }
         var generatedSecret = false
         if app.secret.isEmpty {
             app.secret = HubConfiguration.randomSecret()

@@ -19,8 +19,9 @@ struct UserAuthCommand: ParsableCommand {
     var userData: String
 
     func run() throws {
+        let secret = try app.appSecret()
         try app.printSigned { () throws(SigningError) in
-            try ChannelAuthSigner(key: app.key, secret: app.secret).authenticateUser(socketID: app.socketID, userData: userData).jsonString
+            try ChannelAuthSigner(key: app.key, secret: secret).authenticateUser(socketID: app.socketID, userData: userData).jsonString
         }
     }
 }

@@ -127,6 +127,11 @@ struct AuthTestServer: Sendable {
             guard received.form["channel_name[0]"] == nil else { return respond(.badRequest, #"{"error":"no batching"}"#) }
             return respond(.ok, #"{"auth":"key:single-\#(received.form["channel_name"] ?? "?")"}"#)
         }
+        router.post("/redirect") { request, _ in
+            _ = try await record(request)
+            let status = request.uri.queryParameters.get("status").flatMap(Int.init) ?? 307
+            return Response(status: .init(code: status), headers: [.location: request.uri.queryParameters.get("to") ?? "/ok"])
+        }
         router.post("/user-auth") { request, _ in
             _ = try await record(request)
             return respond(.ok, #"{"auth":"key:user","user_data":"{\"id\":\"u1\"}"}"#)

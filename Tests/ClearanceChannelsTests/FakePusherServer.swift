@@ -10,6 +10,7 @@ import HummingbirdWebSocket
 enum FakeAction: Sendable {
     case send(String)
     case close(code: Int, reason: String)
+    case pause(Duration)
 }
 
 /// A scripted Pusher server for behaviour the hub does not show (hosted Pusher's and Reverb's
@@ -38,6 +39,8 @@ enum FakePusherServer {
                             switch action {
                             case .send(let frame):
                                 try await outbound.write(.text(frame))
+                            case .pause(let duration):
+                                try await Task.sleep(for: duration)
                             case .close(let code, let reason):
                                 try await outbound.close(.init(codeNumber: code), reason: reason)
                                 return

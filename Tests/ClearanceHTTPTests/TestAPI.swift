@@ -48,6 +48,19 @@ final class TestAPI: Sendable {
                 return Response(status: .init(code: status), headers: [.location: request.uri.queryParameters.get("to") ?? "/echo"])
             }
         }
+        router.get("/big") { request, _ in
+            // `size` bytes, streamed in 1 KiB chunks without a Content-Length.
+            let size = request.uri.queryParameters.get("size").flatMap(Int.init) ?? 0
+            return Response(status: .ok, body: ResponseBody { writer in
+                var left = size
+                while left > 0 {
+                    let chunk = min(left, 1024)
+                    try await writer.write(ByteBuffer(repeating: UInt8(ascii: "x"), count: chunk))
+                    left -= chunk
+                }
+                try await writer.finish(nil)
+            })
+        }
         router.get("/loop") { request, _ in
             self.record("loop", request)
             return Response(status: .found, headers: [.location: "/loop"])

@@ -69,6 +69,80 @@ struct HubConfigurationTests {
         #expect(throws: Never.self) { try HubConfiguration(apps: [app]).validate() }
     }
 
+    /// Every duration and size has an upper bound: a huge value (1e300 seconds, say) is a
+    /// configuration error, never a trap when the hub turns it into a timer or an allocation.
+    @Test(arguments: [
+        ("activityTimeout", Self.limits { $0.activityTimeout = .max }),
+        ("pongTimeout", Self.limits { $0.pongTimeout = 1e300 }),
+        ("pongTimeout", Self.limits { $0.pongTimeout = .nan }),
+        ("inactivityTimeout", Self.limits { $0.inactivityTimeout = .infinity }),
+        ("userAuthenticationTimeout", Self.limits { $0.userAuthenticationTimeout = 1e300 }),
+        ("maxChannelNameLength", Self.limits { $0.maxChannelNameLength = .max }),
+        ("maxEventDataBytes", Self.limits { $0.maxEventDataBytes = .max }),
+        ("maxPresenceMembers", Self.limits { $0.maxPresenceMembers = .max }),
+        ("maxPresenceUserInfoBytes", Self.limits { $0.maxPresenceUserInfoBytes = .max }),
+        ("clientEventsPerSecond", Self.limits { $0.clientEventsPerSecond = .max }),
+        ("maxMessageBytes", Self.limits { $0.maxMessageBytes = .max }),
+        ("maxChannelsPerEvent", Self.limits { $0.maxChannelsPerEvent = .max }),
+        ("maxEventsPerBatch", Self.limits { $0.maxEventsPerBatch = .max }),
+        ("maxEventNameLength", Self.limits { $0.maxEventNameLength = .max }),
+        ("maxHTTPBodyBytes", Self.limits { $0.maxHTTPBodyBytes = .max }),
+        ("maxConnections", Self.limits { $0.maxConnections = .max }),
+        ("maxConnections", Self.limits { $0.maxConnections = -1 }),
+        ("maxChannelsPerConnection", Self.limits { $0.maxChannelsPerConnection = 0 }),
+        ("maxChannelsPerConnection", Self.limits { $0.maxChannelsPerConnection = .max }),
+        ("subscriptionChangesPerSecond", Self.limits { $0.subscriptionChangesPerSecond = 0 }),
+        ("subscriptionChangesPerSecond", Self.limits { $0.subscriptionChangesPerSecond = .max }),
+        ("httpIdleTimeout", Self.limits { $0.httpIdleTimeout = 0 }),
+        ("httpIdleTimeout", Self.limits { $0.httpIdleTimeout = 1e300 }),
+        ("maxQueuedFrames", Self.limits { $0.maxQueuedFrames = .max }),
+        ("closeTimeout", Self.limits { $0.closeTimeout = 1e300 }),
+        ("shutdownSpread", Self.limits { $0.shutdownSpread = .nan }),
+    ])
+    func limitsHaveUpperBounds(_ member: String, _ limits: HubLimits) {
+        let configuration = HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits)
+        #expect(throws: HubConfigurationError.invalidLimit(member)) { try configuration.validate() }
+    }
+
+    private static func limits(_ adjust: (inout HubLimits) -> Void) -> HubLimits {
+        var limits = HubLimits()
+        adjust(&limits)
+        return limits
+    }
+
+    @Test func hugeValuesInAFileAreConfigurationErrors() async throws {
+        let url = try write(#"{"apps":[{"id":"a","key":"k","secret":"s"}],"limits":{"pongTimeout":1e300}}"#)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: HubConfigurationError.invalidLimit("pongTimeout")) { try HubConfiguration.load(contentsOf: url) }
+        #expect(HubConfigurationError.invalidLimit("pongTimeout").message
+            == "The limit pongTimeout is out of range (allowed: more than 0 to 3600 seconds).")
+        #expect(HubConfigurationError.invalidLimit("maxMessageBytes").message
+            == "The limit maxMessageBytes is out of range (allowed: 1024 to 16777216).")
+        // Starting a hub with it is refused the same way.
+        let configuration = try HubConfiguration.load(contentsOf: url, validating: false)
+        await #expect(throws: HubConfigurationError.invalidLimit("pongTimeout")) { try await HubServer.start(configuration) }
+        // A size too large for an integer is a malformed file.
+        let sizes = try write(#"{"apps":[{"id":"a","key":"k","secret":"s"}],"limits":{"maxMessageBytes":1e300}}"#)
+        defer { try? FileManager.default.removeItem(at: sizes) }
+        #expect(throws: HubConfigurationError.self) { try HubConfiguration.load(contentsOf: sizes) }
+        do {
+            _ = try HubConfiguration.load(contentsOf: sizes)
+        } catch {
+            #expect(error.code == .malformedFile)
+        }
+        let app = HubAppConfiguration(id: "a", key: "k", secret: "s", maxConnections: 2_000_000)
+        #expect(throws: HubConfigurationError.invalidLimit("apps.maxConnections")) { try HubConfiguration(apps: [app]).validate() }
+    }
+
+    @Test func theDefaultsAreValidAndBounded() throws {
+        let limits = HubLimits()
+        #expect(limits.maxConnections == 10_000)
+        #expect(limits.maxChannelsPerConnection == 1_000)
+        #expect(limits.subscriptionChangesPerSecond == 50)
+        #expect(limits.httpIdleTimeout == 30)
+        try HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits).validate()
+    }
+
     @Test func developmentUsersNeedUniqueTokensAndIDs() {
         let app = HubAppConfiguration(id: "a", key: "k", secret: "s")
         func check(_ users: [DevelopmentUser], _ error: DevelopmentUserError) {

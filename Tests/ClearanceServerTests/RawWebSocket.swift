@@ -1,11 +1,6 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// A deliberately small RFC 6455 client over a blocking POSIX socket, for tests.
+/// A deliberately small RFC 6455 client over a blocking ``RawSocket``, for tests.
 ///
 /// Why not swift-websocket's `WSClient`: it drops frames that arrive in the same TCP read as
 /// the `101 Switching Protocols` response (the hub's refusals send `pusher:error` at once, and
@@ -26,7 +21,7 @@ final class RawWebSocket: @unchecked Sendable {
         let payload: [UInt8]
     }
 
-    private let fd: Int32
+    private let socket: RawSocket
     private let sendLock = NSLock()
     /// Set once a close frame went out (guarded by `sendLock`).
     private var closeSent = false
@@ -35,25 +30,7 @@ final class RawWebSocket: @unchecked Sendable {
 
     /// Connects to `host:port`, sends the upgrade request for `pathAndQuery`, and checks the 101.
     init(host: String, port: Int, pathAndQuery: String) throws {
-        #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw Failure(description: "socket() failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, host, &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw Failure(description: "connect() failed: \(errno)")
-        }
+        socket = try RawSocket(host: host, port: port)
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let request = "GET \(pathAndQuery) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
@@ -64,20 +41,14 @@ final class RawWebSocket: @unchecked Sendable {
                 let head = String(decoding: buffer[..<end], as: UTF8.self)
                 buffer.removeFirst(end + 4)
                 guard head.hasPrefix("HTTP/1.1 101") else {
-                    close(fd)
                     throw Failure(description: "upgrade refused: \(head.prefix(80))")
                 }
                 return
             }
-            guard try readMore() else {
-                close(fd)
+            guard readMore() else {
                 throw Failure(description: "connection closed during the handshake")
             }
         }
-    }
-
-    deinit {
-        close(fd)
     }
 
     /// Sends one frame (masked, as clients must).
@@ -99,6 +70,11 @@ final class RawWebSocket: @unchecked Sendable {
         try sendAll(frame)
     }
 
+    /// Writes `bytes` as they are (a frame header that lies, say).
+    func sendRaw(_ bytes: [UInt8]) throws {
+        try sendAll(bytes)
+    }
+
     /// Sends a close frame with `code`, unless one was already sent.
     func sendClose(code: UInt16) throws {
         sendLock.lock()
@@ -113,7 +89,7 @@ final class RawWebSocket: @unchecked Sendable {
     func readFrame() throws -> Frame? {
         func need(_ count: Int) throws -> Bool {
             while buffer.count < count {
-                guard try readMore() else { return false }
+                guard readMore() else { return false }
             }
             return true
         }
@@ -137,27 +113,41 @@ final class RawWebSocket: @unchecked Sendable {
         return Frame(fin: fin, opcode: opcode, payload: payload)
     }
 
+    /// The frames that arrive until `count` have, a close frame has, or the connection ends.
+    func frames(upTo count: Int) async -> [Frame] {
+        await reading { socket in
+            var frames: [Frame] = []
+            while frames.count < count, let frame = try? socket.readFrame() {
+                frames.append(frame)
+                if frame.opcode == Opcode.close.rawValue { break }
+            }
+            return frames
+        }
+    }
+
+    /// What `read` (which blocks on the socket) returns, run on a thread of its own: a test's
+    /// task must never block on a socket (the hub's own tasks share the few threads of the
+    /// cooperative pool).
+    func reading<T: Sendable>(_ read: @escaping @Sendable (RawWebSocket) -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            Thread { continuation.resume(returning: read(self)) }.start()
+        }
+    }
+
     /// Stops both directions; a blocked ``readFrame()`` returns `nil`.
     func shutdownSocket() {
-        shutdown(fd, Int32(SHUT_RDWR))
+        socket.shutdownSocket()
     }
 
     private func sendAll(_ bytes: [UInt8]) throws {
         sendLock.lock()
         defer { sendLock.unlock() }
-        var sent = 0
-        while sent < bytes.count {
-            let result = bytes[sent...].withUnsafeBytes { socketSend(fd, $0) }
-            guard result > 0 else { throw Failure(description: "send() failed: \(errno)") }
-            sent += result
-        }
+        try socket.sendAll(bytes)
     }
 
-    private func readMore() throws -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { socketReceive(fd, $0) }
-        if count <= 0 { return false }
-        buffer.append(contentsOf: chunk[..<count])
+    private func readMore() -> Bool {
+        guard let chunk = socket.receive() else { return false }
+        buffer.append(contentsOf: chunk)
         return true
     }
 
@@ -169,16 +159,4 @@ final class RawWebSocket: @unchecked Sendable {
         }
         return nil
     }
-}
-
-private func socketSend(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
-    #if canImport(Glibc)
-    send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-    #else
-    send(fd, bytes.baseAddress, bytes.count, 0)
-    #endif
-}
-
-private func socketReceive(_ fd: Int32, _ bytes: UnsafeMutableRawBufferPointer) -> Int {
-    recv(fd, bytes.baseAddress, bytes.count, 0)
 }

@@ -29,4 +29,12 @@ struct RedactorTests {
         let body = Data(String(repeating: "x", count: 10_000).utf8)
         #expect(Redactor.snippet(of: body, limit: 100).count <= 101)
     }
+
+    @Test func underlyingErrorsLoseTheirURLQueries() {
+        let error = URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "timed out: https://api.example.com/v1/items?key=K-LEAK&x=1 and ws://h:80/app?sig=S-LEAK"])
+        let text = Redactor.describe(error)
+        #expect(!text.contains("LEAK"), "\(text)")
+        #expect(text.contains("https://api.example.com/v1/items?\(Redactor.mask)"))
+        #expect(Redactor.describe(error, masking: ["timed"]).contains("\(Redactor.mask) out"))
+    }
 }

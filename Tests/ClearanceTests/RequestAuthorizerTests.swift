@@ -154,4 +154,25 @@ struct RequestAuthorizerTests {
         }
         #expect(Set(AuthorizationError.Code.allCases.map(\.rawValue)).count == 11)
     }
+
+    /// A credential in a query parameter under a name no redactor knows: a transport error that
+    /// embeds the failing URL (FoundationNetworking's `URLError` does) must not carry it into
+    /// any error text, nor may any other parameter of that URL.
+    @Test func queryCredentialsNeverReachErrorText() async throws {
+        let credential = Credential.queryParameter(name: "k", value: "Q-KEY/9+LEAK")
+        let authorizer = try RequestAuthorizer(policy: .always("q"), sources: ["q": StaticCredentialSource(credential, name: "q")])
+        var withQuery = request
+        withQuery.path = "/private?session=S355-LEAK"
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await authorizer.send(withQuery) { (sent: HTTPRequest) -> (HTTPResponse, Data) in
+                let url = URL(string: "https://api.example.com\(sent.path ?? "")")!
+                throw URLError(.cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: url,
+                                                                  NSLocalizedDescriptionKey: "could not connect to \(url.absoluteString) (k=Q-KEY/9+LEAK)"])
+            }
+        }
+        let texts = [error?.message, error?.description, error?.localizedDescription, error?.underlying.map { String(describing: $0) }].compactMap { $0 }
+        #expect(texts.count == 4)
+        for text in texts { #expect(!text.contains("LEAK"), "\(text)") }
+        #expect(((error?.underlying as? RedactedError)?.original as? URLError)?.code == .cannotConnectToHost)
+    }
 }

@@ -1,5 +1,6 @@
 import Synchronization
 import ClearanceTesting
+import ClearanceTestSupport
 import Testing
 @testable import Clearance
 
@@ -82,5 +83,31 @@ struct SingleFlightTests {
             for await sawBoom in group { #expect(sawBoom) }
         }
         #expect(flight.startedCount == 1)
+    }
+
+    /// A cancellation that races the operation's completion must leave nothing behind: a stale
+    /// entry would keep the flight from ever cancelling an operation every caller left.
+    @Test func aCancellationRacingCompletionLeavesNoStaleWaiter() async throws {
+        let flight = SingleFlight<Int>()
+        for iteration in 0..<2_000 {
+            let caller = Task { try await flight.run { iteration } }
+            if iteration % 2 == 0 { await Task.yield() }
+            caller.cancel()
+            _ = try? await caller.value
+        }
+        #expect(flight.waiterCount == 0)
+        // Still a working flight: every caller leaving cancels the operation.
+        let started = AsyncStream<Void>.makeStream()
+        let caller = Task {
+            try await flight.run {
+                started.continuation.yield()
+                try await Task.sleep(for: .seconds(30))
+                return -1
+            }
+        }
+        for await _ in started.stream { break }
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { try await caller.value }
+        try await eventually("the orphaned operation is cancelled") { !flight.isRunning }
     }
 }

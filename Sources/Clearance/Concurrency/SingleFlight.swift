@@ -18,6 +18,7 @@ public final class SingleFlight<Value: Sendable>: Sendable {
         var flight: UInt64?            // id of the operation running now
         var task: Task<Void, Never>?
         var waiters: [UInt64: Waiter] = [:]
+        var unregistered: Set<UInt64> = []  // callers between taking an id and waiting
         var nextID: UInt64 = 0
         var started: Int = 0
     }
@@ -29,6 +30,9 @@ public final class SingleFlight<Value: Sendable>: Sendable {
     /// How many operations have been started so far (for tests and benchmarks).
     package var startedCount: Int { state.withLock { $0.started } }
 
+    /// Callers known to the flight now (waiting, or about to wait); 0 once every caller returned.
+    package var waiterCount: Int { state.withLock { $0.waiters.count + $0.unregistered.count } }
+
     /// True while an operation is running.
     public var isRunning: Bool { state.withLock { $0.flight != nil } }
 
@@ -36,11 +40,13 @@ public final class SingleFlight<Value: Sendable>: Sendable {
     public func run(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let waiterID = state.withLock { s -> UInt64 in
             s.nextID += 1
+            s.unregistered.insert(s.nextID)
             return s.nextID
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
                 let start: UInt64? = state.withLock { s in
+                    s.unregistered.remove(waiterID)
                     if case .cancelledEarly = s.waiters[waiterID] {
                         s.waiters[waiterID] = nil
                         continuation.resume(throwing: CancellationError())
@@ -67,7 +73,9 @@ public final class SingleFlight<Value: Sendable>: Sendable {
         } onCancel: {
             let (waiter, orphaned): (Waiter?, Task<Void, Never>?) = state.withLock { s in
                 guard let waiter = s.waiters.removeValue(forKey: waiterID) else {
-                    s.waiters[waiterID] = .cancelledEarly
+                    // Not waiting yet: it must not start waiting. Already resumed (the operation
+                    // finished first): nothing to do, and nothing may stay behind.
+                    if s.unregistered.contains(waiterID) { s.waiters[waiterID] = .cancelledEarly }
                     return (nil, nil)
                 }
                 let orphaned = s.waiters.isEmpty ? s.task : nil

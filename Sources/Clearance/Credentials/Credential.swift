@@ -96,6 +96,16 @@ public struct Credential: Sendable, Hashable {
         Credential(kind: .queryParameter(name: name), placement: .query(name: name, value: value), secret: value, expiresAt: expiresAt)
     }
 
+    /// Every form in which the secret may show in text (to mask it there): the secret, and
+    /// what goes on the wire when that differs (Basic's base64, each custom header's value).
+    var secretForms: [String] {
+        switch placement {
+        case .authorization(let value): [secret, String(value.split(separator: " ", maxSplits: 1).last ?? "")]
+        case .headers(let fields): fields.map(\.value)
+        case .query(_, let value): [value]
+        }
+    }
+
     /// True when the secret is empty or only whitespace: such a credential is never sent.
     public var isEmpty: Bool { secret.allSatisfy(\.isWhitespace) }
 

@@ -6,7 +6,9 @@ import Foundation
 /// ``message`` and, where there is one, the ``underlying`` error; every answer from a server is
 /// kept as an ``HTTPErrorResponse``. Neither the message nor the description ever contains a
 /// credential: anything taken from a server or an underlying error is passed through
-/// ``Redactor`` first.
+/// ``Redactor`` first, and an underlying error's text has every URL query string masked
+/// (``Redactor/describe(_:masking:)``); when it held the credential Clearance had applied, the
+/// underlying error is a ``RedactedError`` with that credential masked.
 public enum AuthorizationError: ClearanceError {
     /// The request could not reach the server (DNS, connection refused, TLS, timeout on the wire).
     case networkFailure(underlying: any Error)
@@ -76,7 +78,7 @@ public enum AuthorizationError: ClearanceError {
     /// A human sentence saying what went wrong. Never contains a secret.
     public var message: String {
         switch self {
-        case .networkFailure(let error): "The server could not be reached: \(Redactor.scrub(String(describing: error)))."
+        case .networkFailure(let error): "The server could not be reached: \(Redactor.describe(error))."
         case .unavailable(let reason, _): "Authorization is unavailable: \(Redactor.scrub(reason))."
         case .expired(let reason): "The credential expired: \(Redactor.scrub(reason))."
         case .cancelled: "The request was cancelled."
@@ -84,10 +86,10 @@ public enum AuthorizationError: ClearanceError {
         case .forbidden(let response): "The credential does not grant this request (\(response))."
         case .misconfigured(let reason): "Clearance is misconfigured: \(Redactor.scrub(reason))."
         case .missingCredential(let source, let error):
-            "The credential source '\(source)' produced no credential\(error.map { ": \(Redactor.scrub(String(describing: $0)))" } ?? ""); the request was not sent."
+            "The credential source '\(source)' produced no credential\(error.map { ": \(Redactor.describe($0))" } ?? ""); the request was not sent."
         case .badResponse(let response): "The server sent a response Clearance could not use (\(response))."
         case .tooManyRedirects(let limit, let last): "The server redirected more than \(limit) times (last: HTTP \(last.status))."
-        case .unknown(let error): "Unexpected error: \(Redactor.scrub(String(describing: error)))."
+        case .unknown(let error): "Unexpected error: \(Redactor.describe(error))."
         }
     }
 

@@ -77,7 +77,7 @@ public struct RequestAuthorizer: Sendable {
             applied.credential.apply(to: &outgoing)
         }
         logger.trace("sending", metadata: Self.metadata(request, applied))
-        var (response, body) = try await Self.transmit(outgoing, transmit)
+        var (response, body) = try await Self.transmit(outgoing, masking: applied?.credential, transmit)
 
         if response.status == .unauthorized, let applied, let refreshable = applied.source as? any RefreshableCredentialSource {
             let challenges = Self.challenges(in: response)
@@ -86,7 +86,7 @@ public struct RequestAuthorizer: Sendable {
                 let fresh = try await refreshable.refreshCredential(after: applied.credential)
                 var retry = request
                 fresh.apply(to: &retry)
-                (response, body) = try await Self.transmit(retry, transmit)
+                (response, body) = try await Self.transmit(retry, masking: fresh, transmit)
             }
         }
         switch response.status.code {
@@ -112,8 +112,9 @@ public struct RequestAuthorizer: Sendable {
         AuthenticationChallenge.parse(response.headerFields[values: .wwwAuthenticate])
     }
 
+    /// Sends once; a failure's text never shows `credential` (a query parameter in a failing URL).
     private static func transmit<Body>(
-        _ request: HTTPRequest, _ transmit: (HTTPRequest) async throws -> (HTTPResponse, Body)
+        _ request: HTTPRequest, masking credential: Credential?, _ transmit: (HTTPRequest) async throws -> (HTTPResponse, Body)
     ) async throws(AuthorizationError) -> (HTTPResponse, Body) {
         do {
             return try await transmit(request)
@@ -121,7 +122,7 @@ public struct RequestAuthorizer: Sendable {
             throw error
         } catch {
             if error is CancellationError || Task.isCancelled { throw .cancelled }
-            throw .networkFailure(underlying: error)
+            throw .networkFailure(underlying: credential.map { RedactedError.masking($0.secretForms, in: error) } ?? error)
         }
     }
 

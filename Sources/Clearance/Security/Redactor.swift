@@ -1,3 +1,4 @@
+import ClearanceWire
 import Foundation
 
 /// Keeps secrets out of logs, descriptions and error messages.
@@ -27,6 +28,33 @@ public enum Redactor {
         return result
     }
 
+    /// The text of an underlying error (a transport's, a library's), safe for a message: every
+    /// URL's query string masked (FoundationNetworking's `URLError` descriptions embed the full
+    /// failing URL, and a query may hold an API key under any name), then ``scrub(_:)``, then
+    /// each of `secrets` (and its percent-encoded form) masked wherever it appears.
+    public static func describe(_ error: any Error, masking secrets: [String] = []) -> String {
+        mask(secrets, in: scrub(stripQueries(String(describing: error))))
+    }
+
+    /// `text` with the query string of every absolute URL in it replaced by ``mask``.
+    public static func stripQueries(_ text: String) -> String {
+        let range = NSRange(text.startIndex..<text.endIndex, in: text)
+        return urlQuery.stringByReplacingMatches(in: text, range: range, withTemplate: "$1?\(mask)")
+    }
+
+    /// `text` with every occurrence of each of `secrets` (as written and percent-encoded)
+    /// replaced by ``mask``. Secrets shorter than four characters are left alone: masking them
+    /// would garble the text without protecting anything.
+    public static func mask(_ secrets: [String], in text: String) -> String {
+        var result = text
+        for secret in secrets where secret.count >= 4 {
+            for form in Set([secret, PercentEncoding.encode(secret), secret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? secret]) {
+                result = result.replacingOccurrences(of: form, with: mask)
+            }
+        }
+        return result
+    }
+
     /// A bounded, scrubbed snippet of a response body for error messages.
     public static func snippet(of body: some DataProtocol, limit: Int = 256) -> String {
         let prefix = body.prefix(limit * 4)
@@ -35,6 +63,9 @@ public enum Redactor {
         if text.count > limit { text = String(text.prefix(limit)) + "…" }
         return text
     }
+
+    // scheme://authority/path?query → keeps what precedes the `?`.
+    private static let urlQuery = try! NSRegularExpression(pattern: #"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s?#"'<>]*)\?[^\s#"'<>]*"#)
 
     private static let names = secretNames.sorted().map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
 

@@ -7,7 +7,7 @@ import Foundation
 /// customer, and the record is cleared when the customer changes).
 ///
 /// Holds a secret (the token): its `description` does not show it.
-public struct StoredCustomerToken: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct StoredCustomerToken: Sendable, Hashable, Codable, SecretRedacting {
     /// The envelope format of a customer-token store file (``EncryptedFileStore/format``).
     public static let format = "clearance.customer-token"
 

@@ -20,6 +20,10 @@ struct AuthEndpointClient: Sendable {
         var request = HTTPRequest(method: .post, url: endpoint)
         request.headerFields[.contentType] = "application/x-www-form-urlencoded"
         request.headerFields[.accept] = "application/json"
+        if !headers.isEmpty || !headerProviders.isEmpty || !parameters.isEmpty {
+            // The app's headers and parameters are as secret as a credential: same rule.
+            do { try client.authorizer.transportSecurity.check(request) } catch { throw .credential(error) }
+        }
         for field in headers { request.headerFields.append(field) }
         for provider in headerProviders {
             let provided: HTTPFields
@@ -39,5 +43,13 @@ struct AuthEndpointClient: Sendable {
         } catch {
             throw ChannelAuthorizationError(error)
         }
+    }
+}
+
+extension AuthEndpointClient: SecretRedacting {
+    /// The endpoint (without its query) and the names of the headers and parameters.
+    var description: String {
+        let headerNames = headers.map(\.name.canonicalName) + (headerProviders.isEmpty ? [] : ["(\(headerProviders.count) providers)"])
+        return "endpoint: \(Redactor.stripQueries(endpoint.absoluteString)), headers: [\(headerNames.joined(separator: ", "))], parameters: [\(parameters.map(\.0).joined(separator: ", "))]"
     }
 }

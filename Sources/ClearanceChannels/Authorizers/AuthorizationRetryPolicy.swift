@@ -16,10 +16,24 @@ public struct AuthorizationRetryPolicy: Sendable, Hashable {
         self.multiplier = max(1, multiplier)
     }
 
-    /// The delay after failed attempt `attempt` (1-based).
+    /// The delay after failed attempt `attempt` (1-based), never longer than
+    /// ``ReconnectPolicy/longestDuration``.
     public func delay(after attempt: Int) -> Duration {
-        var delay = initialDelay
-        for _ in 1..<max(1, attempt) { delay = delay * multiplier }
+        let longest = ReconnectPolicy.longestDuration
+        var delay = min(max(.zero, initialDelay), longest)
+        for _ in 1..<max(1, attempt) where delay < longest {
+            delay = delay > longest / multiplier ? longest : delay * multiplier
+        }
         return delay
+    }
+
+    /// The first member whose value cannot work, with the reason; nil when all can.
+    public func firstInvalidMember() -> String? {
+        guard (1...100).contains(maximumAttempts) else { return "authorizationRetry.maximumAttempts must be between 1 and 100, not \(maximumAttempts)" }
+        guard initialDelay >= .zero, initialDelay <= ReconnectPolicy.longestDuration else {
+            return "authorizationRetry.initialDelay must be between 0 and \(ReconnectPolicy.longestDuration), not \(initialDelay)"
+        }
+        guard (1...100).contains(multiplier) else { return "authorizationRetry.multiplier must be between 1 and 100, not \(multiplier)" }
+        return nil
     }
 }

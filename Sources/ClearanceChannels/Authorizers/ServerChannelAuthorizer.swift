@@ -13,6 +13,12 @@ import HTTPTypes
 /// fetch or refresh a token) and the request hook may change anything (libPusher's
 /// `willAuthorizeChannel:withAuthOperation:`).
 ///
+/// Nothing secret travels where it should not: when the request carries anything beyond the
+/// socket id and channel name (a credential, fixed headers, header providers, parameters), plain
+/// `http` is refused unless the endpoint is loopback or ``TransportSecurity`` allows its host; a
+/// redirect to another origin is never followed (its 3xx is a
+/// ``ChannelAuthorizationError/httpStatus(_:)``), so neither the form nor the headers go there.
+///
 /// Each failure is its own ``ChannelAuthorizationError``: a status other than 200/201, an empty,
 /// non-JSON or non-object body, a body without `auth`, a transport error; the answer is kept.
 /// The deadline is the channel client's (``ChannelClientOptions/authorizationTimeout``), the
@@ -34,7 +40,9 @@ public struct ServerChannelAuthorizer: ChannelAuthorizer {
     ///   - headerProviders: Async suppliers of header fields, awaited for every request.
     ///   - credentialSource: A credential to put on every request (refreshed once on a 401 when
     ///     the source can refresh), or nil.
-    ///   - transportSecurity: Where that credential may go; loopback or `https` by default.
+    ///   - transportSecurity: Where that credential, the headers and the parameters may go;
+    ///     loopback or `https` by default (opt in to a plain-HTTP host with
+    ///     `TransportSecurity(insecureHostsAllowed:)`).
     ///   - transport: The HTTP transport; the shared AsyncHTTPClient one by default.
     ///   - willSend: The request hook: adjust each request just before it is sent.
     /// - Throws: ``ChannelAuthorizationError/misconfigured(reason:)`` when the endpoint is not an
@@ -79,7 +87,7 @@ public struct ServerChannelAuthorizer: ChannelAuthorizer {
         }
         client = AuthEndpointClient(
             endpoint: endpoint, parameters: parameters, headers: headers, headerProviders: headerProviders,
-            client: AuthorizedClient(authorizer: requestAuthorizer, transport: transport, willSend: willSend)
+            client: AuthorizedClient(authorizer: requestAuthorizer, transport: transport, followsCrossOriginRedirects: false, willSend: willSend)
         )
     }
 
@@ -96,4 +104,9 @@ public struct ServerChannelAuthorizer: ChannelAuthorizer {
         for (index, name) in channelNames.enumerated() { fields.append(("channel_name[\(index)]", name)) }
         return try AuthEndpointResponse.batch(try await client.post(fields), channels: channelNames)
     }
+}
+
+extension ServerChannelAuthorizer: SecretRedacting {
+    /// The endpoint and the names of the headers and parameters: never their values.
+    public var description: String { "ServerChannelAuthorizer(\(client))" }
 }

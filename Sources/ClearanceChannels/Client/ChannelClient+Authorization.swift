@@ -132,6 +132,7 @@ extension ChannelClient {
     /// time), then retries `frame` with the new shared secret.
     func reauthorizeForDecryption(_ frame: IncomingFrame, channel name: String) {
         guard let ticket = filter.ticket, let authorizer = options.authorizer, records[name] != nil else {
+            records[name]?.decryptionRecovery = .spent
             records[name]?.channel.report(.decryptionFailed(event: frame.event, reason: "secretbox authentication failed and the channel cannot be re-authorized now"))
             return
         }
@@ -147,19 +148,23 @@ extension ChannelClient {
 
     private func finishDecryptionReauthorization(_ frame: IncomingFrame, channel name: String, ticket: StaleAuthorizationFilter.Ticket, result: AuthorizationAttempt<ChannelAuthorization>) {
         guard var record = records[name] else { return }
+        let frames = [frame] + record.awaitingKey
+        record.awaitingKey = []
+        record.decryptionRecovery = .spent
+        records[name] = record
         guard filter.admit(ticket) else {
-            record.channel.report(.decryptionFailed(event: frame.event, reason: "the connection changed while re-authorizing"))
+            for frame in frames { record.channel.report(.decryptionFailed(event: frame.event, reason: "the connection changed while re-authorizing")) }
             return
         }
         switch result {
         case .success(let authorization):
             if let key = EncryptedPayload.key(fromSharedSecret: authorization.sharedSecret) {
                 record.sharedSecret = key
-                records[name] = record
+                records[name]?.sharedSecret = key
             }
-            decryptAndDeliver(frame, record: record, reauthorized: true)
+            for frame in frames { decryptAndDeliver(frame, record: record, reauthorized: true) }
         case .failure(let error):
-            record.channel.report(.decryptionFailed(event: frame.event, reason: "re-authorization failed (\(error.qualifiedCode))"))
+            for frame in frames { record.channel.report(.decryptionFailed(event: frame.event, reason: "re-authorization failed (\(error.qualifiedCode))")) }
         case .cancelled:
             break
         }

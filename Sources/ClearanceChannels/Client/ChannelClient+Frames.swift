@@ -41,6 +41,12 @@ extension ChannelClient {
     }
 
     private func established(_ frame: IncomingFrame, on token: UInt64) async {
+        guard socket?.established != true else {
+            // A hostile or broken server: the socket id of a connection never changes, and
+            // re-subscribing every channel on each repeat would be a storm.
+            logger.debug("channels.frame.repeatedEstablished")
+            return
+        }
         guard let established = ConnectionEstablished(frame) else {
             socket?.endCause = .protocolViolation("pusher:connection_established without a valid socket_id")
             return
@@ -145,7 +151,8 @@ extension ChannelClient {
     }
 
     /// Opens an encrypted event; on failure re-authorizes once (the key may have rotated), then
-    /// reports and drops it.
+    /// reports and drops it. One re-authorization per channel at a time (events failing meanwhile
+    /// wait for its key), and none again on the socket until an event opened.
     func decryptAndDeliver(_ frame: IncomingFrame, record: SubscriptionRecord, reauthorized: Bool) {
         let name = record.channel.name
         guard let payload = EncryptedPayload(frame.data) else {
@@ -153,6 +160,7 @@ extension ChannelClient {
             return
         }
         if let key = record.sharedSecret, let plaintext = try? payload.open(with: key) {
+            records[name]?.decryptionRecovery = .ready
             record.channel.deliver(ChannelEvent(name: frame.event, channel: name, data: plaintext, userID: frame.userID))
             return
         }
@@ -161,6 +169,15 @@ extension ChannelClient {
             record.channel.report(.decryptionFailed(event: frame.event, reason: "secretbox authentication failed with the current shared secret, also after re-authorizing"))
             return
         }
-        reauthorizeForDecryption(frame, channel: name)
+        switch records[name]?.decryptionRecovery {
+        case .ready?:
+            records[name]?.decryptionRecovery = .inFlight
+            reauthorizeForDecryption(frame, channel: name)
+        case .inFlight? where records[name]!.awaitingKey.count < SubscriptionRecord.maximumAwaitingKey:
+            records[name]?.awaitingKey.append(frame)
+        default:
+            logger.debug("channels.decryption.failed", metadata: ["channel": "\(name)", "event": "\(frame.event)"])
+            record.channel.report(.decryptionFailed(event: frame.event, reason: "secretbox authentication failed, and the channel was already re-authorized on this connection"))
+        }
     }
 }

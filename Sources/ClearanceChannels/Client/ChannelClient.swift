@@ -77,10 +77,12 @@ public actor ChannelClient {
     package var staleAuthorizationsDiscarded: Int { filter.discarded }
 
     /// Opens the connection (and keeps it open, reconnecting as the policy says) until
-    /// ``disconnect()``. Does nothing when already connecting or connected.
+    /// ``disconnect()``. Does nothing when already connecting or connected. Options that cannot
+    /// work (``ChannelClientOptions/validate()``) fail the connection at once with their reason.
     public func connect() {
         guard machine.connectRequested() else { return }
         do {
+            try options.validate()
             _ = try options.webSocketURL(key: key)
         } catch {
             machine.failed(error)

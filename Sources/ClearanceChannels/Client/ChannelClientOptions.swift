@@ -80,6 +80,30 @@ public struct ChannelClientOptions: Sendable {
         self.logger = logger
     }
 
+    /// The largest ``maximumMessageSize`` accepted (64 MiB).
+    public static let largestMessageSize = 64 << 20
+
+    /// Checks every duration and size against its bounds (each timeout more than zero and at
+    /// most ``ReconnectPolicy/longestDuration``), and the two policies.
+    /// ``ChannelClient/connect()`` runs it: options that cannot work fail the connection with a
+    /// clear reason, never a trap (a timeout of 1e300 seconds).
+    /// - Throws: ``ChannelClientError/invalidOptions(reason:)`` naming the first bad member.
+    public func validate() throws(ChannelClientError) {
+        let timeouts: KeyValuePairs<String, Duration> = [
+            "activityTimeout": activityTimeout, "pongTimeout": pongTimeout, "connectTimeout": connectTimeout,
+            "authorizationTimeout": authorizationTimeout, "closeTimeout": closeTimeout,
+        ]
+        for (name, value) in timeouts where value <= .zero || value > ReconnectPolicy.longestDuration {
+            throw .invalidOptions(reason: "\(name) must be more than 0 and at most \(ReconnectPolicy.longestDuration), not \(value)")
+        }
+        guard (1...Self.largestMessageSize).contains(maximumMessageSize) else {
+            throw .invalidOptions(reason: "maximumMessageSize must be between 1 and \(Self.largestMessageSize) bytes, not \(maximumMessageSize)")
+        }
+        if let problem = reconnectPolicy.firstInvalidMember() ?? authorizationRetry.firstInvalidMember() {
+            throw .invalidOptions(reason: problem)
+        }
+    }
+
     /// The host name the client connects to.
     public var host: String {
         switch endpoint {

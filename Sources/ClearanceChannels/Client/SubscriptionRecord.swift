@@ -14,6 +14,24 @@ struct SubscriptionRecord: Sendable {
     var flight: (ticket: StaleAuthorizationFilter.Ticket, flight: SingleFlight<ChannelAuthorization>)?
     /// Whether the subscribe frame went out on the current socket.
     var subscribeSent = false
+    /// Re-authorization after an event failed to open, on the current socket.
+    var decryptionRecovery = DecryptionRecovery.ready
+    /// Events that failed to open while that re-authorization runs: retried with its key.
+    var awaitingKey: [IncomingFrame] = []
+
+    /// What an event that fails to open may still do on this socket: a hostile or broken server
+    /// must not turn each bad frame into an authorization request.
+    enum DecryptionRecovery: Sendable, Equatable {
+        /// Re-authorize once (the key may have rotated).
+        case ready
+        /// A re-authorization runs; events that fail wait for its key.
+        case inFlight
+        /// One re-authorization already did not help: report, do not ask again until an event opens.
+        case spent
+    }
+
+    /// How many failed events wait for a re-authorization's key at most; the rest are reported.
+    static let maximumAwaitingKey = 64
 
     init(channel: PusherChannel) {
         self.channel = channel
@@ -38,5 +56,7 @@ struct SubscriptionRecord: Sendable {
     mutating func socketEnded() {
         flight = nil
         subscribeSent = false
+        decryptionRecovery = .ready
+        awaitingKey = []
     }
 }

@@ -58,6 +58,27 @@ public struct ReconnectPolicy: Sendable, Hashable {
         self.stableConnectionDuration = max(.zero, stableConnectionDuration)
     }
 
+    /// The longest delay or duration a policy may hold (a day); more is a configuration error
+    /// (``firstInvalidMember()``), and delays are computed never longer than this.
+    public static let longestDuration: Duration = .seconds(86_400)
+
+    /// The first member whose value cannot work, with the reason; nil when all can. A value
+    /// like 1e300 is reported here (``ChannelClient/connect()`` fails with
+    /// ``ChannelClientError/invalidOptions(reason:)``), never a trap later.
+    public func firstInvalidMember() -> String? {
+        let durations: KeyValuePairs<String, Duration> = [
+            "initialDelay": initialDelay, "maximumDelay": maximumDelay, "minimumServerBackoff": minimumServerBackoff,
+            "restartRetryInterval": restartRetryInterval, "stableConnectionDuration": stableConnectionDuration,
+        ]
+        for (name, value) in durations where value < .zero || value > Self.longestDuration {
+            return "reconnectPolicy.\(name) must be between 0 and \(Self.longestDuration), not \(value)"
+        }
+        guard multiplier.isFinite, (1...1_000).contains(multiplier) else { return "reconnectPolicy.multiplier must be between 1 and 1000, not \(multiplier)" }
+        guard jitter.isFinite, (0...1).contains(jitter) else { return "reconnectPolicy.jitter must be between 0 and 1, not \(jitter)" }
+        guard (0...10_000).contains(restartRetryAttempts) else { return "reconnectPolicy.restartRetryAttempts must be between 0 and 10000, not \(restartRetryAttempts)" }
+        return nil
+    }
+
     /// The default policy: 1 s, doubling, up to 30 s, 25 % jitter; after a planned restart,
     /// 30 retries about a second apart; stable after 3 s.
     public static let standard = ReconnectPolicy()
@@ -85,7 +106,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
         }
         let delay = backoff(attempt: max(1, attempt), using: &generator)
         if case .closed(let code, _) = cause, (4100...4199).contains(code) {
-            return .retry(after: max(delay, minimumServerBackoff))
+            return .retry(after: min(max(delay, minimumServerBackoff), Self.longestDuration))
         }
         return .retry(after: delay)
     }
@@ -99,12 +120,12 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// The first retry after a planned restart: anywhere within one interval. Later ones: one
     /// interval, give or take `jitter` of it.
     func restartDelay(restartAttempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        let interval = Self.seconds(restartRetryInterval)
+        let interval = min(Self.seconds(restartRetryInterval), Self.seconds(Self.longestDuration))
         guard interval > 0 else { return .zero }
         let seconds = restartAttempt <= 1
             ? Double.random(in: 0...interval, using: &generator)
             : interval * (jitter > 0 ? Double.random(in: (1 - jitter)...(1 + jitter), using: &generator) : 1)
-        return .nanoseconds(Int64((seconds * 1e9).rounded()))
+        return Self.duration(seconds: seconds)
     }
 
     /// `initialDelay × multiplier^(attempt-1)`, capped at `maximumDelay`, plus up to `jitter` of it.
@@ -113,8 +134,14 @@ public struct ReconnectPolicy: Sendable, Hashable {
         let cap = Self.seconds(maximumDelay)
         let exponent = Double(min(max(0, attempt - 1), 64))
         let raw = min(cap, base * pow(multiplier, exponent))
-        let extra = jitter > 0 ? Double.random(in: 0...(raw * jitter), using: &generator) : 0
-        return .nanoseconds(Int64((min(cap, raw + extra) * 1e9).rounded()))
+        let extra = jitter > 0 && raw.isFinite ? Double.random(in: 0...(raw * jitter), using: &generator) : 0
+        return Self.duration(seconds: min(cap, raw + extra))
+    }
+
+    /// `seconds` as a duration, within 0…``longestDuration`` whatever the arithmetic produced.
+    static func duration(seconds: Double) -> Duration {
+        guard seconds.isFinite, seconds > 0 else { return .zero }
+        return .nanoseconds(Int64((min(seconds, Self.seconds(longestDuration)) * 1e9).rounded()))
     }
 
     static func seconds(_ duration: Duration) -> Double {

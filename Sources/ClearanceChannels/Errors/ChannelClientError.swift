@@ -55,7 +55,7 @@ public enum ChannelClientError: ClearanceError {
     public var message: String {
         switch self {
         case .closedByServer(let code, let reason): "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Redactor.scrub(reason))")."
-        case .transport(let error): "The WebSocket connection failed: \(Redactor.scrub(String(describing: error)))."
+        case .transport(let error): "The WebSocket connection failed: \(Redactor.describe(error))."
         case .timedOut(let reason): "The connection timed out: \(reason)."
         case .protocolViolation(let reason): "The server broke the Pusher protocol: \(Redactor.scrub(reason))."
         case .invalidOptions(let reason): "The client options cannot work: \(reason)."

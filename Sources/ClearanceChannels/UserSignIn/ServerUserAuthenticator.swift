@@ -32,3 +32,8 @@ public struct ServerUserAuthenticator: UserAuthenticator {
         try AuthEndpointResponse.userAuthentication(try await client.post([("socket_id", socketID)]))
     }
 }
+
+extension ServerUserAuthenticator: SecretRedacting {
+    /// The endpoint and the names of the headers and parameters: never their values.
+    public var description: String { "ServerUserAuthenticator(\(client))" }
+}

@@ -72,7 +72,7 @@ public enum EntitlementError: ClearanceError {
         let said = serverMessage.map { ": \($0)" } ?? ""
         switch self {
         case .networkFailure(let error):
-            return error is CancellationError ? "The request was cancelled." : "The service could not be reached: \(Redactor.scrub(String(describing: error)))."
+            return error is CancellationError ? "The request was cancelled." : "The service could not be reached: \(Redactor.describe(error))."
         case .productUnavailable(let product, _):
             return "'\(product)' is not part of the subscription\(said)."
         case .subscriptionExpired(let state, _):

@@ -7,7 +7,7 @@ import Foundation
 /// session ends.
 ///
 /// Holds secrets (the token and the password): its `description` shows neither.
-public struct StoredEntitlements: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct StoredEntitlements: Sendable, Hashable, Codable, SecretRedacting {
     /// The envelope format of an entitlement store file (``EncryptedFileStore/format``).
     public static let format = "clearance.entitlements"
 

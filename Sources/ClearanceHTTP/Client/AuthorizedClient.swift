@@ -10,7 +10,8 @@ import Logging
 ///   can refresh: refreshes **once** (one fetch shared by every waiting request) and retries
 ///   **once**. A second 401 is ``AuthorizationError/unauthorized(_:)``: never a loop.
 /// - Follows redirects itself (up to ``maximumRedirects``) and strips every credential when the
-///   origin changes, whatever the transport.
+///   origin changes, whatever the transport; with ``followsCrossOriginRedirects`` false, a
+///   redirect to another origin is not followed at all (the 3xx answer is returned).
 /// - Refuses to send a credential over plain HTTP except to loopback, unless allowed by the
 ///   authorizer's ``TransportSecurity``.
 /// - Honours task cancellation (``AuthorizationError/cancelled``).
@@ -37,6 +38,10 @@ public struct AuthorizedClient: Sendable {
     public let transport: any HTTPTransport
     /// How many redirects are followed before ``AuthorizationError/tooManyRedirects(limit:last:)``.
     public let maximumRedirects: Int
+    /// Whether a redirect to another origin is followed (without any credential) or returned to
+    /// the caller as it is. An auth endpoint's client returns it: its form body and the app's
+    /// headers must never reach another origin.
+    public let followsCrossOriginRedirects: Bool
     private let hook: RequestHook?
     private let logger: Logger
 
@@ -44,12 +49,14 @@ public struct AuthorizedClient: Sendable {
         authorizer: RequestAuthorizer,
         transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         maximumRedirects: Int = 10,
+        followsCrossOriginRedirects: Bool = true,
         logger: Logger = Logger(label: "clearance.http"),
         willSend hook: RequestHook? = nil
     ) {
         self.authorizer = authorizer
         self.transport = transport
         self.maximumRedirects = maximumRedirects
+        self.followsCrossOriginRedirects = followsCrossOriginRedirects
         self.logger = logger
         self.hook = hook
     }
@@ -72,7 +79,9 @@ public struct AuthorizedClient: Sendable {
                 isRetry = true
                 return try await transport.send(outgoing, body: currentBody)
             }
-            guard let step = RedirectStep.next(after: response, to: current, original: request) else {
+            guard let step = RedirectStep.next(after: response, to: current, original: request),
+                  step.keepsCredential || followsCrossOriginRedirects
+            else {
                 return (response, data)
             }
             redirects += 1

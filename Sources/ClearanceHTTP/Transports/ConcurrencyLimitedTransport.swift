@@ -43,11 +43,15 @@ final class AsyncGate: Sendable {
 
     init(limit: Int) { state = Locked(State(available: limit)) }
 
+    /// Waits for a slot. A task already cancelled never takes one, nor joins the queue.
     func enter() async throws {
+        try Task.checkCancellation()
         let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let admitted = state.withLock { s -> Bool in
+                let admitted = state.withLock { s -> Bool? in
+                    // Cancelled between the check above and now: the handler found nothing to resume.
+                    if Task.isCancelled { return nil }
                     if s.available > 0 && s.head == s.order.count {
                         s.available -= 1
                         return true
@@ -56,7 +60,11 @@ final class AsyncGate: Sendable {
                     s.order.append(id)
                     return false
                 }
-                if admitted { continuation.resume() }
+                switch admitted {
+                case true?: continuation.resume()
+                case nil: continuation.resume(throwing: CancellationError())
+                case false?: break
+                }
             }
         } onCancel: {
             let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }

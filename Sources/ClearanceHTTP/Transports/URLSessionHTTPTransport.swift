@@ -13,39 +13,36 @@ import FoundationNetworking
 public final class URLSessionHTTPTransport: HTTPTransport {
     private let session: URLSession
     private let delegate = SessionDelegate()
+    /// The largest response body read by ``send(_:body:)``; a longer one fails with
+    /// ``TransportError/bodyTooLarge(limit:)`` as soon as it is known (as the AsyncHTTPClient
+    /// transport's option of the same name).
+    public let maximumBodySize: Int
 
-    /// - Parameter configuration: The session configuration (timeouts, caching, proxies).
-    public init(configuration: URLSessionConfiguration = .ephemeral) {
+    /// - Parameters:
+    ///   - configuration: The session configuration (timeouts, caching, proxies).
+    ///   - maximumBodySize: The largest response body ``send(_:body:)`` reads (16 MiB by default).
+    public init(configuration: URLSessionConfiguration = .ephemeral, maximumBodySize: Int = 16 << 20) {
         configuration.httpShouldSetCookies = false
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.maximumBodySize = max(0, maximumBodySize)
     }
 
     deinit { session.finishTasksAndInvalidate() }
 
+    /// Reads the body as it arrives and stops (cancelling the task) once it passes
+    /// ``maximumBodySize``, or at once when `Content-Length` announces more.
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
-        guard var urlRequest = URLRequest(httpRequest: request) else {
-            throw TransportError.invalidRequest("the request has no absolute URL")
-        }
-        urlRequest.httpBody = body
-        let box = TaskBox()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(HTTPResponse, Data), any Error>) in
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: (error as? URLError)?.code == .cancelled ? CancellationError() : error)
-                        return
-                    }
-                    guard let response = response as? HTTPURLResponse, let head = response.httpResponse else {
-                        continuation.resume(throwing: TransportError.notHTTP)
-                        return
-                    }
-                    continuation.resume(returning: (head, data ?? Data()))
-                }
-                box.set(task)
-                task.resume()
+        let limit = maximumBodySize
+        return try await stream(request, body: body) { head, chunks in
+            if let length = head.headerFields[.contentLength].flatMap(Int.init), length > limit {
+                throw TransportError.bodyTooLarge(limit: limit)
             }
-        } onCancel: {
-            box.cancel()
+            var data = Data()
+            for try await chunk in chunks {
+                guard chunk.count <= limit - data.count else { throw TransportError.bodyTooLarge(limit: limit) }
+                data.append(chunk)
+            }
+            return (head, data)
         }
     }
 }
@@ -102,31 +99,8 @@ private final class StreamIterator: @unchecked Sendable {
     }
 }
 
-/// Holds the running task so a cancellation handler can reach it.
-private final class TaskBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: URLSessionTask?
-    private var cancelled = false
-
-    func set(_ task: URLSessionTask) {
-        lock.lock()
-        self.task = task
-        let cancelNow = cancelled
-        lock.unlock()
-        if cancelNow { task.cancel() }
-    }
-
-    func cancel() {
-        lock.lock()
-        cancelled = true
-        let task = self.task
-        lock.unlock()
-        task?.cancel()
-    }
-}
-
 /// Declines every redirect, so the 3xx response itself is returned to the caller, and routes the
-/// data of streamed tasks (tasks made with a completion handler never reach these methods).
+/// data of every task.
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let streaming = NSLock()
     private var tasks: [Int: StreamingTask] = [:]

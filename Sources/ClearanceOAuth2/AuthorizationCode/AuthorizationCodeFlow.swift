@@ -46,18 +46,18 @@ public struct AuthorizationCodeFlow: OAuth2Grant {
             if error is CancellationError || Task.isCancelled { throw .cancelled }
             throw .misconfigured(reason: "the authorization URL could not be opened: \(error)")
         }
-        let redirect = try await waitForRedirect(clock: server.clock)
+        let redirect = try await waitForRedirect(state: request.state, clock: server.clock)
         let grant = try request.grant(forRedirect: redirect)
         server.logger.debug("authorization code received; exchanging it")
         return try await grant.requestToken(from: server)
     }
 
-    private func waitForRedirect(clock: any OAuth2Clock) async throws(OAuth2Error) -> URL {
+    private func waitForRedirect(state: String, clock: any OAuth2Clock) async throws(OAuth2Error) -> URL {
         let receiver = self.receiver
         let timeout = self.timeout
         do {
             return try await withThrowingTaskGroup(of: URL?.self) { group in
-                group.addTask { try await receiver.receiveRedirect() }
+                group.addTask { try await receiver.receiveRedirect(state: state) }
                 group.addTask {
                     try await clock.sleep(for: timeout)
                     return nil

@@ -12,4 +12,12 @@ public protocol AuthorizationRedirectReceiver: Sendable {
     /// Waits for the redirect and returns the full URL the browser requested (with its query).
     /// Must stop waiting when the task is cancelled.
     func receiveRedirect() async throws -> URL
+    /// Waits for the redirect whose `state` query parameter is `state`. A receiver that can tell
+    /// redirects apart ignores the others (a forged or stale redirect must not end the sign-in);
+    /// by default, the first redirect (the flow then checks its `state` itself).
+    func receiveRedirect(state: String) async throws -> URL
+}
+
+extension AuthorizationRedirectReceiver {
+    public func receiveRedirect(state: String) async throws -> URL { try await receiveRedirect() }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// in the browser, and the `state` and verifier that the answer must match.
 ///
 /// Make a new one for every sign-in attempt. Its `description` shows neither the state nor the verifier.
-public struct AuthorizationRequest: Sendable, CustomStringConvertible {
+public struct AuthorizationRequest: Sendable, SecretRedacting {
     /// The URL to open: the authorization endpoint with `response_type=code`, `client_id`,
     /// `redirect_uri`, `scope`, `state`, `code_challenge` and `code_challenge_method=S256`.
     public let url: URL

@@ -10,7 +10,13 @@ import NIOPosix
 ///
 /// It answers the redirect with a static page that echoes nothing from the request, answers 404
 /// to any other path, and hands the full redirect URL (with `code` and `state`) to
-/// ``receiveRedirect()``. It never logs the query: it carries the authorization code. Built on
+/// ``receiveRedirect()``. While a sign-in waits for its `state` (``receiveRedirect(state:)``,
+/// as `AuthorizationCodeFlow` does), a redirect with another `state` (forged by another local
+/// process, or left from an earlier attempt) is answered with an error page and ignored, until
+/// the real one comes or the flow's timeout ends. At most ``maximumPendingRedirects`` redirects
+/// wait for a caller, and a request target longer than ``maximumTargetLength`` bytes is refused
+/// (414): memory stays bounded whatever reaches the port. It never logs the query: it carries
+/// the authorization code. Built on
 /// SwiftNIO (which AsyncHTTPClient already brings), so this module needs no server framework.
 ///
 /// ```swift
@@ -19,12 +25,23 @@ import NIOPosix
 /// try await session.signIn(with: AuthorizationCodeFlow(receiver: listener) { url in open(url) })
 /// ```
 public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
+    private struct Waiter {
+        var continuation: CheckedContinuation<URL, any Error>
+        /// The `state` it waits for; nil: any redirect.
+        var state: String?
+    }
+
     private struct State {
         var received: [URL] = []
-        var waiters: [UInt64: CheckedContinuation<URL, any Error>] = [:]
+        var waiters: [UInt64: Waiter] = [:]
         var cancelledEarly: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
+
+    /// How many redirects wait for a caller at most; more are answered with the error page.
+    public static let maximumPendingRedirects = 16
+    /// The longest request target (path and query) accepted, in bytes.
+    public static let maximumTargetLength = 8_192
 
     /// The redirect URI to register and send: `http://127.0.0.1:<port><path>`.
     public let redirectURI: URL
@@ -44,12 +61,12 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
         let normalizedPath = path.hasPrefix("/") ? path : "/" + path
         // The handlers exist before the listener does: they deliver through this slot.
         let slot = Locked<(listener: LoopbackRedirectListener?, early: [String])>((nil, []))
-        let deliver: @Sendable (String) -> Void = { target in
+        let deliver: @Sendable (String) -> Bool = { target in
             let listener = slot.withLock { slot -> LoopbackRedirectListener? in
-                if slot.listener == nil { slot.early.append(target) }
+                if slot.listener == nil, slot.early.count < LoopbackRedirectListener.maximumPendingRedirects { slot.early.append(target) }
                 return slot.listener
             }
-            listener?.deliver(target)
+            return listener?.deliver(target) ?? true
         }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -69,7 +86,7 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
             defer { slot.early = [] }
             return slot.early
         }
-        for target in early { listener.deliver(target) }
+        for target in early { _ = listener.deliver(target) }
         logger.debug("listening for the authorization redirect", metadata: ["redirectURI": "\(listener.redirectURI)"])
         return listener
     }
@@ -77,6 +94,19 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
     /// Waits for the redirect and returns its full URL. Returns at once if one already arrived.
     /// Stops waiting with `CancellationError` when the task is cancelled.
     public func receiveRedirect() async throws -> URL {
+        try await wait(for: nil)
+    }
+
+    /// Waits for the redirect whose `state` is `state`: redirects with another (or no) `state`
+    /// are answered with an error page and dropped. Returns at once if it already arrived.
+    public func receiveRedirect(state: String) async throws -> URL {
+        try await wait(for: state)
+    }
+
+    /// Redirects received that no caller took yet (for tests).
+    package var pendingCount: Int { state.withLock { $0.received.count } }
+
+    private func wait(for expected: String?) async throws -> URL {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -85,21 +115,22 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
                 let ready: Result<URL, any Error>? = state.withLock { state in
                     if state.cancelledEarly.remove(id) != nil { return .failure(CancellationError()) }
+                    if let expected { state.received.removeAll { Self.state(of: $0) != expected } }
                     if !state.received.isEmpty { return .success(state.received.removeFirst()) }
-                    state.waiters[id] = continuation
+                    state.waiters[id] = Waiter(continuation: continuation, state: expected)
                     return nil
                 }
                 if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<URL, any Error>? in
+            let waiter = state.withLock { state -> Waiter? in
                 guard let waiter = state.waiters.removeValue(forKey: id) else {
                     state.cancelledEarly.insert(id)
                     return nil
                 }
                 return waiter
             }
-            waiter?.resume(throwing: CancellationError())
+            waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 
@@ -112,30 +143,46 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
         try? await open?.close()
     }
 
-    private func deliver(_ pathAndQuery: String) {
-        guard let url = URL(string: pathAndQuery, relativeTo: redirectURI)?.absoluteURL else { return }
-        let waiter = state.withLock { state -> CheckedContinuation<URL, any Error>? in
-            if let first = state.waiters.keys.min() { return state.waiters.removeValue(forKey: first) }
-            state.received.append(url)
-            return nil
+    /// Hands a redirect to the caller waiting for it, or keeps it for one; false when it is
+    /// refused (another `state` than every caller waits for, or too many waiting already).
+    private func deliver(_ pathAndQuery: String) -> Bool {
+        guard let url = URL(string: pathAndQuery, relativeTo: redirectURI)?.absoluteURL else { return false }
+        let redirectState = Self.state(of: url)
+        let (accepted, waiter) = state.withLock { state -> (Bool, Waiter?) in
+            if state.waiters.isEmpty {
+                guard state.received.count < Self.maximumPendingRedirects else { return (false, nil) }
+                state.received.append(url)
+                return (true, nil)
+            }
+            let matching = state.waiters.filter { $0.value.state == nil || $0.value.state == redirectState }
+            guard let first = matching.keys.min() else { return (false, nil) }
+            return (true, state.waiters.removeValue(forKey: first))
         }
-        logger.debug("authorization redirect received")
-        waiter?.resume(returning: url)
+        logger.debug(accepted ? "authorization redirect received" : "authorization redirect ignored: not the sign-in in progress")
+        waiter?.continuation.resume(returning: url)
+        return accepted
+    }
+
+    private static func state(of url: URL) -> String? {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value
     }
 }
 
-/// Answers one HTTP/1 request: the redirect page on `GET path`, 404 otherwise; then closes.
+/// Answers one HTTP/1 request: the redirect page on `GET path` (an error page when the listener
+/// refuses the redirect), 414 for an overlong target, 404 otherwise; then closes. Bodies are
+/// never kept.
 private final class RedirectHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private static let page = "<!doctype html><meta charset=utf-8><title>Signed in</title><p>You can close this window and return to the application.</p>"
+    private static let refusedPage = "<!doctype html><meta charset=utf-8><title>Not signed in</title><p>This answer does not belong to the sign-in in progress. Return to the application and try again.</p>"
 
     private let path: String
-    private let deliver: @Sendable (String) -> Void
+    private let deliver: @Sendable (String) -> Bool
     private var head: HTTPRequestHead?
 
-    init(path: String, deliver: @escaping @Sendable (String) -> Void) {
+    init(path: String, deliver: @escaping @Sendable (String) -> Bool) {
         self.path = path
         self.deliver = deliver
     }
@@ -148,17 +195,25 @@ private final class RedirectHandler: ChannelInboundHandler {
             break
         case .end:
             let target = head?.uri ?? "/"
+            guard target.utf8.count <= LoopbackRedirectListener.maximumTargetLength else {
+                return respond(context, status: .uriTooLong, body: "Request target too long")
+            }
             let requestPath = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
-            let matched = head?.method == .GET && requestPath == path
-            if matched { deliver(target) }
-            respond(context, status: matched ? .ok : .notFound, body: matched ? Self.page : "Not found")
+            guard head?.method == .GET && requestPath == path else {
+                return respond(context, status: .notFound, body: "Not found")
+            }
+            if deliver(target) {
+                respond(context, status: .ok, body: Self.page)
+            } else {
+                respond(context, status: .badRequest, body: Self.refusedPage)
+            }
         }
     }
 
     private func respond(_ context: ChannelHandlerContext, status: HTTPResponseStatus, body: String) {
         let buffer = context.channel.allocator.buffer(string: body)
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: status == .ok ? "text/html; charset=utf-8" : "text/plain; charset=utf-8")
+        headers.add(name: "Content-Type", value: body.hasPrefix("<!doctype") ? "text/html; charset=utf-8" : "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: "\(buffer.readableBytes)")
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Connection", value: "close")

@@ -49,7 +49,7 @@ public struct DeviceAuthorization: Sendable {
     }
 }
 
-extension DeviceAuthorization: CustomStringConvertible {
+extension DeviceAuthorization: SecretRedacting {
     public var description: String {
         "DeviceAuthorization(verificationURI: \(verificationURI), expiresIn: \(expiresIn), interval: \(interval), deviceCode: \(Redactor.mask))"
     }

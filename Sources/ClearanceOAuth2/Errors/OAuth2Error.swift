@@ -131,7 +131,7 @@ public enum OAuth2Error: ClearanceError {
     public var message: String {
         switch self {
         case .server(let error): "The authorization server refused the request: \(error)."
-        case .networkFailure(let error): "The authorization server could not be reached: \(Redactor.scrub(String(describing: error)))."
+        case .networkFailure(let error): "The authorization server could not be reached: \(Redactor.describe(error))."
         case .serverUnavailable(let response):
             "The authorization server is unavailable (HTTP \(response.status))\(response.retryAfter.map { "; it asks to retry after \(Self.seconds($0))" } ?? "")."
         case .badResponse(let response, let reason):

@@ -4,7 +4,7 @@ import Foundation
 /// The code exchange of the authorization code grant (RFC 6749 §4.1.3) with the PKCE verifier
 /// (RFC 7636 §4.5). ``AuthorizationCodeFlow`` produces one after checking `state`.
 /// Its `description` shows neither the code nor the verifier.
-public struct AuthorizationCodeGrant: OAuth2Grant, CustomStringConvertible {
+public struct AuthorizationCodeGrant: OAuth2Grant, SecretRedacting {
     /// The authorization code. Secret.
     public var code: String
     /// The redirect URI sent in the authorization request (it must match).

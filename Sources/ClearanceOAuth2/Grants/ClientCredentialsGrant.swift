@@ -1,5 +1,6 @@
+import Clearance
 /// The client credentials grant (RFC 6749 §4.4): the client acts on its own behalf.
-public struct ClientCredentialsGrant: OAuth2Grant, CustomStringConvertible {
+public struct ClientCredentialsGrant: OAuth2Grant, SecretRedacting {
     /// The scopes to ask for; `nil` uses the session's.
     public var scopes: [String]?
 

@@ -1,3 +1,4 @@
+import Clearance
 /// The device authorization grant (RFC 8628) for input-constrained devices and terminals.
 ///
 /// Asks for a device code, hands the user code and verification URI to ``present``, then polls
@@ -58,4 +59,8 @@ public struct DeviceAuthorizationGrant: OAuth2Grant {
             }
         }
     }
+}
+
+extension DeviceAuthorizationGrant: SecretRedacting {
+    public var description: String { "DeviceAuthorizationGrant(scopes: \(scopes?.joined(separator: " ") ?? "default"))" }
 }

@@ -5,7 +5,7 @@ import Clearance
 ///
 /// Field values whose names sound secret (`app_token`, `assertion`, `password`, …) are masked
 /// in its `description` and in any error; ``secretFieldNames`` adds more names.
-public struct ExtensionGrant: OAuth2Grant, CustomStringConvertible {
+public struct ExtensionGrant: OAuth2Grant, SecretRedacting {
     /// The `grant_type` value (an absolute URI or a name the server defines).
     public var grantType: String
     /// The grant's form fields, in order.

@@ -4,7 +4,7 @@ import Clearance
 ///
 /// Deprecated by OAuth 2.1 for third-party clients; still what first-party apps of many APIs
 /// use. Its `description` never shows the password.
-public struct PasswordGrant: OAuth2Grant, CustomStringConvertible {
+public struct PasswordGrant: OAuth2Grant, SecretRedacting {
     /// The user name (PodioKit: the email address).
     public var username: String
     /// The password. Secret.

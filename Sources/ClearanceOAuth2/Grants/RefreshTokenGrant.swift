@@ -2,7 +2,7 @@ import Clearance
 
 /// The refresh token grant (RFC 6749 §6). The session uses it itself; it is public for apps
 /// that hold a refresh token from elsewhere. Its `description` never shows the token.
-public struct RefreshTokenGrant: OAuth2Grant, CustomStringConvertible {
+public struct RefreshTokenGrant: OAuth2Grant, SecretRedacting {
     /// The refresh token. Secret.
     public var refreshToken: String
     /// The scopes to ask for; `nil` asks for the ones originally granted (no `scope` field is sent).

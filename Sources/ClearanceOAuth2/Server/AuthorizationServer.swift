@@ -26,6 +26,9 @@ public struct AuthorizationServer: Sendable {
     public var transportSecurity: TransportSecurity
     /// The clock (device polling and revocation retries sleep on it).
     public var clock: any OAuth2Clock
+    /// The scheme the tokens are sent with: a token whose `token_type` is neither `Bearer` (any
+    /// case, RFC 6749 §7.1) nor this scheme is refused with ``OAuth2Error/badResponse(_:reason:)``.
+    public var tokenScheme: String
     /// Where request summaries go (never a secret).
     public var logger: Logger
 
@@ -36,8 +39,10 @@ public struct AuthorizationServer: Sendable {
         transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         transportSecurity: TransportSecurity = .strict,
         clock: any OAuth2Clock = SystemOAuth2Clock(),
+        tokenScheme: String = "Bearer",
         logger: Logger = Logger(label: "clearance.oauth2")
     ) {
+        self.tokenScheme = tokenScheme
         self.endpoints = endpoints
         self.client = client
         self.scopes = scopes
@@ -58,7 +63,7 @@ public struct AuthorizationServer: Sendable {
         let (response, body, requestSecrets) = try await post(to: endpoints.token, fields: fields, purpose: "token request", grantType: grantType)
         let secrets = requestSecrets + fields.filter { secretFieldNames.contains($0.name) }.map(\.value)
         do {
-            let parsed = try TokenResponse.parse(response, body: body, secrets: secrets)
+            let parsed = try TokenResponse.parse(response, body: body, secrets: secrets, scheme: tokenScheme)
             logger.debug("token issued", metadata: [
                 "grant_type": "\(grantType)", "status": "\(response.status.code)",
                 "expires_in": "\(parsed.expiresIn.map { OAuth2Error.seconds($0) } ?? "unknown")",

@@ -90,13 +90,29 @@ extension OAuth2Session {
         let token = response.token(receivedAt: clock.now, previousRefreshToken: refreshToken)
         let rotated = response.refreshToken != nil && response.refreshToken != refreshToken
         // Saved before it is used: a rotated refresh token lost in a crash would end the session.
-        guard let published = await commit(token, receivedAt: clock.uptime, expectedGeneration: generation) else { return nil }
+        guard let published = await commit(token, receivedAt: clock.uptime, expectedGeneration: generation) else {
+            // Signed out (or in anew) while the refresh ran: the sign-out revoked the old
+            // refresh token; the rotated one is nobody's now and must not stay valid.
+            if rotated, let discarded = response.refreshToken { await revokeDiscarded(discarded) }
+            return nil
+        }
         logger.debug("access token refreshed", metadata: [
             "session": "\(name)", "rotated": "\(rotated)",
             "expires_in": "\(response.expiresIn.map { OAuth2Error.seconds($0) } ?? "unknown")",
         ])
         emit(.refreshed(published.info))
         return published
+    }
+
+    /// Revokes a refresh token no session holds (best effort: logged, never thrown).
+    private func revokeDiscarded(_ refreshToken: String) async {
+        guard configuration.endpoints.revocation != nil else { return }
+        do {
+            try await server.revoke(refreshToken, hint: "refresh_token")
+            logger.debug("revoked the refresh token of a refresh superseded by a sign-out", metadata: ["session": "\(name)"])
+        } catch {
+            logger.warning("revoking a superseded refresh token failed", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+        }
     }
 
     private func automaticSignIn(generation: UInt64) async throws(OAuth2Error) -> OAuth2Token? {
@@ -147,7 +163,7 @@ extension OAuth2Session {
                 if let expectedGeneration, expectedGeneration != core.generation {
                     return nil
                 }
-                let lifetime = token.expiresAt.map { Duration.seconds($0.timeIntervalSince(token.obtainedAt)) }
+                let lifetime = token.lifetime(from: token.obtainedAt)
                 core.active = SessionCore.ActiveToken(token: token, expiresAtUptime: lifetime.map { receivedAt + $0 })
                 core.backoff.recordSuccess()
                 core.lastFailure = nil
@@ -216,8 +232,8 @@ extension OAuth2Session {
         let uptime = clock.uptime
         let restored = update { core -> TokenInfo? in
             defer { core.restored = true }
-            guard !core.restored, core.active == nil, let token = loaded?.token else { return nil }
-            let remaining = token.expiresAt.map { Duration.seconds($0.timeIntervalSince(now)) }
+            guard !core.restored, core.active == nil, let token = loaded?.token.clampingExpiry(around: now) else { return nil }
+            let remaining = token.lifetime(from: now)
             core.active = SessionCore.ActiveToken(token: token, expiresAtUptime: remaining.map { uptime + $0 })
             core.state = .authenticated(token.info)
             return token.info

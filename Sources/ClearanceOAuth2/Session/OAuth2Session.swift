@@ -230,3 +230,8 @@ public final class OAuth2Session: RefreshableCredentialSource {
         }
     }
 }
+
+extension OAuth2Session: SecretRedacting {
+    /// The name and the state (token type, scopes, expiry): never a token, nor the client secret.
+    public var description: String { "OAuth2Session(\(name), \(state))" }
+}

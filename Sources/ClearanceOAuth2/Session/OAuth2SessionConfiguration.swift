@@ -10,7 +10,8 @@ public struct OAuth2SessionConfiguration: Sendable {
     /// The client's identity and how it authenticates.
     public var client: OAuth2Client
     /// The `Authorization` scheme the access token is sent with: `Bearer` (RFC 6750, the
-    /// default) or, for PodioKit-style APIs, `OAuth2`.
+    /// default) or, for PodioKit-style APIs, `OAuth2`. A token response whose `token_type` is
+    /// neither `Bearer` (any case) nor this scheme is refused (RFC 6749 §7.1).
     public var headerScheme: String
     /// The scopes requested when a grant names none.
     public var scopes: [String]
@@ -116,6 +117,13 @@ public struct OAuth2SessionConfiguration: Sendable {
     public var server: AuthorizationServer {
         AuthorizationServer(
             endpoints: endpoints, client: client, scopes: scopes, transport: transport,
-            transportSecurity: transportSecurity, clock: clock, logger: logger)
+            transportSecurity: transportSecurity, clock: clock, tokenScheme: headerScheme, logger: logger)
+    }
+}
+
+extension OAuth2SessionConfiguration: SecretRedacting {
+    /// The name, endpoints and client without its secret.
+    public var description: String {
+        "OAuth2SessionConfiguration(name: \(name), token endpoint: \(Redactor.stripQueries(endpoints.token.absoluteString)), client: \(client), header scheme: \(headerScheme))"
     }
 }

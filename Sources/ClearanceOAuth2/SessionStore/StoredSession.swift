@@ -1,3 +1,4 @@
+import Clearance
 import Foundation
 
 /// What a ``SessionStore`` keeps: the token set and, when the session is configured to store
@@ -5,7 +6,7 @@ import Foundation
 /// refresh and revoke it.
 ///
 /// Holds secrets (the tokens, the client secret): its `description` shows none of them.
-public struct StoredSession: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct StoredSession: Sendable, Hashable, Codable, SecretRedacting {
     /// The tokens.
     public var token: OAuth2Token
     /// The server's endpoints, when stored.

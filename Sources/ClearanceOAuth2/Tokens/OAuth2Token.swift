@@ -34,6 +34,27 @@ public struct OAuth2Token: Sendable, Hashable, Codable {
         TokenInfo(tokenType: tokenType, scopes: scopes, expiresAt: expiresAt, obtainedAt: obtainedAt, hasRefreshToken: refreshToken != nil)
     }
 
+    /// The longest lifetime a token is given (ten years): a longer `expires_in`, or a stored
+    /// expiry beyond it, is taken as this.
+    public static let longestLifetime: TimeInterval = 10 * 365 * 86_400
+
+    /// The time from `moment` to ``expiresAt``, within ±``longestLifetime``, whatever was
+    /// stored (a restored 1e300 must not trap when it becomes a `Duration`); nil without expiry.
+    func lifetime(from moment: Date) -> Duration? {
+        guard let expiresAt else { return nil }
+        let seconds = expiresAt.timeIntervalSince(moment)
+        guard !seconds.isNaN else { return .zero }
+        return .milliseconds(Int64(min(max(seconds, -Self.longestLifetime), Self.longestLifetime) * 1000))
+    }
+
+    /// This token with ``expiresAt`` no further than ``longestLifetime`` either side of `now`
+    /// (a restored session may hold anything a file can).
+    func clampingExpiry(around now: Date) -> OAuth2Token {
+        var token = self
+        token.expiresAt = lifetime(from: now).map { now.addingTimeInterval(TokenResponse.timeInterval($0)) }
+        return token
+    }
+
     /// The secrets this token holds, for masking them in anything printed.
     var secrets: [String] { [accessToken] + (refreshToken.map { [$0] } ?? []) }
 }

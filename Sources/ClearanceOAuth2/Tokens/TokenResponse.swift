@@ -8,7 +8,10 @@ import HTTPTypes
 ///   answer errors with 200).
 /// - `expires_in` may be a number or a numeric string; the expiry is computed from the moment
 ///   the response arrived, never from a JWT `exp`.
-/// - A missing `token_type` is taken as `Bearer`; an empty or missing `access_token` is an error.
+/// - A missing `token_type` is taken as `Bearer`; one that is neither `Bearer` (compared without
+///   case, RFC 6749 §7.1) nor the scheme the token will be sent with is an error: a `mac` or
+///   `DPoP` token sent as a bearer would fail, or worse.
+/// - An empty or missing `access_token` is an error.
 public struct TokenResponse: Sendable {
     /// The access token. Secret.
     public let accessToken: String
@@ -33,9 +36,11 @@ public struct TokenResponse: Sendable {
     ///
     /// - Parameters:
     ///   - secrets: Values of the request that must not appear in any error (masked in `error_description`).
+    ///   - scheme: The `Authorization` scheme the token will be sent with; `token_type` must be
+    ///     `Bearer` (any case) or this.
     /// - Throws: ``OAuth2Error/server(_:)`` for any `error` member, ``OAuth2Error/serverUnavailable(_:)``
     ///   for a 5xx without one, ``OAuth2Error/badResponse(_:reason:)`` for anything else unusable.
-    public static func parse(_ response: HTTPResponse, body: Data, secrets: [String] = []) throws(OAuth2Error) -> TokenResponse {
+    public static func parse(_ response: HTTPResponse, body: Data, secrets: [String] = [], scheme: String = "Bearer") throws(OAuth2Error) -> TokenResponse {
         let answer = HTTPErrorResponse(response, body: body, masking: secrets, keepsBody: false)
         let object = try OAuth2ResponseBody.object(response, body: body, secrets: secrets)
         guard let object else {
@@ -48,6 +53,9 @@ public struct TokenResponse: Sendable {
             throw .badResponse(answer, reason: "the access_token contains characters that cannot go in a header")
         }
         let tokenType = (object["token_type"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Bearer"
+        guard tokenType.lowercased() == "bearer" || tokenType.lowercased() == scheme.lowercased() else {
+            throw .badResponse(answer, reason: "the token_type '\(tokenType.prefix(40))' is neither Bearer nor the configured scheme '\(scheme)' (RFC 6749 §7.1); the token was not used")
+        }
         let refreshToken = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
         let scopes = (object["scope"] as? String).map { $0.split(separator: " ").map(String.init) }
         return TokenResponse(
@@ -62,7 +70,7 @@ public struct TokenResponse: Sendable {
     public func token(receivedAt: Date, previousRefreshToken: String? = nil) -> OAuth2Token {
         OAuth2Token(
             accessToken: accessToken, tokenType: tokenType, refreshToken: refreshToken ?? previousRefreshToken,
-            expiresAt: expiresIn.map { receivedAt.addingTimeInterval(Self.timeInterval($0)) },
+            expiresAt: expiresIn.map { receivedAt.addingTimeInterval(min(max(0, Self.timeInterval($0)), OAuth2Token.longestLifetime)) },
             scopes: scopes, obtainedAt: receivedAt)
     }
 
@@ -79,7 +87,7 @@ public struct TokenResponse: Sendable {
             seconds = nil
         }
         guard let seconds, seconds.isFinite else { return nil }
-        return .milliseconds(Int64(max(0, min(seconds, 10 * 365 * 86_400)) * 1000))
+        return .milliseconds(Int64(max(0, min(seconds, OAuth2Token.longestLifetime)) * 1000))
     }
 
     static func timeInterval(_ duration: Duration) -> TimeInterval {
@@ -88,7 +96,7 @@ public struct TokenResponse: Sendable {
     }
 }
 
-extension TokenResponse: CustomStringConvertible {
+extension TokenResponse: SecretRedacting {
     public var description: String {
         "TokenResponse(type: \(tokenType), expiresIn: \(expiresIn.map { "\($0)" } ?? "nil"), refresh token: \(refreshToken == nil ? "no" : "yes"))"
     }

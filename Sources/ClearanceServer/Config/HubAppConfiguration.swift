@@ -16,7 +16,8 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     public var encryptionMasterKey: String?
     /// A disabled app refuses connections with close code 4003. Default `true`.
     public var enabled: Bool
-    /// Most simultaneous connections for this app; more are closed with 4004. `nil`: no limit.
+    /// Most simultaneous connections for this app; more are closed with 4004. `nil`: only the
+    /// hub's ``HubLimits/maxConnections``. At most 1,000,000.
     public var maxConnections: Int?
     /// Whether clients may send `client-` events. Default `true`.
     public var clientEvents: Bool

@@ -90,7 +90,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
             } catch {
                 throw .invalidApp(id: app.id, reason: error)
             }
-            if let limit = app.maxConnections, limit < 0 { throw .invalidLimit("apps.maxConnections") }
+            if let limit = app.maxConnections, !HubLimits.connectionRange.contains(limit) { throw .invalidLimit("apps.maxConnections") }
         }
         if let member = limits.firstInvalidMember() { throw .invalidLimit(member) }
     }

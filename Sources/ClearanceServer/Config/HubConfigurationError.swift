@@ -57,7 +57,7 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case let .duplicateAppID(id): "Two apps have the id \(id)."
         case let .duplicateAppKey(key): "Two apps have the key \(key)."
         case let .invalidApp(id, reason): "The app \(id) is not usable: \(reason.message)"
-        case let .invalidLimit(name): "The limit \(name) is out of range."
+        case let .invalidLimit(name): "The limit \(name) is out of range\(HubLimits.allowedRange(of: name).map { " (allowed: \($0))" } ?? "")."
         }
     }
 }

@@ -1,52 +1,73 @@
 /// The hub's protocol limits and timers. Every member has a default, and a configuration file
 /// may set any subset of them.
 ///
-/// Durations are in seconds (fractions allowed, so tests can run fast).
+/// Durations are in seconds (fractions allowed, so tests can run fast). Every member has an
+/// allowed range (listed on each member; ``HubConfiguration/validate()`` refuses a value outside
+/// it with ``HubConfigurationError/invalidLimit(_:)``), so that no setting, however large, can
+/// overflow a timer or an allocation.
 public struct HubLimits: Sendable, Hashable, Codable {
     /// Seconds of client silence before the hub sends `pusher:ping`; also announced to clients
-    /// as `activity_timeout` in `pusher:connection_established`. Default 120.
+    /// as `activity_timeout` in `pusher:connection_established`. Default 120; 1 to 3,600.
     public var activityTimeout: Int
-    /// Seconds the hub waits for any frame after its `pusher:ping` before closing with 4201. Default 30.
+    /// Seconds the hub waits for any frame after its `pusher:ping` before closing with 4201. Default 30; at most 3,600.
     public var pongTimeout: Double
     /// Whether the hub pings silent clients. When off, a client silent for ``inactivityTimeout``
     /// is closed with 4202 instead. Default on.
     public var serverPings: Bool
     /// Seconds of total silence after which a connection is closed with 4202 when
-    /// ``serverPings`` is off. Default 86,400 (24 hours, as hosted Pusher).
+    /// ``serverPings`` is off. Default 86,400 (24 hours, as hosted Pusher); at most 604,800 (a week).
     public var inactivityTimeout: Double
     /// Seconds a connection may stay without a user sign-in before it is closed with 4009;
-    /// `nil` (the default) does not require sign-in.
+    /// `nil` (the default) does not require sign-in; at most 86,400.
     public var userAuthenticationTimeout: Double?
-    /// Longest channel name. Default 200 (the server libraries' limit; hosted Pusher: 164).
+    /// Longest channel name. Default 200 (the server libraries' limit; hosted Pusher: 164); 1 to 1,024.
     public var maxChannelNameLength: Int
-    /// Largest event `data`, in UTF-8 bytes, from clients and the HTTP API. Default 10,240.
+    /// Largest event `data`, in UTF-8 bytes, from clients and the HTTP API. Default 10,240;
+    /// 1 to 16,777,216 (16 MiB).
     public var maxEventDataBytes: Int
-    /// Most distinct users in one presence channel. Default 100.
+    /// Most distinct users in one presence channel. Default 100; 1 to 100,000.
     public var maxPresenceMembers: Int
-    /// Largest presence `user_info`, in bytes of JSON text. Default 1,024.
+    /// Largest presence `user_info`, in bytes of JSON text. Default 1,024; 2 to 1,048,576.
     public var maxPresenceUserInfoBytes: Int
-    /// Client events each connection may send per second; more are refused with error 4301. Default 10.
+    /// Client events each connection may send per second; more are refused with error 4301. Default 10;
+    /// 0 (none) to 10,000.
     public var clientEventsPerSecond: Int
     /// Largest WebSocket message the hub reads; a bigger one closes the connection with 1009.
-    /// Default 32,768.
+    /// Default 32,768; 1,024 to 16,777,216 (16 MiB).
     public var maxMessageBytes: Int
-    /// Most channels one HTTP API event may name. Default 100.
+    /// Most channels one HTTP API event may name. Default 100; 1 to 10,000.
     public var maxChannelsPerEvent: Int
-    /// Most events in one `batch_events` call. Default 10.
+    /// Most events in one `batch_events` call. Default 10; 1 to 1,000.
     public var maxEventsPerBatch: Int
-    /// Longest event name. Default 200.
+    /// Longest event name. Default 200; 1 to 1,024.
     public var maxEventNameLength: Int
-    /// Largest HTTP request body the hub reads. Default 262,144.
+    /// Largest HTTP request body the hub reads. Default 262,144; 1,024 to 67,108,864 (64 MiB).
     public var maxHTTPBodyBytes: Int
-    /// Most simultaneous connections across all apps; more are closed with 4100. `nil`: no limit.
-    public var maxConnections: Int?
+    /// Most simultaneous WebSocket connections across all apps; more are closed with 4100
+    /// ("over capacity": the client retries after a backoff). Default 10,000; 0 to 1,000,000.
+    public var maxConnections: Int
+    /// Most channels one connection may be subscribed to at once; a subscription past it is
+    /// refused with a `pusher:subscription_error` (`LimitReached`, status 403). Default 1,000;
+    /// 1 to 100,000.
+    public var maxChannelsPerConnection: Int
+    /// Subscribes and unsubscribes each connection may send per second on average (presence
+    /// joins and leaves included), after a first burst of ``maxChannelsPerConnection`` (a
+    /// reconnecting client subscribes to all its channels at once). A subscribe past it is
+    /// refused with a `pusher:subscription_error` (`LimitReached`, status 429); an unsubscribe
+    /// is always honoured but counted, so a connection cannot churn a presence channel faster
+    /// than this. Default 50; 1 to 100,000.
+    public var subscriptionChangesPerSecond: Int
+    /// Seconds an HTTP connection may make no progress before the hub closes it: a request whose
+    /// head or body stalls, a WebSocket upgrade request that never completes, or a keep-alive
+    /// connection left idle. Default 30; at most 3,600.
+    public var httpIdleTimeout: Double
     /// Frames queued for one connection before it counts as too slow a reader and is dropped.
-    /// Default 4,096.
+    /// Default 4,096; 16 to 1,048,576.
     public var maxQueuedFrames: Int
-    /// Seconds the hub waits for a client to answer its close frame. Default 5.
+    /// Seconds the hub waits for a client to answer its close frame. Default 5; at most 600.
     public var closeTimeout: Double
     /// Seconds over which a stopping hub spreads its close frames (4200), so that its clients do
-    /// not all come back in the same instant. Default 1; 0 closes every connection at once.
+    /// not all come back in the same instant. Default 1; 0 (every connection at once) to 60.
     public var shutdownSpread: Double
 
     /// The defaults listed on each member.
@@ -66,7 +87,10 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxEventsPerBatch: Int = 10,
         maxEventNameLength: Int = 200,
         maxHTTPBodyBytes: Int = 262_144,
-        maxConnections: Int? = nil,
+        maxConnections: Int = 10_000,
+        maxChannelsPerConnection: Int = 1_000,
+        subscriptionChangesPerSecond: Int = 50,
+        httpIdleTimeout: Double = 30,
         maxQueuedFrames: Int = 4_096,
         closeTimeout: Double = 5,
         shutdownSpread: Double = 1
@@ -87,6 +111,9 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.maxEventNameLength = maxEventNameLength
         self.maxHTTPBodyBytes = maxHTTPBodyBytes
         self.maxConnections = maxConnections
+        self.maxChannelsPerConnection = maxChannelsPerConnection
+        self.subscriptionChangesPerSecond = subscriptionChangesPerSecond
+        self.httpIdleTimeout = httpIdleTimeout
         self.maxQueuedFrames = maxQueuedFrames
         self.closeTimeout = closeTimeout
         self.shutdownSpread = shutdownSpread
@@ -114,32 +141,72 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxEventsPerBatch = try value(.maxEventsPerBatch, defaults.maxEventsPerBatch)
         maxEventNameLength = try value(.maxEventNameLength, defaults.maxEventNameLength)
         maxHTTPBodyBytes = try value(.maxHTTPBodyBytes, defaults.maxHTTPBodyBytes)
-        maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections)
+        maxConnections = try value(.maxConnections, defaults.maxConnections)
+        maxChannelsPerConnection = try value(.maxChannelsPerConnection, defaults.maxChannelsPerConnection)
+        subscriptionChangesPerSecond = try value(.subscriptionChangesPerSecond, defaults.subscriptionChangesPerSecond)
+        httpIdleTimeout = try value(.httpIdleTimeout, defaults.httpIdleTimeout)
         maxQueuedFrames = try value(.maxQueuedFrames, defaults.maxQueuedFrames)
         closeTimeout = try value(.closeTimeout, defaults.closeTimeout)
         shutdownSpread = try value(.shutdownSpread, defaults.shutdownSpread)
     }
 
-    /// The name of the first member outside its allowed range, if any.
+    /// The name of the first member outside its allowed range, if any. NaN is outside every range.
     func firstInvalidMember() -> String? {
-        if activityTimeout < 1 { return "activityTimeout" }
-        if !(pongTimeout > 0) { return "pongTimeout" }
-        if !(inactivityTimeout > 0) { return "inactivityTimeout" }
-        if let timeout = userAuthenticationTimeout, !(timeout > 0) { return "userAuthenticationTimeout" }
-        if maxChannelNameLength < 1 { return "maxChannelNameLength" }
-        if maxEventDataBytes < 1 { return "maxEventDataBytes" }
-        if maxPresenceMembers < 1 { return "maxPresenceMembers" }
-        if maxPresenceUserInfoBytes < 2 { return "maxPresenceUserInfoBytes" }
-        if clientEventsPerSecond < 0 { return "clientEventsPerSecond" }
-        if maxMessageBytes < 1_024 { return "maxMessageBytes" }
-        if maxChannelsPerEvent < 1 { return "maxChannelsPerEvent" }
-        if maxEventsPerBatch < 1 { return "maxEventsPerBatch" }
-        if maxEventNameLength < 1 { return "maxEventNameLength" }
-        if maxHTTPBodyBytes < 1_024 { return "maxHTTPBodyBytes" }
-        if let limit = maxConnections, limit < 0 { return "maxConnections" }
-        if maxQueuedFrames < 16 { return "maxQueuedFrames" }
-        if !(closeTimeout > 0) { return "closeTimeout" }
-        if !(shutdownSpread >= 0 && shutdownSpread <= 60) { return "shutdownSpread" }
-        return nil
+        Self.rules.first { !$0.holds(self) }?.name
+    }
+
+    /// The allowed range of a member (or `apps.maxConnections`), for error messages.
+    static func allowedRange(of member: String) -> String? {
+        member == "apps.maxConnections" ? Rule.describe(connectionRange) : rules.first { $0.name == member }?.range
+    }
+
+    /// The range of ``maxConnections``, and of an app's.
+    static let connectionRange = 0...1_000_000
+
+    private static let rules: [Rule] = [
+        .count("activityTimeout", { $0.activityTimeout }, 1...3_600),
+        .seconds("pongTimeout", { $0.pongTimeout }, atMost: 3_600),
+        .seconds("inactivityTimeout", { $0.inactivityTimeout }, atMost: 604_800),
+        .seconds("userAuthenticationTimeout", { $0.userAuthenticationTimeout }, atMost: 86_400),
+        .count("maxChannelNameLength", { $0.maxChannelNameLength }, 1...1_024),
+        .count("maxEventDataBytes", { $0.maxEventDataBytes }, 1...16_777_216),
+        .count("maxPresenceMembers", { $0.maxPresenceMembers }, 1...100_000),
+        .count("maxPresenceUserInfoBytes", { $0.maxPresenceUserInfoBytes }, 2...1_048_576),
+        .count("clientEventsPerSecond", { $0.clientEventsPerSecond }, 0...10_000),
+        .count("maxMessageBytes", { $0.maxMessageBytes }, 1_024...16_777_216),
+        .count("maxChannelsPerEvent", { $0.maxChannelsPerEvent }, 1...10_000),
+        .count("maxEventsPerBatch", { $0.maxEventsPerBatch }, 1...1_000),
+        .count("maxEventNameLength", { $0.maxEventNameLength }, 1...1_024),
+        .count("maxHTTPBodyBytes", { $0.maxHTTPBodyBytes }, 1_024...67_108_864),
+        .count("maxConnections", { $0.maxConnections }, connectionRange),
+        .count("maxChannelsPerConnection", { $0.maxChannelsPerConnection }, 1...100_000),
+        .count("subscriptionChangesPerSecond", { $0.subscriptionChangesPerSecond }, 1...100_000),
+        .seconds("httpIdleTimeout", { $0.httpIdleTimeout }, atMost: 3_600),
+        .count("maxQueuedFrames", { $0.maxQueuedFrames }, 16...1_048_576),
+        .seconds("closeTimeout", { $0.closeTimeout }, atMost: 600),
+        .seconds("shutdownSpread", { $0.shutdownSpread }, atMost: 60, zeroAllowed: true),
+    ]
+
+    /// One member's allowed range.
+    private struct Rule: Sendable {
+        let name: String
+        let range: String
+        let holds: @Sendable (HubLimits) -> Bool
+
+        static func count(_ name: String, _ value: @escaping @Sendable (HubLimits) -> Int, _ range: ClosedRange<Int>) -> Rule {
+            Rule(name: name, range: describe(range)) { range.contains(value($0)) }
+        }
+
+        /// Seconds above zero (or from zero) up to `limit`; `nil` (an optional timer that is off) holds.
+        static func seconds(_ name: String, _ value: @escaping @Sendable (HubLimits) -> Double?, atMost limit: Int, zeroAllowed: Bool = false) -> Rule {
+            Rule(name: name, range: "\(zeroAllowed ? "0" : "more than 0") to \(limit) seconds") { limits in
+                guard let seconds = value(limits) else { return true }
+                return (zeroAllowed ? seconds >= 0 : seconds > 0) && seconds <= Double(limit)
+            }
+        }
+
+        static func describe(_ range: ClosedRange<Int>) -> String {
+            "\(range.lowerBound) to \(range.upperBound)"
+        }
     }
 }

@@ -25,6 +25,11 @@ final class TestAuthorizationServer: Sendable {
         var tokenDelay: Duration = .zero
         var deviceInterval = 5
         var deviceExpiresIn = 600
+        /// Delay between issuing a refreshed token and answering (a refresh the server already
+        /// honoured while the client signs out).
+        var refreshAnswerDelay: Duration = .zero
+        /// The `token_type` of every token answer.
+        var tokenType = "bearer"
     }
 
     struct State {
@@ -160,6 +165,7 @@ final class TestAuthorizationServer: Sendable {
             }
             var body = issue(refresh: configuration.rotateRefreshTokens, scope: nil)
             if !configuration.returnRefreshTokenOnRefresh { body["refresh_token"] = nil }
+            if configuration.refreshAnswerDelay > .zero { try await Task.sleep(for: configuration.refreshAnswerDelay) }
             return Self.json(body)
         case "authorization_code":
             let code = form["code"] ?? ""
@@ -284,7 +290,7 @@ final class TestAuthorizationServer: Sendable {
             }
             return (access, refreshToken)
         }
-        var body: [String: Any] = ["access_token": access, "token_type": "bearer", "expires_in": configuration.expiresIn]
+        var body: [String: Any] = ["access_token": access, "token_type": configuration.tokenType, "expires_in": configuration.expiresIn]
         if let refreshToken { body["refresh_token"] = refreshToken }
         if let scope { body["scope"] = scope }
         return body

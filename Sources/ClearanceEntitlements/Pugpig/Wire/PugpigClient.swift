@@ -30,7 +30,7 @@ struct PugpigClient: Sendable {
             (response, data) = try await transport.send(request, body: body)
         } catch {
             if error is CancellationError || Task.isCancelled { throw .networkFailure(underlying: CancellationError()) }
-            logger.debug("pugpig call failed", metadata: ["endpoint": "\(endpoint)", "error": "\(Redactor.scrub(String(describing: error)))"])
+            logger.debug("pugpig call failed", metadata: ["endpoint": "\(endpoint)", "error": "\(Redactor.describe(error))"])
             throw .networkFailure(underlying: error)
         }
         guard response.status.code == 200 else {

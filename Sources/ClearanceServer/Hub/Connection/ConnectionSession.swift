@@ -21,6 +21,8 @@ struct ConnectionSession {
     let logger: Logger
 
     private var rateLimiter: ClientEventRateLimiter
+    /// Subscribes and unsubscribes (``HubLimits/subscriptionChangesPerSecond``).
+    private var subscriptionChanges: SubscriptionRateLimiter
     private var subscriptions: [String: Subscription] = [:]
     private var signedInUserID: String?
 
@@ -32,6 +34,8 @@ struct ConnectionSession {
         self.control = control
         self.logger = logger
         rateLimiter = ClientEventRateLimiter(limit: hub.limits.clientEventsPerSecond)
+        subscriptionChanges = SubscriptionRateLimiter(
+            burst: hub.limits.maxChannelsPerConnection, perSecond: hub.limits.subscriptionChangesPerSecond)
     }
 
     /// Handles one message of the client (ignored once the hub is closing the connection).
@@ -55,12 +59,13 @@ struct ConnectionSession {
         case .pong:
             break
         case let .subscribe(channel, auth, channelData):
-            guard let subscription = authorized(channel: channel, auth: auth, channelData: channelData) else { return }
+            guard admissible(channel, now: now), let subscription = authorized(channel: channel, auth: auth, channelData: channelData) else { return }
             let outcome = await hub.adapter.subscribe(
                 socketID: socketID, appID: app.id, channel: channel, member: subscription.member, maxPresenceMembers: hub.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
+            subscriptionChanges.recordUnsubscribe(at: now)
             await hub.adapter.unsubscribe(socketID: socketID, appID: app.id, channel: channel)
             logger.debug("hub.channel.unsubscribed", metadata: ["channel": "\(channel)"])
         case let .signIn(auth, userData):
@@ -69,6 +74,29 @@ struct ConnectionSession {
             guard let frame = clientEventFrame(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now) else { return }
             await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: socketID)
         }
+    }
+
+    /// Whether the connection may subscribe to one more channel now: within
+    /// ``HubLimits/maxChannelsPerConnection`` and ``HubLimits/subscriptionChangesPerSecond``
+    /// (checked before the signature, which costs more). Otherwise the
+    /// `pusher:subscription_error` is sent and the result is false.
+    private mutating func admissible(_ channel: String, now: ContinuousClock.Instant) -> Bool {
+        let failure: SubscriptionFailure
+        if subscriptions[channel] == nil, subscriptions.count >= hub.limits.maxChannelsPerConnection {
+            failure = .limitReached(
+                "This connection is already subscribed to the maximum of \(hub.limits.maxChannelsPerConnection) channels: unsubscribe from one first.",
+                status: 403)
+        } else if !subscriptionChanges.allowSubscribe(at: now) {
+            failure = .limitReached(
+                "Too many subscribes and unsubscribes: the limit is \(hub.limits.subscriptionChangesPerSecond) per second per connection "
+                    + "after a burst of \(hub.limits.maxChannelsPerConnection).",
+                status: 429)
+        } else {
+            return true
+        }
+        logger.debug("hub.channel.refused", metadata: ["reason": "\(failure.type)", "status": "\(failure.status)"])
+        send(PusherFrame.subscriptionError(channel: channel, failure: failure))
+        return false
     }
 
     /// The subscription, when the channel name and signature are good; otherwise the

@@ -12,6 +12,11 @@ import NIOWebSocket
 /// ``PusherChannelHandler`` on the bare channel. WebSocket connections thus cost no task beyond
 /// the one the server parks on each connection until it closes: no writer task, no inbound
 /// stream, no per-connection WebSocket machinery.
+///
+/// No connection may stall: until its first request head is read (the upgrade decision), a
+/// connection has ``HubLimits/httpIdleTimeout`` in all; after that, HTTP requests are held to
+/// the same idle timeout by Hummingbird's connection state handler, and WebSockets to the
+/// Pusher timers.
 struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
     enum Negotiated: Sendable {
         case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
@@ -29,6 +34,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let hub = hub
+            let idleTimeout = Duration.seconds(hub.limits.httpIdleTimeout)  // at most an hour: validated
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
                 maxFrameSize: hub.limits.maxMessageBytes,
                 enableAutomaticErrorHandling: true,
@@ -44,7 +50,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
             let upgrade = NIOTypedHTTPServerUpgradeConfiguration(upgraders: [upgrader]) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
                     return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
                 }
             }
@@ -53,6 +59,10 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.enableErrorHandling = false  // Hummingbird answers malformed requests
             configuration.enableResponseHeaderValidation = false  // swift-http-types validates them
             let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            let stalled = channel.eventLoop.scheduleTask(in: TimeAmount(idleTimeout)) {
+                channel.close(promise: nil)
+            }
+            negotiated.whenComplete { _ in stalled.cancel() }
             return Value(negotiated: negotiated, channel: channel)
         }
     }

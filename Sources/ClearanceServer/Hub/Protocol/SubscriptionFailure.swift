@@ -6,8 +6,9 @@ struct SubscriptionFailure: Error, Sendable, Equatable {
     let type: String
     /// A human-readable reason; never echoes secrets.
     let error: String
-    /// 400 for bad input, 401 for a missing or wrong signature, 403 for a forbidden channel,
-    /// 4100 for a full presence channel.
+    /// 400 for bad input, 401 for a missing or wrong signature, 403 for a forbidden channel or
+    /// a connection at its channel limit, 429 for too many subscribes, 4100 for a full presence
+    /// channel.
     let status: Int
 
     static func invalidChannel(_ reason: String) -> Self {
@@ -18,7 +19,7 @@ struct SubscriptionFailure: Error, Sendable, Equatable {
         Self(type: "AuthError", error: reason, status: status)
     }
 
-    static func limitReached(_ reason: String) -> Self {
-        Self(type: "LimitReached", error: reason, status: 4100)
+    static func limitReached(_ reason: String, status: Int = 4100) -> Self {
+        Self(type: "LimitReached", error: reason, status: status)
     }
 }

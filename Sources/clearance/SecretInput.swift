@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+
+/// Where a command's secret comes from, first match wins:
+///
+/// - `--NAME -`: standard input (one trailing newline dropped);
+/// - `--NAME-file PATH`: the file's contents (one trailing newline dropped);
+/// - `--NAME VALUE`: works, with a warning on standard error (the command line shows in `ps`
+///   and in shell history);
+/// - the environment variable ``environment`` (e.g. `CLEARANCE_APP_SECRET`).
+struct SecretInput {
+    /// The option, e.g. `--secret`.
+    let flag: String
+    /// The environment variable read when neither the option nor its file is given.
+    let environment: String
+
+    /// The secret, or nil when none was given anywhere.
+    /// - Parameter useEnvironment: false to ignore ``environment`` (the caller decides later).
+    func resolve(value: String?, file: String?, useEnvironment: Bool = true) throws -> String? {
+        if value != nil && file != nil { throw ValidationError("Give \(flag) or \(flag)-file, not both.") }
+        if let value {
+            if value == "-" { return try Self.nonEmpty(FileHandle.standardInput.readDataToEndOfFile(), from: "standard input", for: flag) }
+            FileHandle.standardError.write(Data("""
+                warning: \(flag) puts the secret on the command line, where `ps` and shell history show it; \
+                use \(flag) - (standard input), \(flag)-file PATH or \(environment).\n
+                """.utf8))
+            return value
+        }
+        if let file {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
+                throw ValidationError("\(flag)-file: cannot read '\(file)'.")
+            }
+            return try Self.nonEmpty(data, from: "'\(file)'", for: flag)
+        }
+        guard useEnvironment, let text = ProcessInfo.processInfo.environment[environment], !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// `data` as UTF-8 without one trailing newline (LF or CRLF); an error when nothing is left.
+    private static func nonEmpty(_ data: Data, from source: String, for flag: String) throws -> String {
+        var bytes = data
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        guard !bytes.isEmpty, let text = String(data: bytes, encoding: .utf8) else {
+            throw ValidationError("\(flag): no secret in \(source).")
+        }
+        return text
+    }
+}

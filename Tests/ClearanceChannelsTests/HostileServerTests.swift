@@ -1,0 +1,102 @@
+import Clearance
+import ClearanceChannels
+import ClearanceSecretBox
+import ClearanceTestSupport
+import ClearanceTesting
+import Foundation
+import Testing
+
+/// A server that misbehaves on purpose: the client must not be steered into a storm of
+/// subscriptions, authorizations or reconnects.
+@Suite(.serialized) struct HostileServerTests {
+    static let key = [UInt8](repeating: 7, count: 32)
+
+    static func sealed(_ text: String, key: [UInt8]) throws -> String {
+        let nonce = (0..<24).map { _ in UInt8.random(in: 0...255) }
+        let box = try SecretBox.seal(Array(text.utf8), nonce: nonce, key: key)
+        let data = #"{"nonce":"\#(Data(nonce).base64EncodedString())","ciphertext":"\#(Data(box).base64EncodedString())"}"#
+        return String(decoding: try JSONSerialization.data(withJSONObject: data, options: .fragmentsAllowed), as: UTF8.self)
+    }
+
+    static func event(_ name: String, channel: String, data: String) -> FakeAction {
+        .send(#"{"event":"\#(name)","channel":"\#(channel)","data":\#(data)}"#)
+    }
+
+    @Test func aRepeatedConnectionEstablishedIsIgnored() async throws {
+        let fake = try await FakePusherServer.start { _, event, _ in
+            guard event == "pusher:subscribe" else { return [] }
+            return [
+                .send(#"{"event":"pusher_internal:subscription_succeeded","channel":"news","data":"{}"}"#),
+                .send(#"{"event":"pusher:connection_established","data":"{\"socket_id\":\"666.666\",\"activity_timeout\":120}"}"#),
+                .send(#"{"event":"pusher:connection_established","data":"{\"socket_id\":\"667.667\",\"activity_timeout\":120}"}"#),
+                .pause(.milliseconds(200)),
+                Self.event("marker", channel: "news", data: #""{}""#),
+            ]
+        }
+        let client = ChannelClient(key: "test-key", options: TestHub.options(fake.port))
+        await client.connect()
+        let news = await client.subscribe("news")
+        async let marker = first(news.events) { $0.name == "marker" }
+        _ = try await marker
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(await client.socketID == "1.1")
+        #expect(fake.frames(event: "pusher:subscribe").count == 1)
+        #expect(news.state.isSubscribed)
+        await client.disconnect()
+        await fake.stop()
+    }
+
+    @Test func eventsThatFailToOpenTriggerOneReauthorizationNotOneEach() async throws {
+        let calls = Counter()
+        let authorizer = CustomChannelAuthorizer { _, _ in
+            calls.increment()
+            try? await Task.sleep(for: .milliseconds(30))
+            return ChannelAuthorization(auth: "test-key:" + String(repeating: "0a", count: 32), sharedSecret: Data(Self.key).base64EncodedString())
+        }
+        let wrongKey = [UInt8](repeating: 9, count: 32)
+        let channel = "private-encrypted-vault"
+        let garbage = try (0..<12).flatMap { index -> [FakeAction] in
+            [Self.event("bad-\(index)", channel: channel, data: try Self.sealed("{}", key: wrongKey)), .pause(.milliseconds(index % 3 == 0 ? 120 : 5))]
+        }
+        let fake = try await FakePusherServer.start { _, event, _ in
+            guard event == "pusher:subscribe" else { return [] }
+            return [.send(#"{"event":"pusher_internal:subscription_succeeded","channel":"\#(channel)","data":"{}"}"#)] + garbage
+                + [(try? Self.sealed(#"{"ok":1}"#, key: Self.key)).map { Self.event("good", channel: channel, data: $0) } ?? .pause(.zero)]
+        }
+        let client = ChannelClient(key: "test-key", options: TestHub.options(fake.port, authorizer: authorizer))
+        await client.connect()
+        let vault = await client.subscribe(channel)
+        let failures = Counter()
+        let counting = Task { for await _ in vault.errors { failures.increment() } }
+        async let good = first(vault.events) { $0.name == "good" }
+        #expect(try await good.data == #"{"ok":1}"#)
+        try await eventually("every bad event reported") { failures.value == 12 }
+        // The subscription's authorization and one re-authorization: never one per bad event.
+        #expect(calls.value == 2)
+        counting.cancel()
+        await client.disconnect()
+        await fake.stop()
+    }
+
+    /// "Established", then 4200, again and again: after the planned-restart retries, the
+    /// client backs off further and further instead of coming back at once for ever.
+    @Test func establishedThenRestartAgainAndAgainBacksOff() async throws {
+        let fake = try await FakePusherServer.start { _, event, _ in
+            event == "pusher:subscribe" ? [.close(code: 4200, reason: "restarting")] : []
+        }
+        var options = TestHub.options(fake.port)
+        options.reconnectPolicy = ReconnectPolicy(
+            initialDelay: .milliseconds(100), maximumDelay: .seconds(5), jitter: 0,
+            restartRetryInterval: .milliseconds(20), restartRetryAttempts: 3, stableConnectionDuration: .seconds(2))
+        let client = ChannelClient(key: "test-key", options: options)
+        await client.connect()
+        _ = await client.subscribe("news")
+        try await Task.sleep(for: .seconds(2))
+        // 1 + 3 quick retries, then back-offs of 0.1, 0.2, 0.4, 0.8 s (1.5 s) ≈ 8 connections;
+        // immediate reconnects would have made dozens.
+        let connections = fake.connections.withLock { $0 }
+        #expect(connections >= 5 && connections <= 9, "\(connections) connections in 2 s")
+        await client.disconnect()
+        await fake.stop()
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A blocking TCP connection to a loopback server, for tests that write exactly the bytes a
+/// hostile or broken client would (half a request, then silence) and watch what the server does.
+/// ``RawWebSocket`` speaks WebSocket over one.
+final class RawSocket: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let fd: Int32
+    /// When connecting began: a server's idle timer for this connection starts no earlier.
+    let connectedAt: ContinuousClock.Instant
+
+    /// Connects to `host:port` (an IPv4 address).
+    init(host: String, port: Int) throws {
+        #if canImport(Glibc)
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure(description: "socket() failed") }
+        connectedAt = .now
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect() failed: \(errno)")
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Writes every byte. Blocks.
+    func sendAll(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes[sent...].withUnsafeBytes { socketSend(fd, $0) }
+            guard result > 0 else { throw Failure(description: "send() failed: \(errno)") }
+            sent += result
+        }
+    }
+
+    /// The next bytes received, or `nil` once the peer has closed (or reset) the connection.
+    /// Blocks.
+    func receive() -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(chunk[..<count]) : nil
+    }
+
+    /// Stops both directions; a blocked ``receive()`` returns `nil`.
+    func shutdownSocket() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Everything the peer sends until it closes the connection, and how long that took (since
+    /// this wait began, and since the connection was made); `nil`
+    /// when it is still open after `timeout`. Reads on a thread of its own, so that waiting
+    /// never blocks the test's (or the server's) tasks.
+    func untilClosed(timeout: Duration) async -> (bytes: [UInt8], after: Duration, sinceConnected: Duration)? {
+        let start = ContinuousClock.now
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            self.shutdownSocket()
+        }
+        let bytes = await withCheckedContinuation { (continuation: CheckedContinuation<[UInt8], Never>) in
+            Thread {
+                var bytes: [UInt8] = []
+                while let chunk = self.receive() { bytes += chunk }
+                continuation.resume(returning: bytes)
+            }.start()
+        }
+        timer.cancel()
+        let elapsed = ContinuousClock.now - start
+        return elapsed < timeout ? (bytes, elapsed, ContinuousClock.now - connectedAt) : nil
+    }
+}
+
+private func socketSend(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+    #if canImport(Glibc)
+    send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+    #else
+    send(fd, bytes.baseAddress, bytes.count, 0)
+    #endif
+}
