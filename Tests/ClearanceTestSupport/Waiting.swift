@@ -3,8 +3,10 @@ package struct TimedOut: Error, CustomStringConvertible {
     package let description: String
 }
 
-/// Polls `condition` until it holds; throws ``TimedOut`` naming `what` after `timeout`.
+/// Polls `condition` until it holds; throws ``TimedOut`` naming `what` after `timeout` (stretched
+/// by ``TestTiming/scale`` under a sanitizer).
 package func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
+    let timeout = TestTiming.scaled(timeout)
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return }
@@ -13,13 +15,15 @@ package func eventually(_ what: String, timeout: Duration = .seconds(10), _ cond
     throw TimedOut(description: "timed out after \(timeout) waiting for \(what)")
 }
 
-/// The first element of `sequence` for which `predicate` holds; throws ``TimedOut`` after `timeout`.
+/// The first element of `sequence` for which `predicate` holds; throws ``TimedOut`` after `timeout`
+/// (stretched by ``TestTiming/scale`` under a sanitizer).
 package func first<S: AsyncSequence & Sendable>(
     _ sequence: S,
     timeout: Duration = .seconds(10),
     where predicate: @escaping @Sendable (S.Element) -> Bool
 ) async throws -> S.Element where S.Element: Sendable {
-    try await withThrowingTaskGroup(of: S.Element?.self) { group in
+    let timeout = TestTiming.scaled(timeout)
+    return try await withThrowingTaskGroup(of: S.Element?.self) { group in
         group.addTask {
             for try await element in sequence where predicate(element) { return element }
             return nil
