@@ -73,6 +73,7 @@ final class ServerProcess: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.05)
         }
         process.terminate()
+        process.waitUntilExit()
         throw BenchFailure("`\(arguments[0])` did not report ready (is it wired into this executable?)")
     }
 
@@ -138,6 +139,9 @@ final class ServerProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // Reaps the child and releases the run-loop source through which Foundation's Process
+        // holds itself until waitUntilExit (otherwise it and its file handles live until exit).
+        process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
 }

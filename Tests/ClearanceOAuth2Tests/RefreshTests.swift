@@ -14,9 +14,10 @@ import Testing
         try await session.signIn(with: harness.password)
         let firstRefresh = try #require(store.current?.token.refreshToken)
         let publishedAtSave = Locked<[Date?]>([])
-        store.onSave = { [session] _ in
-            // What the session is using while the store is being written.
-            publishedAtSave.withLock { $0.append(session.tokenInfo?.obtainedAt) }
+        store.onSave = { [weak session] _ in
+            // What the session is using while the store is being written (weakly: the session
+            // holds the store, a strong capture would keep both alive for ever).
+            publishedAtSave.withLock { $0.append(session?.tokenInfo?.obtainedAt) }
         }
         let signedInAt = harness.clock.now
         harness.clock.advance(by: .seconds(3_600 - 20))  // inside the 30 s leeway, not yet expired

@@ -99,6 +99,9 @@ package final class ThrowawayPostgres: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
+        // Returns at once (the child has ended) and releases the run-loop source through which
+        // the Process holds itself: without it every Process stays alive until exit.
+        process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             throw Failure(description: "\(name) failed (\(process.terminationStatus)): \(printed.suffix(1_000)) \(logText.suffix(2_000))")
