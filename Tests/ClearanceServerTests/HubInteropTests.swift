@@ -27,8 +27,8 @@ struct HubInteropTests {
                 "--secret", TestHub.secret,
                 "--alice-token", TestHub.alice.token,
                 "--bob-token", TestHub.bob.token,
-                "--deadline", "60",
-            ], timeout: .seconds(90))
+                "--deadline", String(60 * TestTiming.scale),
+            ], timeout: TestTiming.scaled(.seconds(90)))
 
             var results: [String: Bool] = [:]
             var details: [String: String] = [:]

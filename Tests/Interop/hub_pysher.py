@@ -12,6 +12,7 @@ Usage: hub_pysher.py --port P --app-id ID --key K --secret S --alice-token T --b
 import argparse
 import json
 import logging
+import os
 import queue
 import signal
 import sys
@@ -22,6 +23,13 @@ import pysher
 from pusher.errors import PusherBadAuth
 import requests
 from pysher.channel import Channel
+
+# Under a sanitizer (scripts/sanitize) the hub runs several times slower: every wait stretches by
+# CLEARANCE_TEST_TIME_SCALE, as the Swift tests' waits do (TestTiming).
+try:
+    SCALE = min(max(int(os.environ.get("CLEARANCE_TEST_TIME_SCALE", "1")), 1), 20)
+except ValueError:
+    SCALE = 1
 
 
 def emit(check, ok, detail=None):
@@ -50,7 +58,7 @@ class RecordingPusher(pysher.Pusher):
             self.auth_endpoint,
             data={"socket_id": self.connection.socket_id, "channel_name": channel_name},
             headers=self.auth_endpoint_headers,
-            timeout=5,
+            timeout=5 * SCALE,
         )
         response.raise_for_status()
         body = response.json()
@@ -67,7 +75,7 @@ class RecordingPusher(pysher.Pusher):
             if name == event and chan == channel:
                 del self.stash[index]
                 return data
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * SCALE
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -101,7 +109,7 @@ def connect(args, token):
         log_level=logging.WARNING,
     )
     client.connect()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 10 * SCALE
     while time.monotonic() < deadline:
         if client.connection.state == "connected" and client.connection.socket_id:
             return client
@@ -120,7 +128,7 @@ def main():
     signal.signal(signal.SIGALRM, lambda *_: (emit("deadline", False, "killed after %ds" % args.deadline), sys.exit(3)))
     signal.alarm(args.deadline)
 
-    server = pusher.Pusher(app_id=args.app_id, key=args.key, secret=args.secret, host="127.0.0.1", port=args.port, ssl=False)
+    server = pusher.Pusher(app_id=args.app_id, key=args.key, secret=args.secret, host="127.0.0.1", port=args.port, ssl=False, timeout=5 * SCALE)
 
     alice = connect(args, args.alice_token)
     emit("connected", True, {"socket_id": alice.connection.socket_id})
@@ -182,7 +190,7 @@ def main():
     emit("member_removed", isinstance(removed, dict) and removed.get("user_id") == "bob", removed)
 
     # The official library is refused with the wrong secret, and its error is a 401.
-    wrong = pusher.Pusher(app_id=args.app_id, key=args.key, secret="wrong-secret", host="127.0.0.1", port=args.port, ssl=False)
+    wrong = pusher.Pusher(app_id=args.app_id, key=args.key, secret="wrong-secret", host="127.0.0.1", port=args.port, ssl=False, timeout=5 * SCALE)
     try:
         wrong.trigger(public, "nope", {})
         emit("wrong_secret_refused", False, "accepted")
