@@ -1,4 +1,5 @@
 import Foundation
+import ClearanceTestSupport
 
 /// A minimal WebSocket client for the hub tests: records every text frame, sends what it is
 /// told, and reports the close code the hub sent. Built on ``RawWebSocket`` (a reading thread
@@ -82,13 +83,15 @@ final class TestWebSocketClient: Sendable {
         await inbox.next(timeout: timeout).map(ReceivedFrame.init(text:))
     }
 
-    /// Reads frames until one with `event` (and `channel`, when given) arrives.
+    /// Reads frames until one with `event` (and `channel`, when given) arrives; `timeout` is
+    /// stretched by `TestTiming.scale` under a sanitizer.
     func next(
         event: String,
         channel: String? = nil,
         timeout: Duration = .seconds(15),
         sourceLocation: String = #function
     ) async throws -> ReceivedFrame {
+        let timeout = TestTiming.scaled(timeout)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard let frame = await next(timeout: deadline - .now) else { break }
@@ -108,8 +111,10 @@ final class TestWebSocketClient: Sendable {
         return nil
     }
 
-    /// The close code the hub sent (`nil` if it closed without one), once the connection has ended.
+    /// The close code the hub sent (`nil` if it closed without one), once the connection has ended
+    /// (`timeout` stretched by `TestTiming.scale` under a sanitizer).
     func closeCode(timeout: Duration = .seconds(10)) async throws -> UInt16? {
+        let timeout = TestTiming.scaled(timeout)
         let consumer = consumer
         return try await withThrowingTaskGroup(of: UInt16??.self) { group in
             group.addTask { .some(await consumer.value) }
