@@ -33,7 +33,8 @@ final class ServerProcess: @unchecked Sendable {
     static func hub(backplane: String? = nil) throws -> ServerProcess {
         let directory = try makeDirectory()
         let configuration = directory.appendingPathComponent("hub.json")
-        let json = #"{"host":"127.0.0.1","port":0,"apps":[{"id":"\#(appID)","key":"\#(key)","secret":"\#(secret)"}]}"#
+        // Room above the largest figure (10,000 connections): the bench measures fan-out, not the limit.
+        let json = #"{"host":"127.0.0.1","port":0,"apps":[{"id":"\#(appID)","key":"\#(key)","secret":"\#(secret)"}],"limits":{"maxConnections":50000}}"#
         try Data(json.utf8).write(to: configuration)
         let arguments = ["serve", "--config", configuration.path, "--log-level", "error"] + (backplane.map { ["--backplane", $0] } ?? [])
         return try start(arguments, in: directory)
