@@ -36,14 +36,22 @@ public struct PostgresBackplaneConfiguration: Sendable, CustomStringConvertible 
             throw .invalidURL(reason: "the scheme must be postgres or postgresql, not \(scheme).")
         }
         guard let host = components.host, !host.isEmpty else { throw .invalidURL(reason: "the host is missing.") }
-        guard let user = components.user.flatMap({ PercentEncoding.decode($0) }), !user.isEmpty else {
+        // Decoded once, from the text as written (`user`/`password` are already decoded: decoding
+        // them again would change a password holding `%`).
+        guard let user = components.percentEncodedUser.flatMap({ PercentEncoding.decode($0) }), !user.isEmpty else {
             throw .invalidURL(reason: "the user is missing (postgres://USER@HOST/DATABASE).")
         }
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else {
             throw .invalidURL(reason: "the path must name one database (postgres://USER@HOST/DATABASE).")
         }
-        let password = components.password.flatMap { PercentEncoding.decode($0) }
+        var password: String?
+        if let written = components.percentEncodedPassword {
+            guard let decoded = PercentEncoding.decode(written) else {
+                throw .invalidURL(reason: "the password is not valid percent-encoding.")
+            }
+            password = decoded
+        }
         var tls = PostgresConnection.Configuration.TLS.disable
         var namespace = "clearance_backplane"
         for item in components.queryItems ?? [] {

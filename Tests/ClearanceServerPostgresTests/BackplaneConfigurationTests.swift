@@ -15,6 +15,12 @@ struct BackplaneConfigurationTests {
         #expect(try PostgresBackplaneConfiguration(url: "postgresql://u@localhost/d").connection.port == 5432)
     }
 
+    @Test func aPasswordHoldingPercentIsDecodedOnce() throws {
+        #expect(try PostgresBackplaneConfiguration(url: "postgres://u:100%25@h/d").connection.password == "100%")
+        #expect(try PostgresBackplaneConfiguration(url: "postgres://u:p%2541@h/d").connection.password == "p%41")
+        #expect(try PostgresBackplaneConfiguration(url: "postgres://u@h/d").connection.password == nil)
+    }
+
     @Test(arguments: [
         ("http://u@host/db", "scheme"),
         ("postgres://host/db", "user"),
