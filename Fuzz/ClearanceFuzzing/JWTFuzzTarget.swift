@@ -21,7 +21,9 @@ extension FuzzTarget {
             let claims = String(data: input.payload, encoding: .utf8).flatMap { try? JSONScanner.parse($0) }?.objectValue
             try FuzzViolation.require(jwt?.payload == claims, "CompactJWT does not read back the signed claims")
         }
-        let verified = runBlocking { () async -> VerifiedCustomerToken? in try? await JWTFuzzing.verifier?.verify(token) }
+        // Built (itself through runBlocking) before entering runBlocking: never on a pool thread.
+        let verifier = JWTFuzzing.verifier
+        let verified = runBlocking { () async -> VerifiedCustomerToken? in try? await verifier?.verify(token) }
         if let verified {
             try FuzzViolation.require(!verified.customerIDs.isEmpty, "an accepted token names no customer")
             try FuzzViolation.require(verified.expiresAt.map { $0 > JWTFuzzing.now.addingTimeInterval(-60) } ?? true, "an accepted token is expired")

@@ -43,7 +43,7 @@ public actor PostgresChannelState: ChannelStateAdapter {
     /// A node of the cluster that `configuration` names. Nothing happens until the hub runs it.
     public init(configuration: PostgresBackplaneConfiguration, logger: Logger = Logger(label: "clearance.backplane")) {
         let nodeID = UUID().uuidString.lowercased()
-        let queue = BackplaneQueue()
+        let queue = BackplaneQueue(logger: logger)
         self.nodeID = nodeID
         self.configuration = configuration
         self.logger = logger

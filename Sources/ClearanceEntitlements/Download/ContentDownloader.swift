@@ -22,7 +22,7 @@ public struct ContentDownloader: Sendable {
     public let transport: any HTTPTransport
     /// Where credentials may be sent.
     public let transportSecurity: TransportSecurity
-    /// How many redirects are followed.
+    /// How many redirects are followed (a negative value given to the initializer counts as 0).
     public let maximumRedirects: Int
     private let logger: Logger
 
@@ -37,7 +37,7 @@ public struct ContentDownloader: Sendable {
         self.provider = provider
         self.transport = transport
         self.transportSecurity = transportSecurity
-        self.maximumRedirects = maximumRedirects
+        self.maximumRedirects = max(0, maximumRedirects)
         self.logger = logger
     }
 

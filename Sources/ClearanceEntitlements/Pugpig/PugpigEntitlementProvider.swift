@@ -39,7 +39,8 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
 
     /// The signed-in session (nil when signed out); loaded from the store on first use.
     var session: StoredEntitlements?
-    var loaded = false
+    /// The one load from the store: every caller that comes while it runs waits for it.
+    var loading: Task<Void, Never>?
     /// The last entitlement announced as a change (what listeners believe).
     var announced: EntitlementSnapshot?
     private var loadError: SessionStoreError?
@@ -138,9 +139,16 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
     // MARK: - State
 
     /// Loads the store once; an unreadable store starts signed out (``storeError`` says why).
+    /// Callers that come while the load runs wait for it (never a "signed out" answer for a
+    /// session that is still being read, nor a sign-in the load would overwrite).
     func loadIfNeeded() async {
-        guard !loaded else { return }
-        loaded = true
+        if let loading { return await loading.value }
+        let load = Task { await self.loadFromStore() }
+        loading = load
+        await load.value
+    }
+
+    private func loadFromStore() async {
         do {
             session = try await configuration.store.load()
         } catch {
