@@ -1,3 +1,4 @@
+import Clearance
 import Foundation
 
 /// A response body as it arrives, chunk by chunk: what ``HTTPTransport/stream(_:body:receive:)``
@@ -15,8 +16,8 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
 
     /// A body already in hand, as one chunk.
     public static func complete(_ data: Data) -> HTTPResponseBody {
-        let remaining = ChunkQueue(data.isEmpty ? [] : [data])
-        return HTTPResponseBody { remaining.next() }
+        let remaining = Locked<Data?>(data.isEmpty ? nil : data)
+        return HTTPResponseBody { remaining.withLock { chunk in defer { chunk = nil }; return chunk } }
     }
 
     /// Reads the chunks in order.
@@ -28,18 +29,4 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
 
     /// The iterator (iterate the body once).
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(nextChunk: nextChunk) }
-}
-
-/// The chunks of a body already in hand.
-private final class ChunkQueue: @unchecked Sendable {
-    private let lock = NSLock()
-    private var chunks: [Data]
-
-    init(_ chunks: [Data]) { self.chunks = chunks }
-
-    func next() -> Data? {
-        lock.lock()
-        defer { lock.unlock() }
-        return chunks.isEmpty ? nil : chunks.removeFirst()
-    }
 }

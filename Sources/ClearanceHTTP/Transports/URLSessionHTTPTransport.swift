@@ -1,3 +1,4 @@
+import Clearance
 import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
@@ -64,6 +65,13 @@ extension URLSessionHTTPTransport {
         let head = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 delegate.register(task.taskIdentifier, StreamingTask(head: continuation, chunks: chunkSink))
+                // Cancelled before registering: the task was cancelled unstarted, and its completion
+                // may have come (and found nothing) already. The flag is set before `onCancel` runs.
+                if Task.isCancelled, let unstarted = delegate.remove(task.taskIdentifier) {
+                    unstarted.head?.resume(throwing: CancellationError())
+                    unstarted.chunks.finish(throwing: CancellationError())
+                    return
+                }
                 task.resume()
             }
         } onCancel: {
@@ -102,22 +110,24 @@ private final class StreamIterator: @unchecked Sendable {
 /// Declines every redirect, so the 3xx response itself is returned to the caller, and routes the
 /// data of every task.
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let streaming = NSLock()
-    private var tasks: [Int: StreamingTask] = [:]
+    private let tasks = Locked<[Int: StreamingTask]>([:])
 
     func register(_ identifier: Int, _ task: StreamingTask) {
-        streaming.lock()
-        tasks[identifier] = task
-        streaming.unlock()
+        tasks.withLock { $0[identifier] = task }
+    }
+
+    /// Takes a task's entry away (nil when its completion already did).
+    func remove(_ identifier: Int) -> StreamingTask? {
+        tasks.withLock { $0.removeValue(forKey: identifier) }
     }
 
     private func withTask<R>(_ identifier: Int, remove: Bool = false, _ body: (inout StreamingTask) -> R) -> R? {
-        streaming.lock()
-        defer { streaming.unlock() }
-        guard var task = tasks[identifier] else { return nil }
-        let result = body(&task)
-        tasks[identifier] = remove ? nil : task
-        return result
+        tasks.withLock { tasks in
+            guard var task = tasks[identifier] else { return nil }
+            let result = body(&task)
+            tasks[identifier] = remove ? nil : task
+            return result
+        }
     }
 
     func urlSession(
