@@ -1,3 +1,4 @@
+import ClearanceTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,8 @@ final class RawSocket: @unchecked Sendable {
             }
         }
         guard connected == 0 else {
-            close(fd)
+            // Not closed here: every stored property is set, so deinit runs and closes it (a
+            // second close would hit whatever descriptor the process opened meanwhile).
             throw Failure(description: "connect() failed: \(errno)")
         }
     }
@@ -78,12 +80,10 @@ final class RawSocket: @unchecked Sendable {
             try await Task.sleep(for: timeout)
             self.shutdownSocket()
         }
-        let bytes = await withCheckedContinuation { (continuation: CheckedContinuation<[UInt8], Never>) in
-            Thread {
-                var bytes: [UInt8] = []
-                while let chunk = self.receive() { bytes += chunk }
-                continuation.resume(returning: bytes)
-            }.start()
+        let bytes = await onOwnThread {
+            var bytes: [UInt8] = []
+            while let chunk = self.receive() { bytes += chunk }
+            return bytes
         }
         timer.cancel()
         let elapsed = ContinuousClock.now - start
