@@ -1,3 +1,4 @@
+import Clearance
 import ClearanceSigning
 import Foundation
 #if canImport(FoundationNetworking)
@@ -10,7 +11,7 @@ import Glibc
 /// A server the fan-out figures measure, as a child process of this executable, so that its
 /// memory is measured apart from the clients': a hub (`clearance serve`, alone or as a node of a
 /// cluster) or the minimal broadcaster (`clearance bench-broadcaster`).
-final class ServerProcess: @unchecked Sendable {
+final class ServerProcess: Sendable {
     static let appID = "1"
     static let key = "bench-key"
     static let secret = "bench-secret-0123456789"
@@ -19,8 +20,7 @@ final class ServerProcess: @unchecked Sendable {
     private let process: Process
     private let directory: URL
     private let output: URL
-    private let lock = NSLock()
-    private var stopped = false
+    private let stopped = Locked(false)
 
     private init(process: Process, port: Int, directory: URL, output: URL) {
         self.process = process
@@ -127,14 +127,16 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     private var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
-    private var signer: RESTRequestSigner { try! RESTRequestSigner(appID: Self.appID, key: Self.key, secret: Self.secret) }
+    /// Built once (the bench's fixed credentials are valid): every trigger signs with it.
+    private static let signer = try! RESTRequestSigner(appID: appID, key: key, secret: secret)
+    private var signer: RESTRequestSigner { Self.signer }
 
     /// SIGTERM (a hub closes its connections with 4200), then SIGKILL after 10 s. Idempotent.
     func stop() {
-        lock.lock()
-        let already = stopped
-        stopped = true
-        lock.unlock()
+        let already = stopped.withLock { stopped in
+            defer { stopped = true }
+            return stopped
+        }
         guard !already else { return }
         if process.isRunning { process.terminate() }
         let deadline = Date().addingTimeInterval(10)

@@ -39,7 +39,7 @@ struct CustomerTokenCommand: AsyncParsableCommand {
             do {
                 print(try await minter.mint(customerIDs: try CustomerTokenCommand.parse(customerIDs), ttl: TimeInterval(ttl)))
             } catch let error as CustomerTokenError {
-                CustomerTokenCommand.fail(error)
+                CommandFailure.exit(error)
             }
         }
     }
@@ -65,7 +65,7 @@ struct CustomerTokenCommand: AsyncParsableCommand {
                 let verified = try await verifier.verify(token)
                 print(JSONValue.object(verified.customerIDs.mapValues { .string($0) }).jsonText)
             } catch {
-                CustomerTokenCommand.fail(error)
+                CommandFailure.exit(error)
             }
         }
     }
@@ -89,19 +89,12 @@ struct CustomerTokenCommand: AsyncParsableCommand {
     /// The key from `--kid` and the secret on standard input.
     static func key(id: String, secretStdin: Bool) throws -> CustomerTokenKey {
         guard secretStdin else { throw ValidationError("The secret is read from standard input: add --secret-stdin.") }
-        var secret = FileHandle.standardInput.readDataToEndOfFile()
-        if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
-        if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
+        let secret = SecretInput.trimmingNewline(FileHandle.standardInput.readDataToEndOfFile())
         guard !secret.isEmpty else { throw ValidationError("No secret on standard input.") }
         do throws(CustomerTokenError) {
             return try CustomerTokenKey(id: id, secret: secret)
         } catch {
-            fail(error)
+            CommandFailure.exit(error)
         }
-    }
-
-    static func fail(_ error: CustomerTokenError) -> Never {
-        FileHandle.standardError.write(Data("error: \(error.qualifiedCode): \(error.message)\n".utf8))
-        Foundation.exit(1)
     }
 }

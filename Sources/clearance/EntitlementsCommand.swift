@@ -71,7 +71,7 @@ struct EntitlementsCommand: AsyncParsableCommand {
                 endpoints: endpoints, method: post ? .post : .get, store: store, transport: transport,
                 transportSecurity: transportSecurity, notificationCenter: nil))
             if let error = await provider.storeError {
-                EntitlementsCommand.fail(error)
+                CommandFailure.exit(error)
             }
             do {
                 let result = try await body(provider, transport)
@@ -98,12 +98,6 @@ struct EntitlementsCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    /// `error: <qualified code>: <message>` on standard error, then exit 1.
-    static func fail(_ error: some ClearanceError) -> Never {
-        FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-        Foundation.exit(1)
-    }
-
     struct SignIn: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "sign-in", abstract: "Sign in and keep the token in the store (exit 0 when a token came back).")
         @OptionGroup var service: ServiceOptions
@@ -120,7 +114,7 @@ struct EntitlementsCommand: AsyncParsableCommand {
                 do throws(EntitlementError) {
                     try await provider.signIn(fields: [(usernameField, username), (passwordField, password)])
                 } catch {
-                    EntitlementsCommand.fail(error)
+                    CommandFailure.exit(error)
                 }
             }
             say("signed in; store: \(service.storeURL.path)")
@@ -138,7 +132,7 @@ struct EntitlementsCommand: AsyncParsableCommand {
                 do throws(EntitlementError) {
                     printSnapshot(try await provider.verify(), fetchedAt: false)
                 } catch {
-                    EntitlementsCommand.fail(error)
+                    CommandFailure.exit(error)
                 }
             }
         }
@@ -166,7 +160,7 @@ struct EntitlementsCommand: AsyncParsableCommand {
                     let bytes = try await downloader.download(product, from: source, to: destination)
                     say(JSONWriter.object(raw: [("product", JSONWriter.quoted(product)), ("bytes", "\(bytes)"), ("output", JSONWriter.quoted(destination.path))]))
                 } catch {
-                    EntitlementsCommand.fail(error)
+                    CommandFailure.exit(error)
                 }
             }
         }

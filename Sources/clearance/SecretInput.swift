@@ -37,11 +37,17 @@ struct SecretInput {
         return text
     }
 
-    /// `data` as UTF-8 without one trailing newline (LF or CRLF); an error when nothing is left.
-    private static func nonEmpty(_ data: Data, from source: String, for flag: String) throws -> String {
+    /// `data` without one trailing newline (LF or CRLF), as a secret read from a pipe or a file ends.
+    static func trimmingNewline(_ data: Data) -> Data {
         var bytes = data
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        return bytes
+    }
+
+    /// `data` as UTF-8 without one trailing newline (LF or CRLF); an error when nothing is left.
+    private static func nonEmpty(_ data: Data, from source: String, for flag: String) throws -> String {
+        let bytes = trimmingNewline(data)
         guard !bytes.isEmpty, let text = String(data: bytes, encoding: .utf8) else {
             throw ValidationError("\(flag): no secret in \(source).")
         }

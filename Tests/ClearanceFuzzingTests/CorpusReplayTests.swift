@@ -17,7 +17,7 @@ struct CorpusReplayTests {
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
         #expect(!files.isEmpty, "no corpus for \(name): run scripts/fuzz \(name)")
         let inputs = try files.map { ($0.lastPathComponent, try Data(contentsOf: $0)) }
-        let violations = await Self.onOwnThread { () -> [String] in
+        let violations = await onOwnThread { () -> [String] in
             inputs.compactMap { file, data -> String? in
                 do {
                     try target.run(data)
@@ -28,13 +28,5 @@ struct CorpusReplayTests {
             }
         }
         #expect(violations.isEmpty, "\(violations)")
-    }
-
-    /// Runs `body` on a thread of its own: some targets wait for async work (`runBlocking`),
-    /// which must never block a thread of the cooperative pool.
-    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
     }
 }

@@ -1,3 +1,4 @@
+import ClearanceTestSupport
 import Foundation
 
 /// A deliberately small RFC 6455 client over a blocking ``RawSocket``, for tests.
@@ -129,9 +130,7 @@ final class RawWebSocket: @unchecked Sendable {
     /// task must never block on a socket (the hub's own tasks share the few threads of the
     /// cooperative pool).
     func reading<T: Sendable>(_ read: @escaping @Sendable (RawWebSocket) -> T) async -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-            Thread { continuation.resume(returning: read(self)) }.start()
-        }
+        await onOwnThread { read(self) }
     }
 
     /// Stops both directions; a blocked ``readFrame()`` returns `nil`.

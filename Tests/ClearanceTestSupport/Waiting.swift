@@ -1,3 +1,5 @@
+import Foundation
+
 /// A wait in a test that ran out of time.
 package struct TimedOut: Error, CustomStringConvertible {
     package let description: String
@@ -37,5 +39,13 @@ package func first<S: AsyncSequence & Sendable>(
             throw TimedOut(description: "timed out after \(timeout) waiting for an element")
         }
         return found
+    }
+}
+
+/// What `body` returns, run on a thread of its own: blocking work (a socket read, `runBlocking`)
+/// must never block a thread of the cooperative pool, which the servers under test share.
+package func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }

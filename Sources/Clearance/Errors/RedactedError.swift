@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ``original`` is the error as it was thrown, for code that must inspect it (`URLError.code`, …);
 /// its own description may show the credential, so never log it.
-public struct RedactedError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable, LocalizedError {
+public struct RedactedError: Error, Sendable, SecretRedacting, LocalizedError {
     /// The error as it was thrown. Its text may contain the credential.
     public let original: any Error
     /// The original's description with the credential (and every URL query) masked.
@@ -19,7 +19,5 @@ public struct RedactedError: Error, Sendable, CustomStringConvertible, CustomDeb
         return masked == text ? error : RedactedError(original: error, description: Redactor.stripQueries(masked))
     }
 
-    public var debugDescription: String { description }
     public var errorDescription: String? { description }
-    public var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
 }
