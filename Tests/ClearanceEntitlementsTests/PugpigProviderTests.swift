@@ -145,6 +145,19 @@ import Testing
         #expect(fixture.server.stats.count("verify_subscription") == 3 && fixture.server.stats.count("renew_token") == 1)
     }
 
+    @Test func callersThatFindTheSnapshotDueShareOneVerification() async throws {
+        let fixture = try await PugpigFixture()
+        defer { Task { await fixture.stop() } }
+        let provider = try await fixture.signedIn(PugpigFixture.bob)
+        #expect(await provider.access(to: "issue-1") == .granted)
+        fixture.clock.advance(24 * 3600 + 1)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 { group.addTask { _ = await provider.access(to: "issue-2") } }
+        }
+        // One due check for all 20: the stale token renewed once, verified before and after.
+        #expect(fixture.server.stats.count("verify_subscription") == 3 && fixture.server.stats.count("renew_token") == 1)
+    }
+
     /// On URLSession (a refused connection fails at once).
     @Test func offlineTheLastSnapshotServesForTheGracePeriodAndSaysSo() async throws {
         let fixture = try await PugpigFixture()

@@ -34,7 +34,8 @@ extension PugpigEntitlementProvider {
     }
 
     /// The snapshot and how current it is, asking the service only when it is due (older than
-    /// ``PugpigConfiguration/verificationInterval``, or never verified). When the service cannot
+    /// ``PugpigConfiguration/verificationInterval``, or never verified): once for every caller
+    /// that finds it due at the same time. When the service cannot
     /// be reached within ``PugpigConfiguration/verificationTimeout``, or answers nothing usable, the last snapshot serves until
     /// ``PugpigConfiguration/offlineGrace`` after it was fetched (``EntitlementStatus/Freshness/offline(graceEndsAt:)``),
     /// then nothing is granted (``EntitlementStatus/Freshness/graceExpired``).
@@ -45,9 +46,12 @@ extension PugpigEntitlementProvider {
             return EntitlementStatus(snapshot: snapshot, freshness: .fresh)
         }
         do {
-            let verified = try await Deadline.run(.seconds(configuration.verificationTimeout), timeoutError: {
-                EntitlementError.networkFailure(underlying: VerificationTimedOut())
-            }) { try await self.verify() }
+            let timeout = configuration.verificationTimeout
+            let verified = try await dueVerification.run {
+                try await Deadline.run(.seconds(timeout), timeoutError: {
+                    EntitlementError.networkFailure(underlying: VerificationTimedOut())
+                }) { try await self.verify() }
+            }
             return EntitlementStatus(snapshot: verified, freshness: .fresh)
         } catch {
             guard session != nil else { return EntitlementStatus(snapshot: .signedOut(at: configuration.now()), freshness: .fresh) }

@@ -35,6 +35,8 @@ public actor PugpigEntitlementProvider: EntitlementProvider {
     let client: PugpigClient
     let events: NotifyingBroadcaster<EntitlementChange>
     let renewal = SingleFlight<String>()
+    /// One verification for every caller that finds the snapshot due at the same time.
+    let dueVerification = SingleFlight<EntitlementSnapshot>()
     let logger: Logger
 
     /// The signed-in session (nil when signed out); loaded from the store on first use.
