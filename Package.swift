@@ -413,7 +413,7 @@ let package = Package(
             name: "ClearanceServerPostgresTests",
             dependencies: [
                 "ClearanceServerPostgres", "ClearanceServer", "ClearanceDevelopment", "ClearanceSigning", "ClearanceChannels",
-                "Clearance", "ClearanceWire", "ClearanceTestSupport", "clearance",
+                "Clearance", "ClearanceWire", "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

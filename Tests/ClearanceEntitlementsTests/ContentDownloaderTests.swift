@@ -199,6 +199,16 @@ import Testing
         #expect(directory.contents() == ["e"])
     }
 
+    @Test func aNegativeRedirectLimitCountsAsNoneInsteadOfTrapping() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let served = ScriptedTransport { _, _ in .respond(status: 200, headers: [.contentLength: "3"], chunks: [Data("abc".utf8)]) }
+        let downloader = ContentDownloader(provider: CountingProvider(), transport: served, maximumRedirects: -5)
+        #expect(downloader.maximumRedirects == 0)
+        _ = try await downloader.download("p", from: URL(string: "https://cdn.example.com/e")!, to: directory.file("e"))
+        #expect(try Data(contentsOf: directory.file("e")) == Data("abc".utf8))
+    }
+
     @Test func plainHTTPToAnotherHostIsRefused() async throws {
         let scripted = ScriptedTransport { _, _ in .respond(status: 200, chunks: []) }
         let directory = try TemporaryDirectory()

@@ -1,4 +1,5 @@
 @testable import ClearanceServerPostgres
+import ClearanceTesting
 import Testing
 
 @Suite("Backplane queue")
@@ -25,6 +26,18 @@ struct BackplaneQueueTests {
         #expect(queue.dropped == 2)
         queue.replace(with: [.syncBegin, .syncEnd])
         #expect(await queue.next() == [.syncBegin, .syncEnd])
+    }
+
+    @Test func anOverflowIsLoggedOnceUntilTheSenderCatchesUp() async {
+        let capture = LogCapture()
+        let queue = BackplaneQueue(limit: 2, logger: capture.logger())
+        queue.append([.hello, .hello, .hello])
+        queue.append([.hello])
+        #expect(capture.all.filter { $0.contains("backplane.queue.full") }.count == 1)
+        #expect(await queue.next() == [.hello, .hello])
+        queue.append([.hello, .hello, .hello])
+        #expect(capture.all.filter { $0.contains("backplane.queue.full") }.count == 2)
+        #expect(queue.dropped == 3)
     }
 
     @Test func aCancelledSenderStopsWaiting() async {
