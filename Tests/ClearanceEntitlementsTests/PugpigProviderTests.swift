@@ -158,6 +158,28 @@ import Testing
         #expect(fixture.server.stats.count("verify_subscription") == 3 && fixture.server.stats.count("renew_token") == 1)
     }
 
+    /// A store that takes its time to read (a slow disk, a Keychain prompt at launch).
+    private struct SlowStore: SecureStore {
+        let wrapped: InMemoryStore<StoredEntitlements>
+        func load() async throws(SessionStoreError) -> StoredEntitlements? {
+            try? await Task.sleep(for: .milliseconds(200))
+            return try await wrapped.load()
+        }
+        func save(_ value: StoredEntitlements) async throws(SessionStoreError) { try await wrapped.save(value) }
+        func clear() async throws(SessionStoreError) { try await wrapped.clear() }
+    }
+
+    @Test func callersDuringTheStoreLoadWaitForItInsteadOfSeeingSignedOut() async throws {
+        let fixture = try await PugpigFixture()
+        defer { Task { await fixture.stop() } }
+        let stored = InMemoryStore<StoredEntitlements>()
+        _ = try await fixture.signedIn(PugpigFixture.bob, store: stored)
+        let relaunched = fixture.provider(store: SlowStore(wrapped: stored))
+        async let first = relaunched.access(to: "issue-1")
+        async let second = relaunched.access(to: "issue-1")
+        #expect(await [first, second] == [.granted, .granted])
+    }
+
     /// On URLSession (a refused connection fails at once).
     @Test func offlineTheLastSnapshotServesForTheGracePeriodAndSaysSo() async throws {
         let fixture = try await PugpigFixture()
