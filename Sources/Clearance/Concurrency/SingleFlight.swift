@@ -9,29 +9,26 @@
 ///   gone, the operation itself is cancelled.
 /// - No lock is held across an `await`.
 public final class SingleFlight<Value: Sendable>: Sendable {
-    private enum Waiter {
-        case waiting(CheckedContinuation<Value, any Error>)
-        case cancelledEarly
-    }
-
     private struct State {
         var flight: UInt64?            // id of the operation running now
         var task: Task<Void, Never>?
-        var waiters: [UInt64: Waiter] = [:]
-        var unregistered: Set<UInt64> = []  // callers between taking an id and waiting
+        var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
         var nextID: UInt64 = 0
         var started: Int = 0
     }
 
     private let state = Locked(State())
 
+    /// What a caller found when it came to wait.
+    private enum Joined { case cancelled, waiting, starting(UInt64) }
+
     public init() {}
 
     /// How many operations have been started so far (for tests and benchmarks).
     package var startedCount: Int { state.withLock { $0.started } }
 
-    /// Callers known to the flight now (waiting, or about to wait); 0 once every caller returned.
-    package var waiterCount: Int { state.withLock { $0.waiters.count + $0.unregistered.count } }
+    /// Callers waiting now; 0 once every caller returned.
+    package var waiterCount: Int { state.withLock { $0.waiters.count } }
 
     /// True while an operation is running.
     public var isRunning: Bool { state.withLock { $0.flight != nil } }
@@ -40,26 +37,28 @@ public final class SingleFlight<Value: Sendable>: Sendable {
     public func run(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let waiterID = state.withLock { s -> UInt64 in
             s.nextID += 1
-            s.unregistered.insert(s.nextID)
             return s.nextID
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                let start: UInt64? = state.withLock { s in
-                    s.unregistered.remove(waiterID)
-                    if case .cancelledEarly = s.waiters[waiterID] {
-                        s.waiters[waiterID] = nil
-                        continuation.resume(throwing: CancellationError())
-                        return nil
-                    }
-                    s.waiters[waiterID] = .waiting(continuation)
-                    guard s.flight == nil else { return nil }
+                let joined: Joined = state.withLock { s in
+                    // A task's cancelled flag is set before its `onCancel` runs, and both sides
+                    // take this lock: a cancellation is either seen here (never waits) or finds
+                    // the waiter there.
+                    if Task.isCancelled { return .cancelled }
+                    s.waiters[waiterID] = continuation
+                    guard s.flight == nil else { return .waiting }
                     s.nextID += 1
                     s.flight = s.nextID
                     s.started += 1
-                    return s.nextID
+                    return .starting(s.nextID)
                 }
-                if let flightID = start {
+                switch joined {
+                case .cancelled:
+                    continuation.resume(throwing: CancellationError())
+                case .waiting:
+                    break
+                case let .starting(flightID):
                     let task = Task { [self] in
                         let result: Result<Value, any Error>
                         do { result = .success(try await operation()) } catch { result = .failure(error) }
@@ -71,33 +70,25 @@ public final class SingleFlight<Value: Sendable>: Sendable {
                 }
             }
         } onCancel: {
-            let (waiter, orphaned): (Waiter?, Task<Void, Never>?) = state.withLock { s in
-                guard let waiter = s.waiters.removeValue(forKey: waiterID) else {
-                    // Not waiting yet: it must not start waiting. Already resumed (the operation
-                    // finished first): nothing to do, and nothing may stay behind.
-                    if s.unregistered.contains(waiterID) { s.waiters[waiterID] = .cancelledEarly }
-                    return (nil, nil)
-                }
-                let orphaned = s.waiters.isEmpty ? s.task : nil
-                return (waiter, orphaned)
+            // Not waiting (not yet, or already resumed by the result): nothing to do.
+            let (waiter, orphaned) = state.withLock { s -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
+                guard let waiter = s.waiters.removeValue(forKey: waiterID) else { return (nil, nil) }
+                return (waiter, s.waiters.isEmpty ? s.task : nil)
             }
-            if case .waiting(let continuation) = waiter {
-                continuation.resume(throwing: CancellationError())
-            }
+            waiter?.resume(throwing: CancellationError())
             orphaned?.cancel()
         }
     }
 
     private func finish(_ flightID: UInt64, with result: Result<Value, any Error>) {
-        let waiters: [Waiter] = state.withLock { s in
+        let waiters: [CheckedContinuation<Value, any Error>] = state.withLock { s in
             guard s.flight == flightID else { return [] }
             s.flight = nil
             s.task = nil
-            let waiting = s.waiters.filter { if case .waiting = $0.value { true } else { false } }
-            for key in waiting.keys { s.waiters[key] = nil }
-            return Array(waiting.values)
+            defer { s.waiters.removeAll() }
+            return Array(s.waiters.values)
         }
-        for case .waiting(let continuation) in waiters {
+        for continuation in waiters {
             continuation.resume(with: result)
         }
     }

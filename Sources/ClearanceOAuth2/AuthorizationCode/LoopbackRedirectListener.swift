@@ -34,7 +34,6 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
     private struct State {
         var received: [URL] = []
         var waiters: [UInt64: Waiter] = [:]
-        var cancelledEarly: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
 
@@ -114,7 +113,9 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
                 let ready: Result<URL, any Error>? = state.withLock { state in
-                    if state.cancelledEarly.remove(id) != nil { return .failure(CancellationError()) }
+                    // The cancelled flag is set before `onCancel` runs and both sides take this lock:
+                    // a cancellation is either seen here or finds the waiter there.
+                    if Task.isCancelled { return .failure(CancellationError()) }
                     if let expected { state.received.removeAll { Self.state(of: $0) != expected } }
                     if !state.received.isEmpty { return .success(state.received.removeFirst()) }
                     state.waiters[id] = Waiter(continuation: continuation, state: expected)
@@ -123,13 +124,7 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
                 if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let waiter = state.waiters.removeValue(forKey: id) else {
-                    state.cancelledEarly.insert(id)
-                    return nil
-                }
-                return waiter
-            }
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
             waiter?.continuation.resume(throwing: CancellationError())
         }
     }
