@@ -409,7 +409,7 @@ let package = Package(
             dependencies: ["ClearanceFuzzing", "ClearanceTestSupport"],
             swiftSettings: strict
         ),
-            .testTarget(
+        .testTarget(
             name: "ClearanceServerPostgresTests",
             dependencies: [
                 "ClearanceServerPostgres", "ClearanceServer", "ClearanceDevelopment", "ClearanceSigning", "ClearanceChannels",

@@ -56,7 +56,8 @@ enum FuzzerEntry {
     }
 
     static func usage(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("\(message) \(FuzzTarget.all.map(\.name).joined(separator: ", "))\n".utf8))
+        let targets = FuzzTarget.all.map { "  \($0.name): \($0.summary)" }.joined(separator: "\n")
+        FileHandle.standardError.write(Data("\(message):\n\(targets)\n".utf8))
         exit(64)
     }
 }

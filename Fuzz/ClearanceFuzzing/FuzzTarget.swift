@@ -8,7 +8,7 @@ import Foundation
 /// into a failure naming the corpus file.
 package struct FuzzTarget: Sendable {
     package let name: String
-    /// What the target feeds its input to, for `scripts/fuzz --list` and reports.
+    /// What the target feeds its input to, listed by the driver's usage text.
     package let summary: String
     package let run: @Sendable (Data) throws(FuzzViolation) -> Void
 

@@ -56,12 +56,13 @@ package final class ChildProcess: Sendable {
         return child
     }
 
-    /// Runs `executable` to its end with `input` on standard input; kills it after `timeout`.
+    /// Runs `executable` to its end with `input` on standard input; kills it after `timeout`
+    /// (stretched by ``TestTiming/scale`` under a sanitizer).
     package static func run(_ executable: URL, _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Output {
         let child = try start(executable, arguments, environment: environment)
         if let input { child.write(input) }
         child.closeInput()
-        guard await child.waitForExit(timeout: timeout) else {
+        guard await child.waitForExit(timeout: TestTiming.scaled(timeout)) else {
             await child.stop(.kill)
             throw Failure("\(child.commandLine) did not finish within \(timeout); stdout: \(child.stdout.suffix(2_000)) stderr: \(child.stderr.suffix(2_000))")
         }
@@ -85,10 +86,10 @@ package final class ChildProcess: Sendable {
     /// Closes its standard input (some peers exit when it closes).
     package func closeInput() { try? stdinPipe.fileHandleForWriting.close() }
 
-    /// The first complete output line for which `match` holds, waiting up to `timeout`; nil when
-    /// the process ended or the time ran out first.
+    /// The first complete output line for which `match` holds, waiting up to `timeout` (stretched
+    /// by ``TestTiming/scale`` under a sanitizer); nil when the process ended or the time ran out first.
     package func line(timeout: Duration, where match: (Substring) -> Bool) async -> String? {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while true {
             let text = stdout
             let complete = text.hasSuffix("\n") ? Substring(text) : text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
