@@ -14,12 +14,7 @@ enum Poly1305 {
     /// Reads the little-endian 64-bit word at `offset` bytes from `pointer` (no alignment needed).
     @inline(__always)
     static func word64(_ pointer: UnsafeRawPointer, _ offset: Int) -> UInt64 {
-        let value = pointer.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        #if _endian(big)
-        return value.byteSwapped
-        #else
-        return value
-        #endif
+        UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     /// Computes the tag of `message` under the 32-byte `key` and stores it at `tag` (16 bytes).
@@ -65,13 +60,8 @@ enum Poly1305 {
                     }
                     buffer[remaining] = 1
                 }
-                #if _endian(big)
-                m0 = last.0.byteSwapped
-                m1 = last.1.byteSwapped
-                #else
-                m0 = last.0
-                m1 = last.1
-                #endif
+                m0 = UInt64(littleEndian: last.0)
+                m1 = UInt64(littleEndian: last.1)
                 hibit = 0
                 offset = count
             }
@@ -149,13 +139,8 @@ enum Poly1305 {
         let t3 = acc & mask32
 
         let low = t0 | (t1 << 32), high = t2 | (t3 << 32)
-        #if _endian(big)
-        tag.storeBytes(of: low.byteSwapped, toByteOffset: 0, as: UInt64.self)
-        tag.storeBytes(of: high.byteSwapped, toByteOffset: 8, as: UInt64.self)
-        #else
-        tag.storeBytes(of: low, toByteOffset: 0, as: UInt64.self)
-        tag.storeBytes(of: high, toByteOffset: 8, as: UInt64.self)
-        #endif
+        tag.storeBytes(of: low.littleEndian, toByteOffset: 0, as: UInt64.self)
+        tag.storeBytes(of: high.littleEndian, toByteOffset: 8, as: UInt64.self)
         last = (0, 0)
     }
 

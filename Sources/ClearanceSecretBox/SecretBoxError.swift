@@ -14,30 +14,20 @@ public enum SecretBoxError: ClearanceError, Equatable {
     /// No plaintext is released.
     case authenticationFailed
 
+    public static let codeDomain = "secretbox"
+
+    /// Each case's code and message (which mentions lengths only, never secret bytes).
+    public var summary: ErrorSummary<Code> {
+        switch self {
+        case .invalidKeyLength(let length): .init(.invalidKeyLength, "secretbox key must be \(SecretBox.keyLength) bytes, got \(length)")
+        case .invalidNonceLength(let length): .init(.invalidNonceLength, "secretbox nonce must be \(SecretBox.nonceLength) bytes, got \(length)")
+        case .boxTooShort(let length): .init(.boxTooShort, "secretbox box must be at least \(SecretBox.tagLength) bytes (the tag), got \(length)")
+        case .authenticationFailed: .init(.authenticationFailed, "secretbox authentication failed: wrong key or nonce, or the box was altered")
+        }
+    }
+
     /// Stable machine-readable codes, one per failure; ``qualifiedCode`` is `secretbox.<code>`.
     public enum Code: String, Sendable, CaseIterable {
         case invalidKeyLength, invalidNonceLength, boxTooShort, authenticationFailed
-    }
-
-    public static let codeDomain = "secretbox"
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .invalidKeyLength: .invalidKeyLength
-        case .invalidNonceLength: .invalidNonceLength
-        case .boxTooShort: .boxTooShort
-        case .authenticationFailed: .authenticationFailed
-        }
-    }
-
-    /// A human-readable explanation. Mentions lengths only, never secret bytes.
-    public var message: String {
-        switch self {
-        case .invalidKeyLength(let length): "secretbox key must be \(SecretBox.keyLength) bytes, got \(length)"
-        case .invalidNonceLength(let length): "secretbox nonce must be \(SecretBox.nonceLength) bytes, got \(length)"
-        case .boxTooShort(let length): "secretbox box must be at least \(SecretBox.tagLength) bytes (the tag), got \(length)"
-        case .authenticationFailed: "secretbox authentication failed: wrong key or nonce, or the box was altered"
-        }
     }
 }

@@ -30,12 +30,7 @@ enum XSalsa20 {
     /// Reads the little-endian word at `offset` bytes from `pointer` (no alignment needed).
     @inline(__always)
     static func word(_ pointer: UnsafeRawPointer, _ offset: Int) -> UInt32 {
-        let value = pointer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-        #if _endian(big)
-        return value.byteSwapped
-        #else
-        return value
-        #endif
+        UInt32(littleEndian: pointer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
     /// Runs the 20 Salsa20 rounds (10 double rounds) over the 16 words at `input` and stores

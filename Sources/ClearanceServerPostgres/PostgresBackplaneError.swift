@@ -7,26 +7,18 @@ public enum PostgresBackplaneError: ClearanceError, Equatable {
     /// A setting is outside its allowed range.
     case invalidSetting(String)
 
+    public static let codeDomain = "backplane.postgres"
+
+    /// Each case's code and message (which never contains the password).
+    public var summary: ErrorSummary<Code> {
+        switch self {
+        case let .invalidURL(reason): .init(.invalidURL, "The backplane URL is not usable: \(reason)")
+        case let .invalidSetting(name): .init(.invalidSetting, "The backplane setting \(name) is out of range.")
+        }
+    }
+
     /// Stable machine-readable codes; ``qualifiedCode`` is `backplane.postgres.<code>`.
     public enum Code: String, Sendable, CaseIterable {
         case invalidURL, invalidSetting
-    }
-
-    public static let codeDomain = "backplane.postgres"
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .invalidURL: .invalidURL
-        case .invalidSetting: .invalidSetting
-        }
-    }
-
-    /// A human-readable explanation. Never contains the password.
-    public var message: String {
-        switch self {
-        case let .invalidURL(reason): "The backplane URL is not usable: \(reason)"
-        case let .invalidSetting(name): "The backplane setting \(name) is out of range."
-        }
     }
 }

@@ -69,74 +69,42 @@ public enum SigningError: ClearanceError, Equatable {
     /// The signature does not match.
     case invalidSignature
 
+    public static let codeDomain = "signing"
+
+    /// Each case's code and message (safe to log and to show to API clients).
+    public var summary: ErrorSummary<Code> {
+        switch self {
+        case .invalidKey: .init(.invalidKey, "The app key must be non-empty and must not contain ':'.")
+        case .emptySecret: .init(.emptySecret, "The app secret must not be empty.")
+        case .invalidAppID: .init(.invalidAppID, "The app id must be non-empty and contain only letters, digits, '.', '_' or '-'.")
+        case .invalidMasterKey: .init(.invalidMasterKey, "The encryption master key must be base64 that decodes to exactly 32 bytes.")
+        case .missingMasterKey: .init(.missingMasterKey, "Encrypted channels (private-encrypted-) need an encryption master key, and none was configured.")
+        case .invalidSocketID: .init(.invalidSocketID, "The socket_id must look like '123.456' (digits, a dot, digits).")
+        case .emptyChannelName: .init(.emptyChannelName, "The channel name must not be empty.")
+        case .invalidChannelName: .init(.invalidChannelName, "The channel name may only contain A-Z, a-z, 0-9 and _ - = @ , . ;")
+        case let .channelNameTooLong(length, limit): .init(.channelNameTooLong, "The channel name is \(length) characters long; the limit is \(limit).")
+        case .serverToUserChannel: .init(.serverToUserChannel, "#server-to-user- channels cannot be authorized; they are joined through user sign-in.")
+        case .missingChannelData: .init(.missingChannelData, "Presence channels need channel_data (a JSON object with a user_id).")
+        case .invalidChannelData: .init(.invalidChannelData, "channel_data must be a well-formed JSON object.")
+        case .invalidPresenceUserID: .init(.invalidPresenceUserID, "channel_data.user_id must be a non-empty string or a number, at most 128 characters long.")
+        case .invalidUserData: .init(.invalidUserData, "user_data must be a well-formed JSON object.")
+        case .invalidUserDataID: .init(.invalidUserDataID, "user_data.id must be a non-empty string.")
+        case .malformedAuth: .init(.malformedAuth, "The auth value must have the form 'key:signature'.")
+        case let .reservedParameter(name): .init(.reservedParameter, "The query parameter '\(name)' is reserved for the request signature.")
+        case let .duplicateParameter(name): .init(.duplicateParameter, "The query parameter '\(name)' appears more than once (names are compared lower-cased).")
+        case let .missingParameter(name): .init(.missingParameter, "The query parameter '\(name)' is required.")
+        case .unknownKey: .init(.unknownKey, "auth_key is not the key of this app.")
+        case .unsupportedAuthVersion: .init(.unsupportedAuthVersion, "auth_version must be 1.0.")
+        case .invalidTimestamp: .init(.invalidTimestamp, "auth_timestamp must be a whole number of seconds since 1970.")
+        case .expiredTimestamp: .init(.expiredTimestamp, "auth_timestamp is too old.")
+        case .futureTimestamp: .init(.futureTimestamp, "auth_timestamp is too far in the future.")
+        case .bodyMD5Mismatch: .init(.bodyMD5Mismatch, "body_md5 does not match the request body.")
+        case .invalidSignature: .init(.invalidSignature, "Invalid signature.")
+        }
+    }
+
     /// Stable machine-readable codes, one per case; ``qualifiedCode`` is `signing.<code>`.
     public enum Code: String, Sendable, CaseIterable {
         case invalidKey, emptySecret, invalidAppID, invalidMasterKey, missingMasterKey, invalidSocketID, emptyChannelName, invalidChannelName, channelNameTooLong, serverToUserChannel, missingChannelData, invalidChannelData, invalidPresenceUserID, invalidUserData, invalidUserDataID, malformedAuth, reservedParameter, duplicateParameter, missingParameter, unknownKey, unsupportedAuthVersion, invalidTimestamp, expiredTimestamp, futureTimestamp, bodyMD5Mismatch, invalidSignature
-    }
-
-    public static let codeDomain = "signing"
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .invalidKey: .invalidKey
-        case .emptySecret: .emptySecret
-        case .invalidAppID: .invalidAppID
-        case .invalidMasterKey: .invalidMasterKey
-        case .missingMasterKey: .missingMasterKey
-        case .invalidSocketID: .invalidSocketID
-        case .emptyChannelName: .emptyChannelName
-        case .invalidChannelName: .invalidChannelName
-        case .channelNameTooLong: .channelNameTooLong
-        case .serverToUserChannel: .serverToUserChannel
-        case .missingChannelData: .missingChannelData
-        case .invalidChannelData: .invalidChannelData
-        case .invalidPresenceUserID: .invalidPresenceUserID
-        case .invalidUserData: .invalidUserData
-        case .invalidUserDataID: .invalidUserDataID
-        case .malformedAuth: .malformedAuth
-        case .reservedParameter: .reservedParameter
-        case .duplicateParameter: .duplicateParameter
-        case .missingParameter: .missingParameter
-        case .unknownKey: .unknownKey
-        case .unsupportedAuthVersion: .unsupportedAuthVersion
-        case .invalidTimestamp: .invalidTimestamp
-        case .expiredTimestamp: .expiredTimestamp
-        case .futureTimestamp: .futureTimestamp
-        case .bodyMD5Mismatch: .bodyMD5Mismatch
-        case .invalidSignature: .invalidSignature
-        }
-    }
-
-    /// A human-readable explanation, safe to log and to show to API clients.
-    public var message: String {
-        switch self {
-        case .invalidKey: "The app key must be non-empty and must not contain ':'."
-        case .emptySecret: "The app secret must not be empty."
-        case .invalidAppID: "The app id must be non-empty and contain only letters, digits, '.', '_' or '-'."
-        case .invalidMasterKey: "The encryption master key must be base64 that decodes to exactly 32 bytes."
-        case .missingMasterKey: "Encrypted channels (private-encrypted-) need an encryption master key, and none was configured."
-        case .invalidSocketID: "The socket_id must look like '123.456' (digits, a dot, digits)."
-        case .emptyChannelName: "The channel name must not be empty."
-        case .invalidChannelName: "The channel name may only contain A-Z, a-z, 0-9 and _ - = @ , . ;"
-        case let .channelNameTooLong(length, limit): "The channel name is \(length) characters long; the limit is \(limit)."
-        case .serverToUserChannel: "#server-to-user- channels cannot be authorized; they are joined through user sign-in."
-        case .missingChannelData: "Presence channels need channel_data (a JSON object with a user_id)."
-        case .invalidChannelData: "channel_data must be a well-formed JSON object."
-        case .invalidPresenceUserID: "channel_data.user_id must be a non-empty string or a number, at most 128 characters long."
-        case .invalidUserData: "user_data must be a well-formed JSON object."
-        case .invalidUserDataID: "user_data.id must be a non-empty string."
-        case .malformedAuth: "The auth value must have the form 'key:signature'."
-        case let .reservedParameter(name): "The query parameter '\(name)' is reserved for the request signature."
-        case let .duplicateParameter(name): "The query parameter '\(name)' appears more than once (names are compared lower-cased)."
-        case let .missingParameter(name): "The query parameter '\(name)' is required."
-        case .unknownKey: "auth_key is not the key of this app."
-        case .unsupportedAuthVersion: "auth_version must be 1.0."
-        case .invalidTimestamp: "auth_timestamp must be a whole number of seconds since 1970."
-        case .expiredTimestamp: "auth_timestamp is too old."
-        case .futureTimestamp: "auth_timestamp is too far in the future."
-        case .bodyMD5Mismatch: "body_md5 does not match the request body."
-        case .invalidSignature: "Invalid signature."
-        }
     }
 }

@@ -25,27 +25,6 @@ public enum SessionStoreError: ClearanceError {
     /// The Keychain answered with an `OSStatus` error.
     case keychain(operation: String, status: Int32)
 
-    /// Stable machine-readable codes, one per case.
-    public enum Code: String, Sendable, CaseIterable {
-        case corrupt, wrongKey = "wrong_key", unsupportedFormat = "unsupported_format"
-        case readFailed = "read_failed", writeFailed = "write_failed"
-        case keyUnavailable = "key_unavailable", insecureKeyFile = "insecure_key_file", keychain
-    }
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .corrupt: .corrupt
-        case .wrongKey: .wrongKey
-        case .unsupportedFormat: .unsupportedFormat
-        case .readFailed: .readFailed
-        case .writeFailed: .writeFailed
-        case .keyUnavailable: .keyUnavailable
-        case .insecureKeyFile: .insecureKeyFile
-        case .keychain: .keychain
-        }
-    }
-
     /// ``qualifiedCode`` is `session_store.<code>`.
     public static let codeDomain = "session_store"
 
@@ -57,26 +36,35 @@ public enum SessionStoreError: ClearanceError {
         }
     }
 
-    /// A human sentence saying what went wrong. Never contains a secret.
-    public var message: String {
-        let aside = movedAside.map { " The file was moved aside to \($0.path)." } ?? ""
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
         case .corrupt(let reason, _):
-            return "The stored session is corrupt (\(Redactor.scrub(reason))).\(aside)"
+            .init(.corrupt, "The stored session is corrupt (\(Redactor.scrub(reason))).\(aside)")
         case .wrongKey:
-            return "The stored session was encrypted with a different key.\(aside)"
+            .init(.wrongKey, "The stored session was encrypted with a different key.\(aside)")
         case .unsupportedFormat(let version, _):
-            return "The stored session has format version \(version), which this build cannot read.\(aside)"
+            .init(.unsupportedFormat, "The stored session has format version \(version), which this build cannot read.\(aside)")
         case .readFailed(let path, let reason):
-            return "The session store at \(path) cannot be read: \(Redactor.scrub(reason))."
+            .init(.readFailed, "The session store at \(path) cannot be read: \(Redactor.scrub(reason)).")
         case .writeFailed(let path, let reason):
-            return "The session store at \(path) cannot be written: \(Redactor.scrub(reason))."
+            .init(.writeFailed, "The session store at \(path) cannot be written: \(Redactor.scrub(reason)).")
         case .keyUnavailable(let reason):
-            return "The session store key is unavailable: \(Redactor.scrub(reason))."
+            .init(.keyUnavailable, "The session store key is unavailable: \(Redactor.scrub(reason)).")
         case .insecureKeyFile(let path, let mode):
-            return "The session store key file \(path) has mode \(String(mode, radix: 8)); it must not be readable by others (use 0600)."
+            .init(.insecureKeyFile, "The session store key file \(path) has mode \(String(mode, radix: 8)); it must not be readable by others (use 0600).")
         case .keychain(let operation, let status):
-            return "The Keychain refused to \(operation) (OSStatus \(status))."
+            .init(.keychain, "The Keychain refused to \(operation) (OSStatus \(status)).")
         }
+    }
+
+    /// ` The file was moved aside to …`, or nothing.
+    private var aside: String { movedAside.map { " The file was moved aside to \($0.path)." } ?? "" }
+
+    /// Stable machine-readable codes, one per case.
+    public enum Code: String, Sendable, CaseIterable {
+        case corrupt, wrongKey = "wrong_key", unsupportedFormat = "unsupported_format"
+        case readFailed = "read_failed", writeFailed = "write_failed"
+        case keyUnavailable = "key_unavailable", insecureKeyFile = "insecure_key_file", keychain
     }
 }

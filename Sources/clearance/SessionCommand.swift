@@ -97,37 +97,49 @@ struct SessionCommand: AsyncParsableCommand {
                 print("store: \(storeOptions.storeURL.path)")
             } catch {
                 print("state: signed_out")
-                FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-                throw ExitCode(1)
+                throw failure(error)
             }
         }
     }
 
-    struct Refresh: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Refresh the stored session now and save the new tokens.")
+    /// The stored session, for the commands that talk to its authorization server.
+    struct SessionOptions: ParsableArguments {
         @OptionGroup var storeOptions: StoreOptions
         @Flag(help: "Allow plain http to a non-loopback token endpoint.") var allowInsecureHTTP = false
 
+        func makeSession() async throws -> OAuth2Session {
+            try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP)
+        }
+    }
+
+    /// Prints `error: <message>` on standard error; the command then exits with status 1.
+    static func failure(_ error: some ClearanceError) -> ExitCode {
+        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+        return ExitCode(1)
+    }
+
+    struct Refresh: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Refresh the stored session now and save the new tokens.")
+        @OptionGroup var options: SessionOptions
+
         func run() async throws {
-            let session = try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP)
+            let session = try await options.makeSession()
             do {
                 try await session.refresh()
                 printState(session.state)
             } catch {
                 printState(session.state)
-                FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-                throw ExitCode(1)
+                throw failure(error)
             }
         }
     }
 
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke the refresh token (when the server has a revocation endpoint) and clear the store.")
-        @OptionGroup var storeOptions: StoreOptions
-        @Flag(help: "Allow plain http to a non-loopback token endpoint.") var allowInsecureHTTP = false
+        @OptionGroup var options: SessionOptions
 
         func run() async throws {
-            let session = try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP)
+            let session = try await options.makeSession()
             let outcome = await session.signOut()
             print("state: \(session.state.name)")
             print("revocation: \(outcome)")

@@ -16,13 +16,11 @@ struct CustomerTokenEndToEndTests {
     static func withAPI(_ body: (DemoAPI, URL) async throws -> Void) async throws {
         let api = await DemoAPI()
         let server = try await RunningServer.start(api.router(), logger: TestHub.quietLogger)
-        do {
+        try await withCleanup {
             try await body(api, server.baseURL.appending(path: "/webxp/projects/demo/appinbox/fetch"))
-        } catch {
+        } cleanup: {
             await server.stop()
-            throw error
         }
-        await server.stop()
     }
 
     static func client(_ api: DemoAPI, _ tokens: CustomerTokenSource) throws -> AuthorizedClient {

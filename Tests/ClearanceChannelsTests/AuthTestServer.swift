@@ -1,5 +1,6 @@
 import ClearanceDevelopment
 import ClearanceServer
+import ClearanceTestSupport
 import ClearanceWire
 import Foundation
 import HTTPTypes
@@ -147,13 +148,6 @@ struct AuthTestServer: Sendable {
     @discardableResult
     static func with<T>(_ body: (AuthTestServer) async throws -> T) async throws -> T {
         let server = try await start()
-        do {
-            let result = try await body(server)
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
-        }
+        return try await withCleanup { try await body(server) } cleanup: { await server.stop() }
     }
 }

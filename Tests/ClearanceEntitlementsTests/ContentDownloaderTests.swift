@@ -35,8 +35,7 @@ import Testing
     func aDownloadReportsProgressAndAppearsComplete(transportName: String) async throws {
         let fixture = try await PugpigFixture()
         defer { Task { await fixture.stop() } }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = fixture.directory
         let transport: any HTTPTransport = transportName == "urlsession" ? URLSessionHTTPTransport() : AsyncHTTPClientHTTPTransport.shared
         let provider = try await fixture.signedIn(PugpigFixture.bob)
         let destination = directory.file("issue-1.zip")
@@ -56,8 +55,7 @@ import Testing
     @Test func aProductOutsideTheSubscriptionIsRefusedBeforeAnyDownload() async throws {
         let fixture = try await PugpigFixture()
         defer { Task { await fixture.stop() } }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = fixture.directory
         try Data("earlier".utf8).write(to: directory.file("issue-3.zip"))
         let provider = try await fixture.signedIn(PugpigFixture.bob)
         await expectError(.productUnavailable) {
@@ -71,8 +69,6 @@ import Testing
     @Test func theContentServerChecksTheEditionCredentialsAndTheEdgeHeader() async throws {
         let fixture = try await PugpigFixture()
         defer { Task { await fixture.stop() } }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let alice = try await fixture.signedIn(PugpigFixture.alice)
         var credentials = try await alice.credentials(for: "issue-1")
         // Credentials for another product do not open this one.

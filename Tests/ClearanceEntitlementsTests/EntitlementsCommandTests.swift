@@ -121,8 +121,7 @@ import Testing
         let clock = TestClock()
         let fixture = try await PugpigFixture(clock: clock)
         defer { Task { await fixture.stop() } }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = fixture.directory
         let options = Self.options(fixture.running.baseURL.absoluteString, store: directory.file("e.json").path)
         #expect(try await ClearanceExecutable.run(["entitlements", "sign-in", "--username", "alice", "--password-stdin", "--post"] + options, input: "alice-password\n").status == 0)
         let verify = try await ClearanceExecutable.run(["entitlements", "verify", "--post"] + options)

@@ -96,8 +96,7 @@ import Testing
     @Test func aRefusedRenewalEndsTheSession() async throws {
         let fixture = try await PugpigFixture()
         defer { Task { await fixture.stop() } }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = fixture.directory
         let store = StoredEntitlements.fileStore(at: directory.file("entitlements.json"), key: .generate())
         let provider = try await fixture.signedIn(PugpigFixture.alice, store: store)
         try await provider.verify()
@@ -249,8 +248,7 @@ import Testing
     @Test func theEncryptedStoreKeepsTheSessionAcrossProvidersWithoutPlaintext() async throws {
         let fixture = try await PugpigFixture(settings: DevelopmentPugpigSettings(secret: "fixture-secret-of-thirty-two-bytes!!", globalAuthPassword: true))
         defer { Task { await fixture.stop() } }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = fixture.directory
         let key = SessionStoreKey.generate()
         let file = directory.file("entitlements.json")
         let first = try await fixture.signedIn(PugpigFixture.bob, store: StoredEntitlements.fileStore(at: file, key: key))

@@ -22,8 +22,7 @@ struct ReadmeEntitlementsExampleTests {
     @Test func signInVerifyAndDownload() async throws {
         let fixture = try await PugpigFixture()
         defer { Task { await fixture.stop() } }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = fixture.directory
         let subscriptions = fixture.base
         let storeURL = directory.file("entitlements.json"), keyURL = directory.file("session.key")
         let inAppPurchases = InAppPurchases()

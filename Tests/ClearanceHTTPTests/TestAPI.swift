@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceDevelopment
+import ClearanceTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -100,15 +101,10 @@ final class TestAPI: Sendable {
 func withServers<T>(_ body: (TestAPI, RunningServer, TestAPI, RunningServer) async throws -> T) async throws -> T {
     let a = TestAPI(), b = TestAPI()
     let serverA = try await RunningServer.start(a.router(), logger: .init(label: "a", factory: { _ in SwiftLogNoOpLogHandler() }))
-    let serverB = try await RunningServer.start(b.router(), logger: .init(label: "b", factory: { _ in SwiftLogNoOpLogHandler() }))
-    do {
-        let result = try await body(a, serverA, b, serverB)
+    return try await withCleanup {
+        let serverB = try await RunningServer.start(b.router(), logger: .init(label: "b", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return try await withCleanup { try await body(a, serverA, b, serverB) } cleanup: { await serverB.stop() }
+    } cleanup: {
         await serverA.stop()
-        await serverB.stop()
-        return result
-    } catch {
-        await serverA.stop()
-        await serverB.stop()
-        throw error
     }
 }

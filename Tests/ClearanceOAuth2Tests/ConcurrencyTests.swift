@@ -9,12 +9,9 @@ import Testing
     static let concurrency = 1_000
 
     @Test func thousandConcurrentRequestsOnAnExpiredSessionCauseExactlyOneRefresh() async throws {
-        var configuration = TestAuthorizationServer.Configuration()
-        configuration.tokenDelay = .milliseconds(200)
-        let harness = try await SessionHarness.start(configuration)
+        let harness = try await SessionHarness.start { $0.tokenDelay = .milliseconds(200) }
         defer { Task { await harness.stop() } }
-        let session = harness.session()
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession()
         harness.clock.advance(by: .seconds(3_600))
         let client = try harness.client(session)
 
@@ -31,9 +28,7 @@ import Testing
     }
 
     @Test func thousandConcurrentFirstRequestsCauseExactlyOneAutomaticSignIn() async throws {
-        var configuration = TestAuthorizationServer.Configuration()
-        configuration.tokenDelay = .milliseconds(200)
-        let harness = try await SessionHarness.start(configuration)
+        let harness = try await SessionHarness.start { $0.tokenDelay = .milliseconds(200) }
         defer { Task { await harness.stop() } }
         let session = harness.session(automaticSignIn: harness.app)
         let client = try harness.client(session)
@@ -51,9 +46,7 @@ import Testing
     }
 
     @Test func aFailedAutomaticSignInFailsEveryWaiterWithTheSameTypedError() async throws {
-        var configuration = TestAuthorizationServer.Configuration()
-        configuration.tokenDelay = .milliseconds(200)
-        let harness = try await SessionHarness.start(configuration)
+        let harness = try await SessionHarness.start { $0.tokenDelay = .milliseconds(200) }
         defer { Task { await harness.stop() } }
         harness.server.script("app", .oauthError("unauthorized_client", status: 400))
         let session = harness.session(automaticSignIn: harness.app)

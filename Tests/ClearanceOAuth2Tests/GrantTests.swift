@@ -150,9 +150,7 @@ import Testing
     }
 
     @Test func deviceFlowStopsWhenTheCodesExpire() async throws {
-        var configuration = TestAuthorizationServer.Configuration()
-        configuration.deviceExpiresIn = 12
-        let harness = try await SessionHarness.start(configuration)
+        let harness = try await SessionHarness.start { $0.deviceExpiresIn = 12 }
         defer { Task { await harness.stop() } }
         harness.server.scriptDevicePolls(.oauthError("authorization_pending"), .oauthError("authorization_pending"), .oauthError("authorization_pending"))
         do {

@@ -60,8 +60,7 @@ import Testing
         let harness = try await SessionHarness.start(.init(refreshAnswerDelay: .milliseconds(400)))
         defer { Task { await harness.stop() } }
         let store = InMemorySessionStore()
-        let session = harness.session(store: store)
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession(store: store)
         let first = try #require(store.current?.token.refreshToken)
         let refreshing = Task { try await session.refresh() }
         try await Task.sleep(for: .milliseconds(150))

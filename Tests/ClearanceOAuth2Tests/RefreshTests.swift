@@ -10,8 +10,7 @@ import Testing
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
         let store = RecordingStore()
-        let session = harness.session(store: store)
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession(store: store)
         let firstRefresh = try #require(store.current?.token.refreshToken)
         let publishedAtSave = Locked<[Date?]>([])
         store.onSave = { [weak session] _ in
@@ -35,8 +34,7 @@ import Testing
     @Test func reactiveRefreshOn401ThroughAuthorizedClient() async throws {
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
-        let session = harness.session()
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession()
         harness.server.forgetAccessTokens()  // the server no longer accepts the current token
         #expect(try await harness.callAPI(harness.client(session)) == 200)
         #expect(harness.server.tokenRequests("refresh_token") == 1)
@@ -44,14 +42,13 @@ import Testing
     }
 
     @Test func keepsTheOldRefreshTokenWhenTheServerReturnsNone() async throws {
-        var configuration = TestAuthorizationServer.Configuration()
-        configuration.rotateRefreshTokens = false
-        configuration.returnRefreshTokenOnRefresh = false
-        let harness = try await SessionHarness.start(configuration)
+        let harness = try await SessionHarness.start {
+            $0.rotateRefreshTokens = false
+            $0.returnRefreshTokenOnRefresh = false
+        }
         defer { Task { await harness.stop() } }
         let store = InMemorySessionStore()
-        let session = harness.session(store: store)
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession(store: store)
         let original = try #require(store.current?.token.refreshToken)
         for _ in 0..<2 {
             harness.clock.advance(by: .seconds(3_600))
@@ -101,8 +98,7 @@ import Testing
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
         let store = InMemorySessionStore()
-        let session = harness.session(store: store)
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession(store: store)
         harness.server.script("refresh_token", .status(500, body: "boom"))
         harness.clock.advance(by: .seconds(3_600))
         let client = try harness.client(session)
@@ -169,8 +165,7 @@ import Testing
     @Test func aStillValidTokenIsUsedWhileAProactiveRefreshFails() async throws {
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
-        let session = harness.session()
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession()
         harness.server.script("refresh_token", .status(503, retryAfter: 2))
         harness.clock.advance(by: .seconds(3_590))
         #expect(try await harness.callAPI(harness.client(session)) == 200)
@@ -181,8 +176,7 @@ import Testing
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
         // A short backoff, so that five attempts fit in the window.
-        let session = harness.session(backoff: RefreshBackoff(initialDelay: .seconds(1), maximumDelay: .seconds(2)))
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession(backoff: RefreshBackoff(initialDelay: .seconds(1), maximumDelay: .seconds(2)))
         for _ in 0..<6 { harness.server.script("refresh_token", .status(502)) }
         harness.clock.advance(by: .seconds(3_600))
         for attempt in 1...5 {
@@ -234,8 +228,7 @@ import Testing
     @Test func expiryIsMonotonicWhateverTheWallClockDoes() async throws {
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
-        let session = harness.session()
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession()
         harness.clock.jumpWallClock(by: 7 * 86_400)  // the user moves the device clock a week ahead
         _ = try await session.currentCredential()
         #expect(harness.server.tokenRequests("refresh_token") == 0)

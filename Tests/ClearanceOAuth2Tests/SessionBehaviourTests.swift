@@ -6,12 +6,9 @@ import Testing
 /// Cancellation, late 401s, timeouts and re-sign-in after an ended session.
 @Suite struct SessionBehaviourTests {
     @Test func cancellingOneWaiterDoesNotCancelTheSharedRefresh() async throws {
-        var configuration = TestAuthorizationServer.Configuration()
-        configuration.tokenDelay = .seconds(3)
-        let harness = try await SessionHarness.start(configuration)
+        let harness = try await SessionHarness.start { $0.tokenDelay = .seconds(3) }
         defer { Task { await harness.stop() } }
-        let session = harness.session()
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession()
         harness.clock.advance(by: .seconds(3_600))
         let cancelled = Task { try await session.currentCredential() }
         let patient = Task { try await session.currentCredential() }
@@ -33,8 +30,7 @@ import Testing
     @Test func aLate401ForAnOlderTokenDoesNotRefreshAgain() async throws {
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
-        let session = harness.session()
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession()
         let first = try await session.credential()
         let second = try await session.refreshCredential(after: first)
         #expect(second != first)
@@ -49,8 +45,7 @@ import Testing
     @Test func invalidateMakesTheNextRequestRenew() async throws {
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
-        let session = harness.session()
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession()
         session.invalidate()
         _ = try await session.credential()
         #expect(harness.server.tokenRequests("refresh_token") == 1)

@@ -36,8 +36,7 @@ import Testing
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
         let store = InMemorySessionStore()
-        let session = harness.session(store: store)
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession(store: store)
         let refreshToken = try #require(store.current?.token.refreshToken)
         let outcome = await session.signOut()
         guard case .revoked("refresh_token") = outcome else { Issue.record("\(outcome)"); return }
@@ -52,8 +51,7 @@ import Testing
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
         let store = InMemorySessionStore()
-        let session = harness.session(store: store)
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession(store: store)
         harness.server.scriptRevocation(.status(500))
         let outcome = await session.signOut()
         guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
@@ -65,8 +63,7 @@ import Testing
     @Test func revocationRetriesOnceAfterA503WithRetryAfter() async throws {
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
-        let session = harness.session()
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession()
         harness.server.scriptRevocation(.status(503, retryAfter: 2))
         guard case .revoked = await session.signOut() else { Issue.record("must revoke on the retry"); return }
         #expect(harness.clock.sleeps == [.seconds(2)])
@@ -76,8 +73,7 @@ import Testing
     @Test func signOutWithoutARevocationEndpointSaysSo() async throws {
         let harness = try await SessionHarness.start()
         defer { Task { await harness.stop() } }
-        let session = harness.session(revocation: false)
-        try await session.signIn(with: harness.password)
+        let session = try await harness.signedInSession(revocation: false)
         guard case .notConfigured = await session.signOut() else { Issue.record("notConfigured expected"); return }
         #expect(harness.server.revoked.isEmpty)
     }

@@ -47,14 +47,7 @@ final class ClusterFixture: Sendable {
     /// Runs `body` with a started cluster and tears it down afterwards, also when `body` throws.
     static func with<T>(nodes count: Int, _ body: (ClusterFixture) async throws -> T) async throws -> T {
         let cluster = try await start(nodes: count)
-        do {
-            let result = try await body(cluster)
-            await cluster.stop()
-            return result
-        } catch {
-            await cluster.stop()
-            throw error
-        }
+        return try await withCleanup { try await body(cluster) } cleanup: { await cluster.stop() }
     }
 
     func stop() async {

@@ -77,14 +77,7 @@ package enum TestHub {
     @discardableResult
     package static func withBox<T>(_ configuration: HubConfiguration = configuration(), _ body: (HubBox) async throws -> T) async throws -> T {
         let box = HubBox(try await start(configuration))
-        do {
-            let result = try await body(box)
-            await box.hub.stop()
-            return result
-        } catch {
-            await box.hub.stop()
-            throw error
-        }
+        return try await withCleanup { try await body(box) } cleanup: { await box.hub.stop() }
     }
 
     /// Triggers `event` on `channels` through the signed HTTP API.

@@ -33,30 +33,7 @@ public enum AuthorizationError: ClearanceError {
     /// Anything else, with the error that caused it.
     case unknown(underlying: any Error)
 
-    /// Stable machine-readable codes, one per case.
-    public enum Code: String, Sendable, CaseIterable {
-        case networkFailure, unavailable, expired, cancelled, unauthorized, forbidden
-        case misconfigured, missingCredential, badResponse, tooManyRedirects, unknown
-    }
-
     public static let codeDomain = "clearance"
-
-    /// The stable code of this error; ``qualifiedCode`` is `clearance.<code>`.
-    public var code: Code {
-        switch self {
-        case .networkFailure: .networkFailure
-        case .unavailable: .unavailable
-        case .expired: .expired
-        case .cancelled: .cancelled
-        case .unauthorized: .unauthorized
-        case .forbidden: .forbidden
-        case .misconfigured: .misconfigured
-        case .missingCredential: .missingCredential
-        case .badResponse: .badResponse
-        case .tooManyRedirects: .tooManyRedirects
-        case .unknown: .unknown
-        }
-    }
 
     /// The error that caused this one, if any.
     public var underlying: (any Error)? {
@@ -75,21 +52,21 @@ public enum AuthorizationError: ClearanceError {
         }
     }
 
-    /// A human sentence saying what went wrong. Never contains a secret.
-    public var message: String {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .networkFailure(let error): "The server could not be reached: \(Redactor.describe(error))."
-        case .unavailable(let reason, _): "Authorization is unavailable: \(Redactor.scrub(reason))."
-        case .expired(let reason): "The credential expired: \(Redactor.scrub(reason))."
-        case .cancelled: "The request was cancelled."
-        case .unauthorized(let response): "The server refused the credential (\(response))."
-        case .forbidden(let response): "The credential does not grant this request (\(response))."
-        case .misconfigured(let reason): "Clearance is misconfigured: \(Redactor.scrub(reason))."
+        case .networkFailure(let error): .init(.networkFailure, "The server could not be reached: \(Redactor.describe(error)).")
+        case .unavailable(let reason, _): .init(.unavailable, "Authorization is unavailable: \(Redactor.scrub(reason)).")
+        case .expired(let reason): .init(.expired, "The credential expired: \(Redactor.scrub(reason)).")
+        case .cancelled: .init(.cancelled, "The request was cancelled.")
+        case .unauthorized(let response): .init(.unauthorized, "The server refused the credential (\(response)).")
+        case .forbidden(let response): .init(.forbidden, "The credential does not grant this request (\(response)).")
+        case .misconfigured(let reason): .init(.misconfigured, "Clearance is misconfigured: \(Redactor.scrub(reason)).")
         case .missingCredential(let source, let error):
-            "The credential source '\(source)' produced no credential\(error.map { ": \(Redactor.describe($0))" } ?? ""); the request was not sent."
-        case .badResponse(let response): "The server sent a response Clearance could not use (\(response))."
-        case .tooManyRedirects(let limit, let last): "The server redirected more than \(limit) times (last: HTTP \(last.status))."
-        case .unknown(let error): "Unexpected error: \(Redactor.describe(error))."
+            .init(.missingCredential, "The credential source '\(source)' produced no credential\(error.map { ": \(Redactor.describe($0))" } ?? ""); the request was not sent.")
+        case .badResponse(let response): .init(.badResponse, "The server sent a response Clearance could not use (\(response)).")
+        case .tooManyRedirects(let limit, let last): .init(.tooManyRedirects, "The server redirected more than \(limit) times (last: HTTP \(last.status)).")
+        case .unknown(let error): .init(.unknown, "Unexpected error: \(Redactor.describe(error)).")
         }
     }
 
@@ -103,5 +80,11 @@ public enum AuthorizationError: ClearanceError {
         } else {
             self = .unknown(underlying: error)
         }
+    }
+
+    /// Stable machine-readable codes, one per case.
+    public enum Code: String, Sendable, CaseIterable {
+        case networkFailure, unavailable, expired, cancelled, unauthorized, forbidden
+        case misconfigured, missingCredential, badResponse, tooManyRedirects, unknown
     }
 }

@@ -12,17 +12,22 @@ public protocol ClearanceError: Error, Sendable, CustomStringConvertible, Custom
     associatedtype Code: RawRepresentable & Hashable & Sendable where Code.RawValue == String
     /// The prefix of every ``qualifiedCode`` of this type (`clearance`, `oauth2`, `channels.auth`, …).
     static var codeDomain: String { get }
-    /// The stable code of this error.
+    /// This error's code and message, written side by side: one `switch` over the cases, each
+    /// answering `.init(<code>, "<message>")`. ``code`` and ``message`` are read from it.
+    var summary: ErrorSummary<Code> { get }
+    /// The stable code of this error (by default, the ``summary``'s).
     var code: Code { get }
     /// `<codeDomain>.<code>`, for logs and analytics.
     var qualifiedCode: String { get }
-    /// A human sentence saying what went wrong. Never contains a secret.
+    /// A human sentence saying what went wrong. Never contains a secret (by default, the ``summary``'s).
     var message: String { get }
     /// The error that caused this one, if any.
     var underlying: (any Error)? { get }
 }
 
 extension ClearanceError {
+    public var code: Code { summary.code }
+    public var message: String { summary.message }
     public var qualifiedCode: String { "\(Self.codeDomain).\(code.rawValue)" }
     public var underlying: (any Error)? { nil }
     public var description: String { "\(qualifiedCode): \(message)" }

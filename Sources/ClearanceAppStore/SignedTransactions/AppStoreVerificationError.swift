@@ -17,33 +17,22 @@ public enum AppStoreVerificationError: ClearanceError {
     /// The transaction is from another environment.
     case wrongEnvironment(String)
 
-    public enum Code: String, Sendable, CaseIterable {
-        case malformed, unsupportedAlgorithm, chainLength, untrustedChain, invalidSignature, wrongBundleID, wrongEnvironment
-    }
-
     public static let codeDomain = "appstore"
 
-    public var code: Code {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .malformed: .malformed
-        case .unsupportedAlgorithm: .unsupportedAlgorithm
-        case .chainLength: .chainLength
-        case .untrustedChain: .untrustedChain
-        case .invalidSignature: .invalidSignature
-        case .wrongBundleID: .wrongBundleID
-        case .wrongEnvironment: .wrongEnvironment
+        case .malformed(let reason): .init(.malformed, "The signed transaction is malformed: \(Redactor.scrub(reason)).")
+        case .unsupportedAlgorithm(let alg): .init(.unsupportedAlgorithm, "The signed transaction uses \(alg ?? "no algorithm"); App Store transactions are ES256.")
+        case .chainLength(let count): .init(.chainLength, "The signed transaction's x5c chain has \(count) certificate\(count == 1 ? "" : "s"); App Store chains have three.")
+        case .untrustedChain(let reason): .init(.untrustedChain, "The signed transaction's certificate chain is not trusted: \(Redactor.scrub(reason)).")
+        case .invalidSignature: .init(.invalidSignature, "The signed transaction's signature does not verify.")
+        case .wrongBundleID(let id): .init(.wrongBundleID, "The signed transaction is for another app (\(id)).")
+        case .wrongEnvironment(let environment): .init(.wrongEnvironment, "The signed transaction comes from another environment (\(environment)).")
         }
     }
 
-    public var message: String {
-        switch self {
-        case .malformed(let reason): "The signed transaction is malformed: \(Redactor.scrub(reason))."
-        case .unsupportedAlgorithm(let alg): "The signed transaction uses \(alg ?? "no algorithm"); App Store transactions are ES256."
-        case .chainLength(let count): "The signed transaction's x5c chain has \(count) certificate\(count == 1 ? "" : "s"); App Store chains have three."
-        case .untrustedChain(let reason): "The signed transaction's certificate chain is not trusted: \(Redactor.scrub(reason))."
-        case .invalidSignature: "The signed transaction's signature does not verify."
-        case .wrongBundleID(let id): "The signed transaction is for another app (\(id))."
-        case .wrongEnvironment(let environment): "The signed transaction comes from another environment (\(environment))."
-        }
+    public enum Code: String, Sendable, CaseIterable {
+        case malformed, unsupportedAlgorithm, chainLength, untrustedChain, invalidSignature, wrongBundleID, wrongEnvironment
     }
 }

@@ -8,22 +8,16 @@ public enum CustomerTokenMissing: ClearanceError, Equatable {
     /// The provider returned nil or an empty token.
     case notProvided
 
-    /// Stable codes; ``qualifiedCode`` is `bloomreach.customer_token.<code>`.
-    public enum Code: String, Sendable, CaseIterable { case anonymous, notProvided }
-
     public static let codeDomain = "bloomreach.customer_token"
 
-    public var code: Code {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .anonymous: .anonymous
-        case .notProvided: .notProvided
+        case .anonymous: .init(.anonymous, "No customer is identified, so there is no customer token to send (call identify first).")
+        case .notProvided: .init(.notProvided, "The customer-token provider returned no token.")
         }
     }
 
-    public var message: String {
-        switch self {
-        case .anonymous: "No customer is identified, so there is no customer token to send (call identify first)."
-        case .notProvided: "The customer-token provider returned no token."
-        }
-    }
+    /// Stable codes; ``qualifiedCode`` is `bloomreach.customer_token.<code>`.
+    public enum Code: String, Sendable, CaseIterable { case anonymous, notProvided }
 }

@@ -36,33 +36,7 @@ public enum ChannelAuthorizationError: ClearanceError {
     /// The task waiting for the authorization was cancelled.
     case cancelled
 
-    /// Stable machine-readable codes; ``qualifiedCode`` is `channels.auth.<code>`.
-    public enum Code: String, Sendable, CaseIterable {
-        case httpStatus, emptyBody, notJSON, notObject, missingAuth, missingChannelData, invalidSharedSecret
-        case transport, timedOut, denied, custom, credential, misconfigured, cancelled
-    }
-
     public static let codeDomain = "channels.auth"
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .httpStatus: .httpStatus
-        case .emptyBody: .emptyBody
-        case .notJSON: .notJSON
-        case .notObject: .notObject
-        case .missingAuth: .missingAuth
-        case .missingChannelData: .missingChannelData
-        case .invalidSharedSecret: .invalidSharedSecret
-        case .transport: .transport
-        case .timedOut: .timedOut
-        case .denied: .denied
-        case .custom: .custom
-        case .credential: .credential
-        case .misconfigured: .misconfigured
-        case .cancelled: .cancelled
-        }
-    }
 
     /// What the auth endpoint answered, when an answer caused this error.
     public var response: HTTPErrorResponse? {
@@ -95,23 +69,23 @@ public enum ChannelAuthorizationError: ClearanceError {
         }
     }
 
-    /// A human sentence saying what went wrong. Never contains a secret.
-    public var message: String {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .httpStatus(let response): "The auth endpoint refused the channel with HTTP \(response.status)\(Self.snippet(response))."
-        case .emptyBody(let response): "The auth endpoint answered HTTP \(response.status) with an empty body."
-        case .notJSON(let response): "The auth endpoint answered HTTP \(response.status) with a body that is not JSON\(Self.snippet(response))."
-        case .notObject(let response): "The auth endpoint answered HTTP \(response.status) with JSON that is not an object\(Self.snippet(response))."
-        case .missingAuth(let response): "The auth endpoint answered HTTP \(response.status) without a string \"auth\"\(Self.snippet(response))."
-        case .missingChannelData: "The authorization of a presence channel has no channel_data."
-        case .invalidSharedSecret: "The authorization of an encrypted channel has no usable shared_secret (base64 of 32 bytes)."
-        case .transport(let error): "The auth endpoint could not be reached: \(Redactor.describe(error))."
-        case .timedOut(let duration): "The authorization did not answer within \(duration)."
-        case .denied(let reason): "The app's authorizer denied the channel\(reason.map { ": \(Redactor.scrub($0))" } ?? "")."
-        case .custom(let error): "The app's authorizer failed: \(Redactor.describe(error))."
-        case .credential(let error): "The credential for the auth request failed: \(error.message)"
-        case .misconfigured(let reason): "The channel authorizer is misconfigured: \(Redactor.scrub(reason))."
-        case .cancelled: "The authorization was cancelled."
+        case .httpStatus(let response): .init(.httpStatus, "The auth endpoint refused the channel with HTTP \(response.status)\(Self.snippet(response)).")
+        case .emptyBody(let response): .init(.emptyBody, "The auth endpoint answered HTTP \(response.status) with an empty body.")
+        case .notJSON(let response): .init(.notJSON, "The auth endpoint answered HTTP \(response.status) with a body that is not JSON\(Self.snippet(response)).")
+        case .notObject(let response): .init(.notObject, "The auth endpoint answered HTTP \(response.status) with JSON that is not an object\(Self.snippet(response)).")
+        case .missingAuth(let response): .init(.missingAuth, "The auth endpoint answered HTTP \(response.status) without a string \"auth\"\(Self.snippet(response)).")
+        case .missingChannelData: .init(.missingChannelData, "The authorization of a presence channel has no channel_data.")
+        case .invalidSharedSecret: .init(.invalidSharedSecret, "The authorization of an encrypted channel has no usable shared_secret (base64 of 32 bytes).")
+        case .transport(let error): .init(.transport, "The auth endpoint could not be reached: \(Redactor.describe(error)).")
+        case .timedOut(let duration): .init(.timedOut, "The authorization did not answer within \(duration).")
+        case .denied(let reason): .init(.denied, "The app's authorizer denied the channel\(reason.map { ": \(Redactor.scrub($0))" } ?? "").")
+        case .custom(let error): .init(.custom, "The app's authorizer failed: \(Redactor.describe(error)).")
+        case .credential(let error): .init(.credential, "The credential for the auth request failed: \(error.message)")
+        case .misconfigured(let reason): .init(.misconfigured, "The channel authorizer is misconfigured: \(Redactor.scrub(reason)).")
+        case .cancelled: .init(.cancelled, "The authorization was cancelled.")
         }
     }
 
@@ -140,5 +114,11 @@ public enum ChannelAuthorizationError: ClearanceError {
         case .unauthorized(let response), .forbidden(let response): self = .httpStatus(response)
         default: self = .credential(error)
         }
+    }
+
+    /// Stable machine-readable codes; ``qualifiedCode`` is `channels.auth.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case httpStatus, emptyBody, notJSON, notObject, missingAuth, missingChannelData, invalidSharedSecret
+        case transport, timedOut, denied, custom, credential, misconfigured, cancelled
     }
 }

@@ -20,24 +20,7 @@ public enum ChannelClientError: ClearanceError {
     /// An operation needs a connection and there is none.
     case notConnected
 
-    /// Stable machine-readable codes, one per failure; ``qualifiedCode`` is `channels.connection.<code>`.
-    public enum Code: String, Sendable, CaseIterable {
-        case closedByServer, transport, timedOut, protocolViolation, invalidOptions, notConnected
-    }
-
     public static let codeDomain = "channels.connection"
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .closedByServer: .closedByServer
-        case .transport: .transport
-        case .timedOut: .timedOut
-        case .protocolViolation: .protocolViolation
-        case .invalidOptions: .invalidOptions
-        case .notConnected: .notConnected
-        }
-    }
 
     /// The Pusher close code, for ``closedByServer(code:reason:)``.
     public var closeCode: UInt16? {
@@ -51,15 +34,15 @@ public enum ChannelClientError: ClearanceError {
         return nil
     }
 
-    /// A human sentence saying what went wrong. Never contains a secret.
-    public var message: String {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .closedByServer(let code, let reason): "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Redactor.scrub(reason))")."
-        case .transport(let error): "The WebSocket connection failed: \(Redactor.describe(error))."
-        case .timedOut(let reason): "The connection timed out: \(reason)."
-        case .protocolViolation(let reason): "The server broke the Pusher protocol: \(Redactor.scrub(reason))."
-        case .invalidOptions(let reason): "The client options cannot work: \(reason)."
-        case .notConnected: "The client is not connected."
+        case .closedByServer(let code, let reason): .init(.closedByServer, "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Redactor.scrub(reason))").")
+        case .transport(let error): .init(.transport, "The WebSocket connection failed: \(Redactor.describe(error)).")
+        case .timedOut(let reason): .init(.timedOut, "The connection timed out: \(reason).")
+        case .protocolViolation(let reason): .init(.protocolViolation, "The server broke the Pusher protocol: \(Redactor.scrub(reason)).")
+        case .invalidOptions(let reason): .init(.invalidOptions, "The client options cannot work: \(reason).")
+        case .notConnected: .init(.notConnected, "The client is not connected.")
         }
     }
 
@@ -67,5 +50,10 @@ public enum ChannelClientError: ClearanceError {
     /// errors and messages are not compared).
     public func isSameFailure(as other: ChannelClientError) -> Bool {
         code == other.code && closeCode == other.closeCode
+    }
+
+    /// Stable machine-readable codes, one per failure; ``qualifiedCode`` is `channels.connection.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case closedByServer, transport, timedOut, protocolViolation, invalidOptions, notConnected
     }
 }

@@ -23,25 +23,7 @@ public enum ChannelError: ClearanceError {
     /// The channel was unsubscribed while something waited for it.
     case unsubscribed
 
-    /// Stable machine-readable codes, one per case.
-    public enum Code: String, Sendable, CaseIterable {
-        case authorization, rejectedByServer, invalidChannelName, decryptionFailed, clientEventRejected, connectionFailed, unsubscribed
-    }
-
     public static let codeDomain = "channels"
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .authorization: .authorization
-        case .rejectedByServer: .rejectedByServer
-        case .invalidChannelName: .invalidChannelName
-        case .decryptionFailed: .decryptionFailed
-        case .clientEventRejected: .clientEventRejected
-        case .connectionFailed: .connectionFailed
-        case .unsubscribed: .unsubscribed
-        }
-    }
 
     /// The inner error's qualified code where there is one, else `channels.<code>`
     /// (`channels.clientEvent.<reason>` for a refused client event).
@@ -75,16 +57,21 @@ public enum ChannelError: ClearanceError {
         }
     }
 
-    /// A human sentence saying what went wrong. Never contains a secret.
-    public var message: String {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .authorization(let error): error.message
-        case .rejectedByServer(let rejection): rejection.message
-        case .invalidChannelName(let error): error.message
-        case .decryptionFailed(let event, let reason): "The encrypted event \"\(event)\" was dropped: \(reason)."
-        case .clientEventRejected(let reason): "The client event was not sent: \(reason.message)."
-        case .connectionFailed(let error): error.message
-        case .unsubscribed: "The channel was unsubscribed."
+        case .authorization(let error): .init(.authorization, error.message)
+        case .rejectedByServer(let rejection): .init(.rejectedByServer, rejection.message)
+        case .invalidChannelName(let error): .init(.invalidChannelName, error.message)
+        case .decryptionFailed(let event, let reason): .init(.decryptionFailed, "The encrypted event \"\(event)\" was dropped: \(reason).")
+        case .clientEventRejected(let reason): .init(.clientEventRejected, "The client event was not sent: \(reason.message).")
+        case .connectionFailed(let error): .init(.connectionFailed, error.message)
+        case .unsubscribed: .init(.unsubscribed, "The channel was unsubscribed.")
         }
+    }
+
+    /// Stable machine-readable codes, one per case.
+    public enum Code: String, Sendable, CaseIterable {
+        case authorization, rejectedByServer, invalidChannelName, decryptionFailed, clientEventRejected, connectionFailed, unsubscribed
     }
 }

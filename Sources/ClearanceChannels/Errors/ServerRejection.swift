@@ -13,21 +13,7 @@ public enum ServerRejection: ClearanceError, Hashable {
     /// The server closed the connection with this code (4009: unauthorized) while the channel waited.
     case connectionClosed(code: UInt16, reason: String)
 
-    /// Stable machine-readable codes, one per failure; ``qualifiedCode`` is `channels.server.<code>`.
-    public enum Code: String, Sendable, CaseIterable {
-        case pusherError, subscriptionError, connectionClosed
-    }
-
     public static let codeDomain = "channels.server"
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .pusherError: .pusherError
-        case .subscriptionError: .subscriptionError
-        case .connectionClosed: .connectionClosed
-        }
-    }
 
     /// The status or Pusher code the server gave, if any.
     public var status: Int? {
@@ -38,13 +24,13 @@ public enum ServerRejection: ClearanceError, Hashable {
         }
     }
 
-    /// A human sentence. Server text is redacted: some servers echo the expected signature.
-    public var message: String {
+    /// Each case's code and message (server text is redacted: some servers echo the expected signature).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .pusherError(let code, let message): "The server refused\(code.map { " (code \($0))" } ?? ""): \(Self.scrubbed(message))"
+        case .pusherError(let code, let message): .init(.pusherError, "The server refused\(code.map { " (code \($0))" } ?? ""): \(Self.scrubbed(message))")
         case .subscriptionError(let type, let error, let status):
-            "The server refused the subscription\(status.map { " (status \($0))" } ?? "")\(type.map { " [\($0)]" } ?? ""): \(Self.scrubbed(error ?? "no reason given"))"
-        case .connectionClosed(let code, let reason): "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Self.scrubbed(reason))")"
+            .init(.subscriptionError, "The server refused the subscription\(status.map { " (status \($0))" } ?? "")\(type.map { " [\($0)]" } ?? ""): \(Self.scrubbed(error ?? "no reason given"))")
+        case .connectionClosed(let code, let reason): .init(.connectionClosed, "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Self.scrubbed(reason))")")
         }
     }
 
@@ -57,5 +43,10 @@ public enum ServerRejection: ClearanceError, Hashable {
             result = result.replacing(expression, with: Redactor.mask)
         }
         return result
+    }
+
+    /// Stable machine-readable codes, one per failure; ``qualifiedCode`` is `channels.server.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case pusherError, subscriptionError, connectionClosed
     }
 }

@@ -7,22 +7,16 @@ public enum DevelopmentProviderError: ClearanceError, Equatable {
     /// The access token was revoked.
     case revoked
 
-    /// Stable codes; ``qualifiedCode`` is `development.provider.<code>`.
-    public enum Code: String, Sendable, CaseIterable { case signingKeyTooShort, revoked }
-
     public static let codeDomain = "development.provider"
 
-    public var code: Code {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .signingKeyTooShort: .signingKeyTooShort
-        case .revoked: .revoked
+        case .signingKeyTooShort(let bits): .init(.signingKeyTooShort, "The development provider's signing key has \(bits) bits; HS256 needs at least 256.")
+        case .revoked: .init(.revoked, "The access token was revoked.")
         }
     }
 
-    public var message: String {
-        switch self {
-        case .signingKeyTooShort(let bits): "The development provider's signing key has \(bits) bits; HS256 needs at least 256."
-        case .revoked: "The access token was revoked."
-        }
-    }
+    /// Stable codes; ``qualifiedCode`` is `development.provider.<code>`.
+    public enum Code: String, Sendable, CaseIterable { case signingKeyTooShort, revoked }
 }

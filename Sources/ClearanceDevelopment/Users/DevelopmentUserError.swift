@@ -7,19 +7,14 @@ public enum DevelopmentUserError: ClearanceError, Equatable {
     /// The `pugpig` settings cannot be used.
     case invalidPugpigSettings(reason: String)
 
-    public enum Code: String, Sendable { case invalidUser, invalidPugpigSettings }
     public static let codeDomain = "development"
-    public var code: Code {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .invalidUser: .invalidUser
-        case .invalidPugpigSettings: .invalidPugpigSettings
+        case .invalidUser(let id): .init(.invalidUser, "The development user '\(id)' needs a unique non-empty token and a unique id of 1–128 characters.")
+        case .invalidPugpigSettings(let reason): .init(.invalidPugpigSettings, "The pugpig settings cannot be used: \(reason).")
         }
     }
 
-    public var message: String {
-        switch self {
-        case .invalidUser(let id): "The development user '\(id)' needs a unique non-empty token and a unique id of 1–128 characters."
-        case .invalidPugpigSettings(let reason): "The pugpig settings cannot be used: \(reason)."
-        }
-    }
+    public enum Code: String, Sendable { case invalidUser, invalidPugpigSettings }
 }

@@ -20,23 +20,7 @@ public enum EntitlementError: ClearanceError {
     /// The sign-in was refused (Pugpig's `<error status="notrecognised">`, or any error on sign-in).
     case notRecognised(message: String?)
 
-    /// Stable codes; ``qualifiedCode`` is `entitlements.<code>`.
-    public enum Code: String, Sendable, CaseIterable {
-        case networkFailure, productUnavailable, subscriptionExpired, unknown, purchaseCancelled, notRecognised
-    }
-
     public static let codeDomain = "entitlements"
-
-    public var code: Code {
-        switch self {
-        case .networkFailure: .networkFailure
-        case .productUnavailable: .productUnavailable
-        case .subscriptionExpired: .subscriptionExpired
-        case .unknown: .unknown
-        case .purchaseCancelled: .purchaseCancelled
-        case .notRecognised: .notRecognised
-        }
-    }
 
     /// The server's answer, when an HTTP answer caused the error.
     public var response: HTTPErrorResponse? {
@@ -68,22 +52,35 @@ public enum EntitlementError: ClearanceError {
         return false
     }
 
-    public var message: String {
-        let said = serverMessage.map { ": \($0)" } ?? ""
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
         case .networkFailure(let error):
-            return error is CancellationError ? "The request was cancelled." : "The service could not be reached: \(Redactor.describe(error))."
+            .init(.networkFailure, error is CancellationError ? "The request was cancelled." : "The service could not be reached: \(Redactor.describe(error)).")
         case .productUnavailable(let product, _):
-            return "'\(product)' is not part of the subscription\(said)."
+            .init(.productUnavailable, "'\(product)' is not part of the subscription\(said).")
         case .subscriptionExpired(let state, _):
-            return state == .signedOut ? "There is no session (signed out)\(said)." : "The subscription is \(state)\(said)."
+            .init(.subscriptionExpired, state == .signedOut ? "There is no session (signed out)\(said)." : "The subscription is \(state)\(said).")
         case .unknown(let reason, let status, let response, _):
-            let server = [status.map { "status \($0)" }, response.map { "\($0)" }].compactMap { $0 }.joined(separator: ", ")
-            return "\(Redactor.scrub(reason))\(server.isEmpty ? "" : " (\(server))")."
+            .init(.unknown, "\(Redactor.scrub(reason))\(Self.serverAnswer(status: status, response: response)).")
         case .purchaseCancelled:
-            return "The purchase was cancelled."
+            .init(.purchaseCancelled, "The purchase was cancelled.")
         case .notRecognised:
-            return "The sign-in was not recognised\(said)."
+            .init(.notRecognised, "The sign-in was not recognised\(said).")
         }
+    }
+
+    /// `: <the service's message>`, or nothing when it gave none.
+    private var said: String { serverMessage.map { ": \($0)" } ?? "" }
+
+    /// ` (status …, HTTP …)`, or nothing when neither is known.
+    private static func serverAnswer(status: String?, response: HTTPErrorResponse?) -> String {
+        let server = [status.map { "status \($0)" }, response.map { "\($0)" }].compactMap { $0 }.joined(separator: ", ")
+        return server.isEmpty ? "" : " (\(server))"
+    }
+
+    /// Stable codes; ``qualifiedCode`` is `entitlements.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case networkFailure, productUnavailable, subscriptionExpired, unknown, purchaseCancelled, notRecognised
     }
 }

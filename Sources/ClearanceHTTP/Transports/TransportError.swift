@@ -9,24 +9,17 @@ public enum TransportError: ClearanceError, Equatable {
     /// The HTTP library answered with something that is not an HTTP response.
     case notHTTP
 
-    /// Stable codes; ``qualifiedCode`` is `transport.<code>`.
-    public enum Code: String, Sendable, CaseIterable { case invalidRequest, bodyTooLarge, notHTTP }
-
     public static let codeDomain = "transport"
 
-    public var code: Code {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .invalidRequest: .invalidRequest
-        case .bodyTooLarge: .bodyTooLarge
-        case .notHTTP: .notHTTP
+        case .invalidRequest(let reason): .init(.invalidRequest, "Invalid request: \(Redactor.scrub(reason)).")
+        case .bodyTooLarge(let limit): .init(.bodyTooLarge, "The response body is larger than \(limit) bytes.")
+        case .notHTTP: .init(.notHTTP, "The response is not an HTTP response.")
         }
     }
 
-    public var message: String {
-        switch self {
-        case .invalidRequest(let reason): "Invalid request: \(Redactor.scrub(reason))."
-        case .bodyTooLarge(let limit): "The response body is larger than \(limit) bytes."
-        case .notHTTP: "The response is not an HTTP response."
-        }
-    }
+    /// Stable codes; ``qualifiedCode`` is `transport.<code>`.
+    public enum Code: String, Sendable, CaseIterable { case invalidRequest, bodyTooLarge, notHTTP }
 }

@@ -39,68 +39,6 @@ public enum OAuth2Error: ClearanceError {
     /// An interactive step (a redirect, a device approval) did not finish in time.
     case timedOut(reason: String)
 
-    /// Stable machine-readable codes, one per failure, in the RFCs' own spelling: first the
-    /// `error` values authorization servers answer with (RFC 6749 §4.1.2.1, §5.2, RFC 7009 §2.2.1,
-    /// RFC 8628 §3.5), then Clearance's own.
-    public enum Code: String, Sendable, CaseIterable {
-        case invalidRequest = "invalid_request"
-        case invalidClient = "invalid_client"
-        case invalidGrant = "invalid_grant"
-        case unauthorizedClient = "unauthorized_client"
-        case unsupportedGrantType = "unsupported_grant_type"
-        case invalidScope = "invalid_scope"
-        case accessDenied = "access_denied"
-        case unsupportedResponseType = "unsupported_response_type"
-        case serverError = "server_error"
-        case temporarilyUnavailable = "temporarily_unavailable"
-        case authorizationPending = "authorization_pending"
-        case slowDown = "slow_down"
-        case expiredToken = "expired_token"
-        case unsupportedTokenType = "unsupported_token_type"
-        /// A server `error` value no RFC defines.
-        case unrecognizedServerError = "unrecognized_server_error"
-        case networkFailure = "network_failure"
-        case serverUnavailable = "server_unavailable"
-        case badResponse = "bad_response"
-        case notSignedIn = "not_signed_in"
-        case tokenExpired = "token_expired"
-        case refreshLimitReached = "refresh_limit_reached"
-        case backingOff = "backing_off"
-        case stateMismatch = "state_mismatch"
-        case invalidRedirect = "invalid_redirect"
-        case misconfigured
-        case storeFailure = "store_failure"
-        case cancelled
-        case timedOut = "timed_out"
-
-        /// The codes a server may answer with (the RFCs' `error` values).
-        static let serverCodes: Set<Code> = [
-            .invalidRequest, .invalidClient, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .invalidScope,
-            .accessDenied, .unsupportedResponseType, .serverError, .temporarilyUnavailable, .authorizationPending,
-            .slowDown, .expiredToken, .unsupportedTokenType,
-        ]
-    }
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .server(let error): error.kind
-        case .networkFailure: .networkFailure
-        case .serverUnavailable: .serverUnavailable
-        case .badResponse: .badResponse
-        case .notSignedIn: .notSignedIn
-        case .tokenExpired: .tokenExpired
-        case .refreshLimitReached: .refreshLimitReached
-        case .backingOff: .backingOff
-        case .stateMismatch: .stateMismatch
-        case .invalidRedirect: .invalidRedirect
-        case .misconfigured: .misconfigured
-        case .store: .storeFailure
-        case .cancelled: .cancelled
-        case .timedOut: .timedOut
-        }
-    }
-
     /// ``qualifiedCode`` is `oauth2.<code>`, the code in the RFCs' own spelling (`oauth2.invalid_grant`).
     public static let codeDomain = "oauth2"
 
@@ -127,27 +65,27 @@ public enum OAuth2Error: ClearanceError {
     /// True when the error means the grant is dead: the session ends (RFC 6749 §5.2 `invalid_grant`).
     public var endsSession: Bool { code == .invalidGrant }
 
-    /// A human sentence saying what went wrong. Never contains a secret.
-    public var message: String {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .server(let error): "The authorization server refused the request: \(error)."
-        case .networkFailure(let error): "The authorization server could not be reached: \(Redactor.describe(error))."
+        case .server(let error): .init(error.kind, "The authorization server refused the request: \(error).")
+        case .networkFailure(let error): .init(.networkFailure, "The authorization server could not be reached: \(Redactor.describe(error)).")
         case .serverUnavailable(let response):
-            "The authorization server is unavailable (HTTP \(response.status))\(response.retryAfter.map { "; it asks to retry after \(Self.seconds($0))" } ?? "")."
+            .init(.serverUnavailable, "The authorization server is unavailable (HTTP \(response.status))\(response.retryAfter.map { "; it asks to retry after \(Self.seconds($0))" } ?? "").")
         case .badResponse(let response, let reason):
-            "The authorization server sent a response that is not a usable token response (HTTP \(response.status)): \(Redactor.scrub(reason))."
-        case .notSignedIn: "Not signed in, and no automatic sign-in is configured."
-        case .tokenExpired: "The access token expired and there is no refresh token or automatic sign-in to renew it."
+            .init(.badResponse, "The authorization server sent a response that is not a usable token response (HTTP \(response.status)): \(Redactor.scrub(reason)).")
+        case .notSignedIn: .init(.notSignedIn, "Not signed in, and no automatic sign-in is configured.")
+        case .tokenExpired: .init(.tokenExpired, "The access token expired and there is no refresh token or automatic sign-in to renew it.")
         case .refreshLimitReached(let attempts, let window, let retryAfter):
-            "Too many token requests: \(attempts) in \(Self.seconds(window)); failing fast for another \(Self.seconds(retryAfter))."
+            .init(.refreshLimitReached, "Too many token requests: \(attempts) in \(Self.seconds(window)); failing fast for another \(Self.seconds(retryAfter)).")
         case .backingOff(let retryAfter, let cause):
-            "The last token request failed (\(cause.qualifiedCode)); the next is not tried for another \(Self.seconds(retryAfter))."
-        case .stateMismatch: "The authorization response's state does not match the request's: it was not issued for this sign-in and was discarded."
-        case .invalidRedirect(let reason): "The authorization redirect cannot be used: \(Redactor.scrub(reason))."
-        case .misconfigured(let reason): "The OAuth 2.0 session is misconfigured: \(Redactor.scrub(reason))."
-        case .store(let error): "The session store failed: \(error.message)"
-        case .cancelled: "The operation was cancelled."
-        case .timedOut(let reason): "Timed out: \(Redactor.scrub(reason))."
+            .init(.backingOff, "The last token request failed (\(cause.qualifiedCode)); the next is not tried for another \(Self.seconds(retryAfter)).")
+        case .stateMismatch: .init(.stateMismatch, "The authorization response's state does not match the request's: it was not issued for this sign-in and was discarded.")
+        case .invalidRedirect(let reason): .init(.invalidRedirect, "The authorization redirect cannot be used: \(Redactor.scrub(reason)).")
+        case .misconfigured(let reason): .init(.misconfigured, "The OAuth 2.0 session is misconfigured: \(Redactor.scrub(reason)).")
+        case .store(let error): .init(.storeFailure, "The session store failed: \(error.message)")
+        case .cancelled: .init(.cancelled, "The operation was cancelled.")
+        case .timedOut(let reason): .init(.timedOut, "Timed out: \(Redactor.scrub(reason)).")
         }
     }
 
@@ -194,5 +132,47 @@ public enum OAuth2Error: ClearanceError {
         let (seconds, attoseconds) = duration.components
         let value = Double(seconds) + Double(attoseconds) / 1e18
         return value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+
+    /// Stable machine-readable codes, one per failure, in the RFCs' own spelling: first the
+    /// `error` values authorization servers answer with (RFC 6749 §4.1.2.1, §5.2, RFC 7009 §2.2.1,
+    /// RFC 8628 §3.5), then Clearance's own.
+    public enum Code: String, Sendable, CaseIterable {
+        case invalidRequest = "invalid_request"
+        case invalidClient = "invalid_client"
+        case invalidGrant = "invalid_grant"
+        case unauthorizedClient = "unauthorized_client"
+        case unsupportedGrantType = "unsupported_grant_type"
+        case invalidScope = "invalid_scope"
+        case accessDenied = "access_denied"
+        case unsupportedResponseType = "unsupported_response_type"
+        case serverError = "server_error"
+        case temporarilyUnavailable = "temporarily_unavailable"
+        case authorizationPending = "authorization_pending"
+        case slowDown = "slow_down"
+        case expiredToken = "expired_token"
+        case unsupportedTokenType = "unsupported_token_type"
+        /// A server `error` value no RFC defines.
+        case unrecognizedServerError = "unrecognized_server_error"
+        case networkFailure = "network_failure"
+        case serverUnavailable = "server_unavailable"
+        case badResponse = "bad_response"
+        case notSignedIn = "not_signed_in"
+        case tokenExpired = "token_expired"
+        case refreshLimitReached = "refresh_limit_reached"
+        case backingOff = "backing_off"
+        case stateMismatch = "state_mismatch"
+        case invalidRedirect = "invalid_redirect"
+        case misconfigured
+        case storeFailure = "store_failure"
+        case cancelled
+        case timedOut = "timed_out"
+
+        /// The codes a server may answer with (the RFCs' `error` values).
+        static let serverCodes: Set<Code> = [
+            .invalidRequest, .invalidClient, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .invalidScope,
+            .accessDenied, .unsupportedResponseType, .serverError, .temporarilyUnavailable, .authorizationPending,
+            .slowDown, .expiredToken, .unsupportedTokenType,
+        ]
     }
 }

@@ -11,42 +11,30 @@ import Foundation
 ///   old session or the new one, never a mix.
 /// - **A file that cannot be read** (corrupt, sealed with another key, an unknown format
 ///   version) is moved aside to `<file>.corrupt-<UTC timestamp>`, never deleted, and
-///   ``load()`` throws the cause; the session then starts signed out and reports it.
+///   ``EncryptedFileStore/load()`` throws the cause; the session then starts signed out and
+///   reports it.
 /// - The key comes from a ``SessionStoreKey``: a key file, an environment variable, or generated.
 ///
 /// Operations in one process are serialized; processes sharing the file see whole sessions
 /// (the last writer wins).
-public final class EncryptedFileSessionStore: SessionStore {
+public typealias EncryptedFileSessionStore = EncryptedFileStore<StoredSession>
+
+extension EncryptedFileStore: SessionStore where Value == StoredSession {
     /// The envelope format of OAuth2 session files.
-    public static let format = "clearance.oauth2-session"
+    public static var format: String { "clearance.oauth2-session" }
 
-    private let file: EncryptedFileStore<StoredSession>
-
-    /// The session file.
-    public var fileURL: URL { file.fileURL }
-
+    /// A session file.
+    ///
     /// - Parameters:
     ///   - fileURL: The session file; its directory is created (mode 0700) on the first save.
     ///   - key: The encryption key.
     ///   - now: The clock for naming moved-aside files.
-    public init(fileURL: URL, key: SessionStoreKey, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.file = EncryptedFileStore(fileURL: fileURL, key: key, format: Self.format, now: now)
+    public convenience init(fileURL: URL, key: SessionStoreKey, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.init(fileURL: fileURL, key: key, format: Self.format, now: now)
     }
 
     /// The directory for Clearance's files (``SecureStoreLocation/defaultDirectory(environment:)``).
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         SecureStoreLocation.defaultDirectory(environment: environment)
-    }
-
-    public func load() async throws(SessionStoreError) -> StoredSession? {
-        try await file.load()
-    }
-
-    public func save(_ session: StoredSession) async throws(SessionStoreError) {
-        try await file.save(session)
-    }
-
-    public func clear() async throws(SessionStoreError) {
-        try await file.clear()
     }
 }

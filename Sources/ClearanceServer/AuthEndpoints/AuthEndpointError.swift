@@ -45,52 +45,33 @@ public enum AuthEndpointError: ClearanceError, Equatable {
         }
     }
 
-    /// Stable machine-readable codes; ``qualifiedCode`` is `auth.<code>`.
-    public enum Code: String, Sendable, CaseIterable {
-        case bodyTooLarge, malformedBody, duplicateField, missingSocketID, invalidSocketID, missingChannelName, invalidBatch, invalidChannelName, unsupportedChannel, malformedCredentials, identityUnavailable, forbidden, decisionFailed
-    }
-
     public static let codeDomain = "auth"
 
-    /// The stable code of this error.
-    public var code: Code {
+    /// Each case's code and message (safe to return to the client).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .bodyTooLarge: .bodyTooLarge
-        case .malformedBody: .malformedBody
-        case .duplicateField: .duplicateField
-        case .missingSocketID: .missingSocketID
-        case .invalidSocketID: .invalidSocketID
-        case .missingChannelName: .missingChannelName
-        case .invalidBatch: .invalidBatch
-        case .invalidChannelName: .invalidChannelName
-        case .unsupportedChannel: .unsupportedChannel
-        case .malformedCredentials: .malformedCredentials
-        case .identityUnavailable: .identityUnavailable
-        case .forbidden: .forbidden
-        case .decisionFailed: .decisionFailed
-        }
-    }
-
-    /// A human-readable explanation, safe to return to the client.
-    public var message: String {
-        switch self {
-        case let .bodyTooLarge(limit): "The request body is larger than \(limit) bytes."
-        case .malformedBody: "The body must be application/x-www-form-urlencoded (or a JSON object) with socket_id and channel_name."
-        case let .duplicateField(name): "The field '\(name)' appears more than once."
-        case .missingSocketID: "socket_id is required."
-        case .invalidSocketID: SigningError.invalidSocketID.message
-        case .missingChannelName: "channel_name is required."
-        case let .invalidBatch(reason): reason
-        case let .invalidChannelName(error): error.message
-        case let .unsupportedChannel(error): error.message
-        case let .malformedCredentials(reason): reason
-        case let .identityUnavailable(reason): reason
-        case .forbidden: "Not authorized."
-        case let .decisionFailed(reason): reason
+        case let .bodyTooLarge(limit): .init(.bodyTooLarge, "The request body is larger than \(limit) bytes.")
+        case .malformedBody: .init(.malformedBody, "The body must be application/x-www-form-urlencoded (or a JSON object) with socket_id and channel_name.")
+        case let .duplicateField(name): .init(.duplicateField, "The field '\(name)' appears more than once.")
+        case .missingSocketID: .init(.missingSocketID, "socket_id is required.")
+        case .invalidSocketID: .init(.invalidSocketID, SigningError.invalidSocketID.message)
+        case .missingChannelName: .init(.missingChannelName, "channel_name is required.")
+        case let .invalidBatch(reason): .init(.invalidBatch, reason)
+        case let .invalidChannelName(error): .init(.invalidChannelName, error.message)
+        case let .unsupportedChannel(error): .init(.unsupportedChannel, error.message)
+        case let .malformedCredentials(reason): .init(.malformedCredentials, reason)
+        case let .identityUnavailable(reason): .init(.identityUnavailable, reason)
+        case .forbidden: .init(.forbidden, "Not authorized.")
+        case let .decisionFailed(reason): .init(.decisionFailed, reason)
         }
     }
 
     var response: Response {
         JSONResponse.error(status, code: qualifiedCode, message: message)
+    }
+
+    /// Stable machine-readable codes; ``qualifiedCode`` is `auth.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case bodyTooLarge, malformedBody, duplicateField, missingSocketID, invalidSocketID, missingChannelName, invalidBatch, invalidChannelName, unsupportedChannel, malformedCredentials, identityUnavailable, forbidden, decisionFailed
     }
 }

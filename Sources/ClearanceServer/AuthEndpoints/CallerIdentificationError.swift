@@ -8,21 +8,16 @@ public enum CallerIdentificationError: ClearanceError, Equatable {
     /// The identity store could not be reached; the caller may retry.
     case unavailable(String)
 
-    /// Stable codes; ``qualifiedCode`` is `auth.caller.<code>`.
-    public enum Code: String, Sendable, CaseIterable { case malformedCredentials, unavailable }
-
     public static let codeDomain = "auth.caller"
 
-    public var code: Code {
+    /// Each case's code and message (the reason given, redacted).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .malformedCredentials: .malformedCredentials
-        case .unavailable: .unavailable
+        case .malformedCredentials(let reason): .init(.malformedCredentials, Redactor.scrub(reason))
+        case .unavailable(let reason): .init(.unavailable, Redactor.scrub(reason))
         }
     }
 
-    public var message: String {
-        switch self {
-        case .malformedCredentials(let reason), .unavailable(let reason): Redactor.scrub(reason)
-        }
-    }
+    /// Stable codes; ``qualifiedCode`` is `auth.caller.<code>`.
+    public enum Code: String, Sendable, CaseIterable { case malformedCredentials, unavailable }
 }

@@ -20,26 +20,7 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     /// A limit is outside its allowed range.
     case invalidLimit(String)
 
-    /// Stable machine-readable codes; ``qualifiedCode`` is `hub.configuration.<code>`.
-    public enum Code: String, Sendable, CaseIterable {
-        case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
-    }
-
     public static let codeDomain = "hub.configuration"
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .unreadableFile: .unreadableFile
-        case .malformedFile: .malformedFile
-        case .noApps: .noApps
-        case .invalidPort: .invalidPort
-        case .duplicateAppID: .duplicateAppID
-        case .duplicateAppKey: .duplicateAppKey
-        case .invalidApp: .invalidApp
-        case .invalidLimit: .invalidLimit
-        }
-    }
 
     /// The app's signing error, for ``invalidApp(id:reason:)``.
     public var underlying: (any Error)? {
@@ -47,17 +28,22 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         return nil
     }
 
-    /// A human-readable explanation. Never contains a secret.
-    public var message: String {
+    /// Each case's code and message (which never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case let .unreadableFile(path): "Cannot read the configuration file \(path)."
-        case let .malformedFile(path, reason): "The configuration file \(path) is not usable: \(reason)."
-        case .noApps: "The configuration has no apps."
-        case let .invalidPort(port): "The port \(port) is outside 0…65535."
-        case let .duplicateAppID(id): "Two apps have the id \(id)."
-        case let .duplicateAppKey(key): "Two apps have the key \(key)."
-        case let .invalidApp(id, reason): "The app \(id) is not usable: \(reason.message)"
-        case let .invalidLimit(name): "The limit \(name) is out of range\(HubLimits.allowedRange(of: name).map { " (allowed: \($0))" } ?? "")."
+        case let .unreadableFile(path): .init(.unreadableFile, "Cannot read the configuration file \(path).")
+        case let .malformedFile(path, reason): .init(.malformedFile, "The configuration file \(path) is not usable: \(reason).")
+        case .noApps: .init(.noApps, "The configuration has no apps.")
+        case let .invalidPort(port): .init(.invalidPort, "The port \(port) is outside 0…65535.")
+        case let .duplicateAppID(id): .init(.duplicateAppID, "Two apps have the id \(id).")
+        case let .duplicateAppKey(key): .init(.duplicateAppKey, "Two apps have the key \(key).")
+        case let .invalidApp(id, reason): .init(.invalidApp, "The app \(id) is not usable: \(reason.message)")
+        case let .invalidLimit(name): .init(.invalidLimit, "The limit \(name) is out of range\(HubLimits.allowedRange(of: name).map { " (allowed: \($0))" } ?? "").")
         }
+    }
+
+    /// Stable machine-readable codes; ``qualifiedCode`` is `hub.configuration.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
     }
 }

@@ -34,31 +34,7 @@ public enum CustomerTokenError: ClearanceError, Equatable {
     /// jwt-kit could not sign the token.
     case signingFailed(reason: String)
 
-    /// Stable codes; ``qualifiedCode`` is `customer_token.<code>`.
-    public enum Code: String, Sendable, CaseIterable {
-        case missingToken, malformed, algorithmNone, unsupportedAlgorithm, missingKeyID, unknownKeyID
-        case invalidSignature, invalidClaims, expired, notYetValid, weakSecret, invalidConfiguration, signingFailed
-    }
-
     public static let codeDomain = "customer_token"
-
-    public var code: Code {
-        switch self {
-        case .missingToken: .missingToken
-        case .malformed: .malformed
-        case .algorithmNone: .algorithmNone
-        case .unsupportedAlgorithm: .unsupportedAlgorithm
-        case .missingKeyID: .missingKeyID
-        case .unknownKeyID: .unknownKeyID
-        case .invalidSignature: .invalidSignature
-        case .invalidClaims: .invalidClaims
-        case .expired: .expired
-        case .notYetValid: .notYetValid
-        case .weakSecret: .weakSecret
-        case .invalidConfiguration: .invalidConfiguration
-        case .signingFailed: .signingFailed
-        }
-    }
 
     /// True for the failures a request's token causes (answered 401); false for configuration
     /// and signing errors.
@@ -69,25 +45,32 @@ public enum CustomerTokenError: ClearanceError, Equatable {
         }
     }
 
-    public var message: String {
+    /// Each case's code and message (a human sentence that never contains a secret).
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .missingToken: "The request carries no customer token (Authorization: Bearer <JWT>)."
-        case .malformed(let reason): "The customer token is malformed: \(Redactor.scrub(reason))."
-        case .algorithmNone: "The customer token is unsigned (alg none); only HS256 is accepted."
-        case .unsupportedAlgorithm: "The customer token is signed with another algorithm than HS256, the only one accepted."
-        case .missingKeyID: "The customer token's header names no key (kid)."
-        case .unknownKeyID: "The customer token names a key (kid) this server does not know."
-        case .invalidSignature: "The customer token's signature does not match its contents (tampered, or signed with another secret)."
-        case .invalidClaims(let reason): "The customer token's claims are not usable: \(Redactor.scrub(reason))."
-        case .expired(let date): "The customer token expired at \(Self.timestamp(date))."
-        case .notYetValid(let date): "The customer token is not valid before \(Self.timestamp(date))."
-        case .weakSecret(let count): "The secret has \(count) byte\(count == 1 ? "" : "s"); HS256 needs at least \(CustomerTokenKey.minimumSecretLength)."
-        case .invalidConfiguration(let reason): "Customer tokens are misconfigured: \(Redactor.scrub(reason))."
-        case .signingFailed(let reason): "The customer token could not be signed: \(Redactor.scrub(reason))."
+        case .missingToken: .init(.missingToken, "The request carries no customer token (Authorization: Bearer <JWT>).")
+        case .malformed(let reason): .init(.malformed, "The customer token is malformed: \(Redactor.scrub(reason)).")
+        case .algorithmNone: .init(.algorithmNone, "The customer token is unsigned (alg none); only HS256 is accepted.")
+        case .unsupportedAlgorithm: .init(.unsupportedAlgorithm, "The customer token is signed with another algorithm than HS256, the only one accepted.")
+        case .missingKeyID: .init(.missingKeyID, "The customer token's header names no key (kid).")
+        case .unknownKeyID: .init(.unknownKeyID, "The customer token names a key (kid) this server does not know.")
+        case .invalidSignature: .init(.invalidSignature, "The customer token's signature does not match its contents (tampered, or signed with another secret).")
+        case .invalidClaims(let reason): .init(.invalidClaims, "The customer token's claims are not usable: \(Redactor.scrub(reason)).")
+        case .expired(let date): .init(.expired, "The customer token expired at \(Self.timestamp(date)).")
+        case .notYetValid(let date): .init(.notYetValid, "The customer token is not valid before \(Self.timestamp(date)).")
+        case .weakSecret(let count): .init(.weakSecret, "The secret has \(count) byte\(count == 1 ? "" : "s"); HS256 needs at least \(CustomerTokenKey.minimumSecretLength).")
+        case .invalidConfiguration(let reason): .init(.invalidConfiguration, "Customer tokens are misconfigured: \(Redactor.scrub(reason)).")
+        case .signingFailed(let reason): .init(.signingFailed, "The customer token could not be signed: \(Redactor.scrub(reason)).")
         }
     }
 
     private static func timestamp(_ date: Date) -> String {
         date.formatted(.iso8601)
+    }
+
+    /// Stable codes; ``qualifiedCode`` is `customer_token.<code>`.
+    public enum Code: String, Sendable, CaseIterable {
+        case missingToken, malformed, algorithmNone, unsupportedAlgorithm, missingKeyID, unknownKeyID
+        case invalidSignature, invalidClaims, expired, notYetValid, weakSecret, invalidConfiguration, signingFailed
     }
 }

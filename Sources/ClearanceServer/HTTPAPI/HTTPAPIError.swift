@@ -37,30 +37,7 @@ public enum HTTPAPIError: ClearanceError, Equatable {
         }
     }
 
-    /// Stable machine-readable codes; ``qualifiedCode`` is `api.<code>`, or the signing error's
-    /// own (`signing.invalidSignature`) for ``authentication(_:)`` and ``invalidChannel(_:)``.
-    public enum Code: String, Sendable, CaseIterable {
-        case unknownApp, bodyTooLarge, authentication, duplicateParameter, malformedJSON, missingField
-        case invalidField, invalidChannel, eventTooLarge, invalidInfo
-    }
-
     public static let codeDomain = "api"
-
-    /// The stable code of this error.
-    public var code: Code {
-        switch self {
-        case .unknownApp: .unknownApp
-        case .bodyTooLarge: .bodyTooLarge
-        case .authentication: .authentication
-        case .duplicateParameter: .duplicateParameter
-        case .malformedJSON: .malformedJSON
-        case .missingField: .missingField
-        case .invalidField: .invalidField
-        case .invalidChannel: .invalidChannel
-        case .eventTooLarge: .eventTooLarge
-        case .invalidInfo: .invalidInfo
-        }
-    }
 
     public var qualifiedCode: String {
         switch self {
@@ -76,23 +53,30 @@ public enum HTTPAPIError: ClearanceError, Equatable {
         }
     }
 
-    /// A human-readable explanation.
-    public var message: String {
+    /// Each case's code and message.
+    public var summary: ErrorSummary<Code> {
         switch self {
-        case .unknownApp: "Unknown app id."
-        case let .bodyTooLarge(limit): "The request body is larger than \(limit) bytes."
-        case let .authentication(error): error.message
-        case let .duplicateParameter(name): "The query parameter '\(name)' appears more than once."
-        case .malformedJSON: "The body must be a JSON object."
-        case let .missingField(name): "'\(name)' is required."
-        case let .invalidField(name, reason): "'\(name)' \(reason)"
-        case let .invalidChannel(error): error.message
-        case let .eventTooLarge(limit): "Event data is larger than \(limit) bytes."
-        case let .invalidInfo(reason): reason
+        case .unknownApp: .init(.unknownApp, "Unknown app id.")
+        case let .bodyTooLarge(limit): .init(.bodyTooLarge, "The request body is larger than \(limit) bytes.")
+        case let .authentication(error): .init(.authentication, error.message)
+        case let .duplicateParameter(name): .init(.duplicateParameter, "The query parameter '\(name)' appears more than once.")
+        case .malformedJSON: .init(.malformedJSON, "The body must be a JSON object.")
+        case let .missingField(name): .init(.missingField, "'\(name)' is required.")
+        case let .invalidField(name, reason): .init(.invalidField, "'\(name)' \(reason)")
+        case let .invalidChannel(error): .init(.invalidChannel, error.message)
+        case let .eventTooLarge(limit): .init(.eventTooLarge, "Event data is larger than \(limit) bytes.")
+        case let .invalidInfo(reason): .init(.invalidInfo, reason)
         }
     }
 
     var response: Response {
         JSONResponse.error(status, code: qualifiedCode, message: message)
+    }
+
+    /// Stable machine-readable codes; ``qualifiedCode`` is `api.<code>`, or the signing error's
+    /// own (`signing.invalidSignature`) for ``authentication(_:)`` and ``invalidChannel(_:)``.
+    public enum Code: String, Sendable, CaseIterable {
+        case unknownApp, bodyTooLarge, authentication, duplicateParameter, malformedJSON, missingField
+        case invalidField, invalidChannel, eventTooLarge, invalidInfo
     }
 }

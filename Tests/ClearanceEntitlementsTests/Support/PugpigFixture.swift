@@ -8,7 +8,8 @@ import Foundation
 import Logging
 
 /// The development Pugpig endpoints on loopback with known users and content, and providers
-/// configured against them, sharing a clock the test moves.
+/// configured against them, sharing a clock the test moves; a temporary directory for the
+/// test's files, removed by ``stop()``.
 struct PugpigFixture {
     static let alice = DevelopmentUser(token: "alice-password", id: "alice", entitlements: .all)
     static let bob = DevelopmentUser(token: "bob-password", id: "bob", entitlements: .issues(["issue-1", "issue-2"]))
@@ -21,9 +22,11 @@ struct PugpigFixture {
     let clock: TestClock
     let server: DevelopmentPugpigServer
     let running: RunningServer
+    let directory: TemporaryDirectory
 
     init(settings: DevelopmentPugpigSettings = DevelopmentPugpigSettings(secret: "fixture-secret-of-thirty-two-bytes!!"), clock: TestClock = TestClock()) async throws {
         self.clock = clock
+        directory = try TemporaryDirectory()
         server = DevelopmentPugpigServer(users: Self.users, settings: settings, now: clock.function)
         for product in ["issue-1", "issue-2", "issue-3"] {
             server.library.add(Self.edition, product: product, path: "edition.zip")
@@ -61,5 +64,8 @@ struct PugpigFixture {
         return provider
     }
 
-    func stop() async { await running.stop() }
+    func stop() async {
+        await running.stop()
+        directory.remove()
+    }
 }

@@ -17,6 +17,13 @@ struct SessionHarness {
         SessionHarness(server: try await TestAuthorizationServer.start(configuration))
     }
 
+    /// A harness whose server runs the default configuration as `adjust` changes it.
+    static func start(_ adjust: (inout TestAuthorizationServer.Configuration) -> Void) async throws -> SessionHarness {
+        var configuration = TestAuthorizationServer.Configuration()
+        adjust(&configuration)
+        return try await start(configuration)
+    }
+
     func stop() async { await server.stop() }
 
     /// The default configuration, to adjust before making a session of it.
@@ -49,6 +56,16 @@ struct SessionHarness {
             backoff: backoff,
             notificationCenter: notificationCenter,
             logger: logs.logger("clearance.oauth2")))
+    }
+
+    /// A session made as ``session(store:automaticSignIn:authentication:headerScheme:revocation:refreshWindow:backoff:notificationCenter:clock:)``
+    /// makes it, signed in with ``password``.
+    func signedInSession(
+        store: any SessionStore = InMemorySessionStore(), revocation: Bool = true, backoff: RefreshBackoff = RefreshBackoff()
+    ) async throws -> OAuth2Session {
+        let session = session(store: store, revocation: revocation, backoff: backoff)
+        try await session.signIn(with: password)
+        return session
     }
 
     /// An authorized client that puts the session's token on every request.
