@@ -61,7 +61,7 @@ public enum SessionStoreError: ClearanceError {
     /// ` The file was moved aside to …`, or nothing.
     private var aside: String { movedAside.map { " The file was moved aside to \($0.path)." } ?? "" }
 
-    /// Stable machine-readable codes, one per case.
+    /// Stable machine-readable codes, one per case; ``qualifiedCode`` is `session_store.<code>`.
     public enum Code: String, Sendable, CaseIterable {
         case corrupt, wrongKey = "wrong_key", unsupportedFormat = "unsupported_format"
         case readFailed = "read_failed", writeFailed = "write_failed"

@@ -82,7 +82,7 @@ public enum AuthorizationError: ClearanceError {
         }
     }
 
-    /// Stable machine-readable codes, one per case.
+    /// Stable machine-readable codes, one per case; ``qualifiedCode`` is `clearance.<code>`.
     public enum Code: String, Sendable, CaseIterable {
         case networkFailure, unavailable, expired, cancelled, unauthorized, forbidden
         case misconfigured, missingCredential, badResponse, tooManyRedirects, unknown
