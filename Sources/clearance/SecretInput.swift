@@ -15,11 +15,15 @@ struct SecretInput {
     let environment: String
 
     /// The secret, or nil when none was given anywhere.
-    /// - Parameter useEnvironment: false to ignore ``environment`` (the caller decides later).
-    func resolve(value: String?, file: String?, useEnvironment: Bool = true) throws -> String? {
+    /// - Parameters:
+    ///   - useEnvironment: false to ignore ``environment`` (the caller decides later).
+    ///   - warnsOnCommandLine: whether a value given on the command line (not `-`) is warned
+    ///     about (false for a value that holds no secret, such as a URL without a password).
+    func resolve(value: String?, file: String?, useEnvironment: Bool = true, warnsOnCommandLine: Bool = true) throws -> String? {
         if value != nil && file != nil { throw ValidationError("Give \(flag) or \(flag)-file, not both.") }
         if let value {
             if value == "-" { return try Self.nonEmpty(FileHandle.standardInput.readDataToEndOfFile(), from: "standard input", for: flag) }
+            guard warnsOnCommandLine else { return value }
             FileHandle.standardError.write(Data("""
                 warning: \(flag) puts the secret on the command line, where `ps` and shell history show it; \
                 use \(flag) - (standard input), \(flag)-file PATH or \(environment).\n

@@ -49,16 +49,31 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
-    @Option(help: "Join a cluster of hubs through PostgreSQL: postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (optional ?sslmode=require, ?namespace=NAME).")
+    @Option(help: """
+        Join a cluster of hubs through PostgreSQL: postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (optional ?sslmode=require, \
+        ?namespace=NAME); - reads the URL from standard input. Also --backplane-file or CLEARANCE_BACKPLANE_URL (for a URL with a password).
+        """)
     var backplane: String?
 
+    @Option(name: .customLong("backplane-file"), help: "A file holding the backplane URL.")
+    var backplaneFile: String?
+
     func validate() throws {
-        if let backplane {
-            do {
-                _ = try PostgresBackplaneConfiguration(url: backplane)
-            } catch {
-                throw ValidationError(error.message)
-            }
+        if secret == "-" && backplane == "-" { throw ValidationError("Only one of --secret and --backplane can come from standard input.") }
+    }
+
+    /// The backplane, from `--backplane` (a value, or `-` for standard input), `--backplane-file`
+    /// or `CLEARANCE_BACKPLANE_URL`; nil when none is given. A URL with a password given on the
+    /// command line is warned about, as every secret is.
+    private func backplaneConfiguration() throws -> PostgresBackplaneConfiguration? {
+        let hasPassword = backplane.flatMap { URLComponents(string: $0)?.password } != nil
+        guard let url = try SecretInput(flag: "--backplane", environment: "CLEARANCE_BACKPLANE_URL")
+            .resolve(value: backplane, file: backplaneFile, warnsOnCommandLine: hasPassword)
+        else { return nil }
+        do {
+            return try PostgresBackplaneConfiguration(url: url)
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 
@@ -74,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "clearance.serve")
 
         let (hub, notes) = try resolveConfiguration()
+        let backplane = try backplaneConfiguration()
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
 
@@ -85,9 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
         Self.say("development Pugpig endpoints (DEVELOPMENT ONLY): GET or POST /pugpig/sign_in, /pugpig/renew_token, /pugpig/verify_subscription, "
             + "/pugpig/edition_credentials, /pugpig/sign_out (user name = user id, password = user token); protected content under /content/{product}/…"
             + (hub.pugpig.contentDirectory.map { " from \($0)" } ?? " (no content directory configured)"))
-        let adapter = try backplane.map { url in
-            PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: url), logger: Logger(label: "clearance.backplane"))
-        }
+        let adapter = backplane.map { PostgresChannelState(configuration: $0, logger: Logger(label: "clearance.backplane")) }
         if let adapter { Self.reportBackplane(adapter) }
         let service = try hub.service(
             adapter: adapter,

@@ -20,7 +20,8 @@ struct ClusterFailureTests {
         let configuration = try ServeProcess.writeConfiguration(port: port)
         var serve: ServeProcess?
         do {
-            let node = try await ServeProcess.start(configuration: configuration, port: port, arguments: ["--backplane", database.url])
+            // The URL through the environment, as a URL with a password would be given.
+            let node = try await ServeProcess.start(configuration: configuration, port: port, environment: ["CLEARANCE_BACKPLANE_URL": database.url])
             serve = node
             #expect(await node.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil, "\(node.process.stderr)")
             try await ClusterFixture.linked(state)
@@ -107,5 +108,33 @@ struct ClusterFailureTests {
         #expect(withPassword.status != 0)
         #expect(withPassword.stderr.contains("one database"))
         #expect(!withPassword.stderr.contains("hunter2"))
+        #expect(withPassword.stderr.contains("warning: --backplane puts the secret on the command line"))
+        #expect(!output.stderr.contains("warning:"), "a URL without a password is no secret")
+    }
+
+    @Test func serveTakesABackplaneURLWithAPasswordFromStandardInputAFileOrTheEnvironment() async throws {
+        let url = "postgres://user:hunter2@127.0.0.1"  // no database: refused before connecting
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("backplane-url")
+        try Data("\(url)\n".utf8).write(to: file)
+        let runs = [
+            try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane", "-"], input: url + "\n"),
+            try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane-file", file.path]),
+            try await ClearanceExecutable.run(["serve", "--port", "0"], environment: ["CLEARANCE_BACKPLANE_URL": url]),
+        ]
+        for output in runs {
+            #expect(output.status != 0)
+            #expect(output.stderr.contains("one database"), "the URL was read and checked: \(output.stderr)")
+            #expect(!output.stderr.contains("hunter2"))
+            #expect(!output.stderr.contains("warning:"))
+        }
+        let both = try await ClearanceExecutable.run(["serve", "--port", "0", "--secret", "-", "--backplane", "-"], input: url)
+        #expect(both.status != 0)
+        #expect(both.stderr.contains("Only one of --secret and --backplane can come from standard input."))
+        let twice = try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane", url, "--backplane-file", file.path])
+        #expect(twice.status != 0)
+        #expect(twice.stderr.contains("Give --backplane or --backplane-file, not both."))
+        #expect(!twice.stderr.contains("hunter2"))
     }
 }

@@ -33,8 +33,10 @@ package struct ServeProcess: Sendable {
 
     /// Starts `clearance serve --config FILE` (plus `arguments`) and returns once it printed its
     /// `ready` line (it listens from then on).
-    package static func start(configuration: URL, port: Int, arguments: [String] = [], timeout: Duration = .seconds(30)) async throws -> ServeProcess {
-        let process = try ClearanceExecutable.start(["serve", "--config", configuration.path, "--log-level", "warning"] + arguments)
+    package static func start(
+        configuration: URL, port: Int, arguments: [String] = [], environment: [String: String] = [:], timeout: Duration = .seconds(30)
+    ) async throws -> ServeProcess {
+        let process = try ClearanceExecutable.start(["serve", "--config", configuration.path, "--log-level", "warning"] + arguments, environment: environment)
         guard await process.line(timeout: timeout, where: { $0.hasPrefix("ready ") }) != nil else {
             await process.stop(.kill)
             throw ChildProcess.Failure("clearance serve did not print its ready line within \(timeout); stderr: \(process.stderr.suffix(2_000))")
