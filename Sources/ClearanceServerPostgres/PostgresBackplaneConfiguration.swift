@@ -16,12 +16,14 @@ public struct PostgresBackplaneConfiguration: Sendable, CustomStringConvertible 
     /// `<namespace>_payloads`): clusters that share a database use different ones. Lower-case
     /// letters, digits and `_`, starting with a letter, at most 40 characters.
     public var namespace: String
-    /// How often a node records that it is alive.
+    /// How often a node records that it is alive: more than 0, at most 5 minutes.
     public var heartbeatInterval: Duration
     /// A node silent this long (no heartbeat, no message) counts as gone: the others remove its
-    /// members and subscriptions. At least twice ``heartbeatInterval``.
+    /// members and subscriptions. At least twice ``heartbeatInterval``, at most 30 minutes (the
+    /// database forgets nodes silent for an hour).
     public var nodeTimeout: Duration
-    /// How long a node waits before it tries the database again after losing it.
+    /// How long a node waits before it tries the database again after losing it: more than 0,
+    /// at most 5 minutes.
     public var reconnectDelay: Duration
 
     /// A configuration from `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, with the
@@ -103,9 +105,9 @@ public struct PostgresBackplaneConfiguration: Sendable, CustomStringConvertible 
         guard (1...40).contains(bytes.count), allowed, let first = bytes.first, first >= 0x61, first <= 0x7A else {
             throw .invalidSetting("namespace")
         }
-        guard heartbeatInterval > .zero else { throw .invalidSetting("heartbeatInterval") }
-        guard nodeTimeout >= heartbeatInterval * 2 else { throw .invalidSetting("nodeTimeout") }
-        guard reconnectDelay > .zero else { throw .invalidSetting("reconnectDelay") }
+        guard heartbeatInterval > .zero, heartbeatInterval <= .seconds(300) else { throw .invalidSetting("heartbeatInterval") }
+        guard nodeTimeout >= heartbeatInterval * 2, nodeTimeout <= .seconds(1_800) else { throw .invalidSetting("nodeTimeout") }
+        guard reconnectDelay > .zero, reconnectDelay <= .seconds(300) else { throw .invalidSetting("reconnectDelay") }
     }
 
     /// `postgres://USER@HOST:PORT/DATABASE (namespace …)`: never the password.

@@ -4,7 +4,7 @@ import Clearance
 public enum PostgresBackplaneError: ClearanceError, Equatable {
     /// The URL is not `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…&namespace=…]`.
     case invalidURL(reason: String)
-    /// A setting is outside its allowed range.
+    /// A setting is outside its allowed range (the message names the range).
     case invalidSetting(String)
 
     public static let codeDomain = "backplane.postgres"
@@ -13,9 +13,17 @@ public enum PostgresBackplaneError: ClearanceError, Equatable {
     public var summary: ErrorSummary<Code> {
         switch self {
         case let .invalidURL(reason): .init(.invalidURL, "The backplane URL is not usable: \(reason)")
-        case let .invalidSetting(name): .init(.invalidSetting, "The backplane setting \(name) is out of range.")
+        case let .invalidSetting(name): .init(.invalidSetting, "The backplane setting \(name) is out of range\(Self.allowed[name].map { " (\($0))" } ?? "").")
         }
     }
+
+    /// What each setting allows.
+    private static let allowed = [
+        "namespace": "1 to 40 lower-case letters, digits or _, starting with a letter",
+        "heartbeatInterval": "more than 0, at most 5 minutes",
+        "nodeTimeout": "at least twice heartbeatInterval, at most 30 minutes",
+        "reconnectDelay": "more than 0, at most 5 minutes",
+    ]
 
     /// Stable machine-readable codes; ``qualifiedCode`` is `backplane.postgres.<code>`.
     public enum Code: String, Sendable, CaseIterable {

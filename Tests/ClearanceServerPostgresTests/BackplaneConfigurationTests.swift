@@ -47,4 +47,28 @@ struct BackplaneConfigurationTests {
                 heartbeatInterval: .seconds(10), nodeTimeout: .seconds(15))
         }
     }
+
+    @Test(arguments: [
+        ("heartbeatInterval", Duration.zero, Duration.seconds(15), Duration.seconds(1)),
+        ("heartbeatInterval", .seconds(301), .seconds(1_000), .seconds(1)),
+        ("nodeTimeout", .seconds(5), .seconds(1_801), .seconds(1)),
+        ("nodeTimeout", .seconds(5), .seconds(1e15), .seconds(1)),
+        ("reconnectDelay", .seconds(5), .seconds(15), .zero),
+        ("reconnectDelay", .seconds(5), .seconds(15), .seconds(301)),
+    ])
+    func refusesTimingsOutOfRangeAndSaysTheRange(_ name: String, _ heartbeat: Duration, _ timeout: Duration, _ reconnect: Duration) throws {
+        let connection = try PostgresBackplaneConfiguration(url: "postgres://u@host/db").connection
+        let error = #expect(throws: PostgresBackplaneError.self) {
+            try PostgresBackplaneConfiguration(connection: connection, heartbeatInterval: heartbeat, nodeTimeout: timeout, reconnectDelay: reconnect)
+        }
+        #expect(error == .invalidSetting(name))
+        #expect(error?.message.contains("at most") == true, "\(error?.message ?? "")")
+    }
+
+    @Test func acceptsTheLargestTimings() throws {
+        let configuration = try PostgresBackplaneConfiguration(
+            connection: try PostgresBackplaneConfiguration(url: "postgres://u@host/db").connection,
+            heartbeatInterval: .seconds(300), nodeTimeout: .seconds(1_800), reconnectDelay: .seconds(300))
+        #expect(configuration.nodeTimeout == .seconds(1_800))
+    }
 }
