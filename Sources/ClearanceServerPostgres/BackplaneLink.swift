@@ -59,7 +59,7 @@ final class BackplaneLink: Sendable {
     /// timeout passed) and waits for that.
     func stop(farewell: [BackplaneMessage]) async {
         stopping.fire()
-        queue.append(farewell)
+        queue.appendLast(farewell)
         // A link that never ran has nothing to finish.
         guard started.withLock({ $0 }) else { return }
         await finished.wait()
@@ -108,7 +108,7 @@ final class BackplaneLink: Sendable {
                         }
                         throw ListenEnded()
                     }
-                    group.addTask { try await self.sending(on: writer) }
+                    group.addTask { try await self.sending(on: writer, member: member) }
                     group.addTask { try await self.beating(on: writer, member: member, since: since) }
                     try await group.next()
                     group.cancelAll()
@@ -141,12 +141,17 @@ final class BackplaneLink: Sendable {
     }
 
     /// Sends what is queued, in order, packed into as few notifications as possible; returns
-    /// once stopping and nothing is left (the node's heartbeat row removed).
-    private func sending(on writer: PostgresConnection) async throws {
+    /// once stopping and nothing is left (the node's heartbeat row removed). After an overflow,
+    /// once what was queued is sent, the member queues its whole state again.
+    private func sending(on writer: PostgresConnection, member: some BackplaneMember) async throws {
         while !Task.isCancelled {
             let batch = await queue.next()
             for text in BackplanePayload.pack(batch, node: nodeID) {
                 try await schema.notify(text, node: nodeID, on: writer, logger: logger)
+            }
+            if queue.takeResync() {
+                logger.notice("backplane.resync", metadata: ["dropped": "\(queue.dropped)"])
+                await member.resynchronize()
             }
             if stopping.isFired, queue.isEmpty {
                 try await schema.remove(node: nodeID, on: writer, logger: logger)

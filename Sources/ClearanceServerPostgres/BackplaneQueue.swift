@@ -4,8 +4,12 @@ import Logging
 /// The messages a node has yet to send, in order. The node's adapter adds to it without
 /// waiting; the link's sender takes everything queued at once (so that many messages share a
 /// notification). Bounded: beyond `limit` messages (a database that does not keep up, or is
-/// away), new ones are dropped and counted, and the start of each overflow is logged
-/// (`backplane.queue.full`); a node that reconnects sends its whole state anyway.
+/// away), new ones are dropped and counted, the start of each overflow is logged
+/// (`backplane.queue.full`), and a resynchronization is due (``takeResync()``): once the sender
+/// has caught up, the node queues its whole state again, which replaces what the other nodes
+/// know of it. A node's whole state (``replace(with:)``, ``appendWholeState(_:)``) is never
+/// dropped: it is bounded by the hub's own limits, and dropping part of it would leave the
+/// others wrong again.
 final class BackplaneQueue: Sendable {
     private struct State {
         var messages: [BackplaneMessage] = []
@@ -13,6 +17,8 @@ final class BackplaneQueue: Sendable {
         var dropped = 0
         /// Dropping since the sender last took the queue (one log line per overflow).
         var overflowing = false
+        /// Messages were dropped since the node last queued its whole state.
+        var resyncDue = false
     }
 
     let limit: Int
@@ -27,16 +33,44 @@ final class BackplaneQueue: Sendable {
     /// Messages dropped because the queue was full.
     var dropped: Int { state.withLock { $0.dropped } }
 
-    /// Adds `messages` after the queued ones.
+    /// Adds `messages` after the queued ones (as many as there is room for).
     func append(_ messages: [BackplaneMessage]) {
+        enqueue(messages, bounded: true)
+    }
+
+    /// Adds the node's whole state after the queued messages, whatever room is left: it replaces
+    /// what the other nodes know of this node, so no resynchronization is due any more.
+    func appendWholeState(_ messages: [BackplaneMessage]) {
+        state.withLock { $0.resyncDue = false }
+        enqueue(messages, bounded: false)
+    }
+
+    /// Adds the last messages of a stopping node (its farewell), whatever room is left.
+    func appendLast(_ messages: [BackplaneMessage]) {
+        enqueue(messages, bounded: false)
+    }
+
+    /// Whether messages were dropped since the node last queued its whole state; true once per
+    /// overflow (the caller then queues the whole state).
+    func takeResync() -> Bool {
+        state.withLock { state in
+            defer { state.resyncDue = false }
+            return state.resyncDue
+        }
+    }
+
+    private func enqueue(_ messages: [BackplaneMessage], bounded: Bool) {
         guard !messages.isEmpty else { return }
         let (waiter, batch, overflowStarted) = state.withLock { state -> (CheckedContinuation<[BackplaneMessage], Never>?, [BackplaneMessage], Bool) in
-            let room = max(0, limit - state.messages.count)
+            let room = bounded ? max(0, limit - state.messages.count) : messages.count
             state.messages.append(contentsOf: messages.prefix(room))
             let dropped = max(0, messages.count - room)
             state.dropped += dropped
             let overflowStarted = dropped > 0 && !state.overflowing
-            if dropped > 0 { state.overflowing = true }
+            if dropped > 0 {
+                state.overflowing = true
+                state.resyncDue = true
+            }
             guard let waiter = state.waiter else { return (nil, [], overflowStarted) }
             state.waiter = nil
             state.overflowing = false
@@ -49,10 +83,11 @@ final class BackplaneQueue: Sendable {
         waiter?.resume(returning: batch)
     }
 
-    /// Drops whatever is queued (stale after the link was lost) and queues `messages` instead.
+    /// Drops whatever is queued (stale after the link was lost) and queues the node's whole
+    /// state (`messages`) instead.
     func replace(with messages: [BackplaneMessage]) {
         state.withLock { $0.messages.removeAll() }
-        append(messages)
+        appendWholeState(messages)
     }
 
     /// Everything queued, waiting until there is something; empty when cancelled.

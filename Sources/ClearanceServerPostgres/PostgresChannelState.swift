@@ -25,6 +25,10 @@ import Logging
 ///   ``PostgresBackplaneConfiguration/reconnectDelay``, and then exchanges its whole state with
 ///   the others again; events published while the link was down do not cross (as with Redis
 ///   pub/sub);
+/// - a node whose unsent messages overflow (a database that does not keep up: more than
+///   100,000 queued) drops the newest and logs `backplane.queue.full`; once it has caught up it
+///   sends its whole state again (`backplane.resync`), so the others' counts and rosters heal
+///   without a reconnect (the dropped events are lost);
 /// - notifications carry events up to PostgreSQL's NOTIFY limit (8,000 bytes); longer payloads go
 ///   through a table, the notification carrying their id.
 public actor PostgresChannelState: ChannelStateAdapter {
@@ -33,7 +37,7 @@ public actor PostgresChannelState: ChannelStateAdapter {
     /// The database and timings.
     public nonisolated let configuration: PostgresBackplaneConfiguration
     private let logger: Logger
-    private let queue: BackplaneQueue
+    nonisolated let queue: BackplaneQueue
     private let link: BackplaneLink
     private var table = ChannelTable()
     /// The state a node is sending between `sync-begin` and `sync-end`.
@@ -42,8 +46,13 @@ public actor PostgresChannelState: ChannelStateAdapter {
 
     /// A node of the cluster that `configuration` names. Nothing happens until the hub runs it.
     public init(configuration: PostgresBackplaneConfiguration, logger: Logger = Logger(label: "clearance.backplane")) {
+        self.init(configuration: configuration, queueLimit: 100_000, logger: logger)
+    }
+
+    /// A node whose queue of unsent messages holds at most `queueLimit` (tests use a small one).
+    init(configuration: PostgresBackplaneConfiguration, queueLimit: Int, logger: Logger) {
         let nodeID = UUID().uuidString.lowercased()
-        let queue = BackplaneQueue(logger: logger)
+        let queue = BackplaneQueue(limit: queueLimit, logger: logger)
         self.nodeID = nodeID
         self.configuration = configuration
         self.logger = logger
@@ -120,7 +129,16 @@ public actor PostgresChannelState: ChannelStateAdapter {
 extension PostgresChannelState: BackplaneMember {
     func linkEstablished() {
         // What was queued while the link was down is stale: the whole state replaces it.
-        queue.replace(with: [.hello, .syncBegin] + table.localState.changes.map(BackplaneMessage.change) + [.syncEnd])
+        queue.replace(with: [.hello] + wholeState)
+    }
+
+    func resynchronize() {
+        queue.appendWholeState(wholeState)
+    }
+
+    /// This node's whole state, which replaces what the other nodes know of it.
+    private var wholeState: [BackplaneMessage] {
+        [.syncBegin] + table.localState.changes.map(BackplaneMessage.change) + [.syncEnd]
     }
 
     func receive(_ messages: [BackplaneMessage], from node: String) {
@@ -136,7 +154,7 @@ extension PostgresChannelState: BackplaneMember {
                     table.apply(change, from: node)
                 }
             case .hello:
-                queue.append([.syncBegin] + table.localState.changes.map(BackplaneMessage.change) + [.syncEnd])
+                queue.appendWholeState(wholeState)
             case .syncBegin:
                 incomingSync[node] = ChannelTable.NodeState()
             case .syncEnd:

@@ -40,6 +40,32 @@ struct BackplaneQueueTests {
         #expect(queue.dropped == 3)
     }
 
+    @Test func anOverflowMakesAResynchronizationDueOnce() async {
+        let queue = BackplaneQueue(limit: 2)
+        queue.append([.hello])
+        #expect(!queue.takeResync())
+        queue.append([.hello, .hello, .hello])
+        #expect(await queue.next() == [.hello, .hello])
+        #expect(queue.takeResync())
+        #expect(!queue.takeResync())
+    }
+
+    @Test func theWholeStateIsNeverDroppedAndSettlesADueResynchronization() async {
+        let queue = BackplaneQueue(limit: 2)
+        queue.append([.hello, .hello, .hello])
+        queue.appendWholeState([.syncBegin, .syncEnd, .syncBegin, .syncEnd])
+        #expect(!queue.takeResync())
+        #expect(await queue.next() == [.hello, .hello, .syncBegin, .syncEnd, .syncBegin, .syncEnd])
+        queue.append([.hello, .hello, .hello])
+        queue.replace(with: [.hello, .syncBegin, .syncEnd])
+        #expect(!queue.takeResync())
+        #expect(await queue.next() == [.hello, .syncBegin, .syncEnd])
+        queue.append([.hello, .hello])
+        queue.appendLast([.bye])
+        #expect(await queue.next() == [.hello, .hello, .bye])
+        #expect(queue.dropped == 2)
+    }
+
     @Test func aCancelledSenderStopsWaiting() async {
         let queue = BackplaneQueue()
         let waiting = Task { await queue.next() }
