@@ -94,5 +94,12 @@ import Testing
         await #expect(throws: DevelopmentProviderError.signingKeyTooShort(bits: 128)) {
             _ = try await DevelopmentOAuth2Provider(configuration: .init(signingKey: SymmetricKey(size: .bits128)))
         }
+        // Lifetimes that cannot be told as a whole number of seconds are refused, not trapped on.
+        await #expect(throws: DevelopmentProviderError.invalidLifetime(name: "accessTokenLifetime")) {
+            _ = try await DevelopmentOAuth2Provider(configuration: .init(accessTokenLifetime: .seconds(Int64.max)))
+        }
+        await #expect(throws: DevelopmentProviderError.invalidLifetime(name: "refreshTokenLifetime")) {
+            _ = try await DevelopmentOAuth2Provider(configuration: .init(refreshTokenLifetime: .zero))
+        }
     }
 }

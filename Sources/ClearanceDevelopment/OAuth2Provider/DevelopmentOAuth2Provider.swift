@@ -25,10 +25,16 @@ public struct DevelopmentOAuth2Provider: Sendable {
     private let keyID = JWKIdentifier(string: "clearance-development")
     private let logger: Logger
 
-    /// - Throws: When the signing key is shorter than 32 bytes (HS256 needs at least that much).
+    /// - Throws: ``DevelopmentProviderError`` when the signing key is shorter than 32 bytes (HS256
+    ///   needs at least that much) or a token lifetime is not more than 0 and at most ten years.
     public init(configuration: DevelopmentOAuth2ProviderConfiguration = .init(), logger: Logger = Logger(label: "clearance.oauth2.development-provider")) async throws {
         guard configuration.signingKey.bitCount >= 256 else {
             throw DevelopmentProviderError.signingKeyTooShort(bits: configuration.signingKey.bitCount)
+        }
+        let longest = Duration.seconds(10 * 365 * 86_400)
+        for (name, lifetime) in [("accessTokenLifetime", configuration.accessTokenLifetime), ("refreshTokenLifetime", configuration.refreshTokenLifetime)]
+        where lifetime <= .zero || lifetime > longest {
+            throw DevelopmentProviderError.invalidLifetime(name: name)
         }
         self.configuration = configuration
         self.logger = logger

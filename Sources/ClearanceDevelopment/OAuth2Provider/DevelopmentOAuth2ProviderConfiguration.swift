@@ -12,9 +12,9 @@ public struct DevelopmentOAuth2ProviderConfiguration: Sendable {
     public var users: [String: String]
     /// Apps for PodioKit's `app` grant: app id → app token.
     public var apps: [String: String]
-    /// The access tokens' lifetime.
+    /// The access tokens' lifetime: more than 0, at most ten years.
     public var accessTokenLifetime: Duration
-    /// The refresh tokens' lifetime.
+    /// The refresh tokens' lifetime: more than 0, at most ten years.
     public var refreshTokenLifetime: Duration
     /// Whether every refresh returns a new refresh token and retires the old one.
     public var rotatesRefreshTokens: Bool
