@@ -19,6 +19,8 @@ final class BackplaneQueue: Sendable {
         var overflowing = false
         /// Messages were dropped since the node last queued its whole state.
         var resyncDue = false
+        /// The farewell is queued: nothing may follow it (the others forget a node that said bye).
+        var closed = false
     }
 
     let limit: Int
@@ -45,23 +47,26 @@ final class BackplaneQueue: Sendable {
         enqueue(messages, bounded: false)
     }
 
-    /// Adds the last messages of a stopping node (its farewell), whatever room is left.
+    /// Adds the last messages of a stopping node (its farewell), whatever room is left; nothing
+    /// is queued after them.
     func appendLast(_ messages: [BackplaneMessage]) {
-        enqueue(messages, bounded: false)
+        enqueue(messages, bounded: false, closing: true)
     }
 
     /// Whether messages were dropped since the node last queued its whole state; true once per
-    /// overflow (the caller then queues the whole state).
+    /// overflow (the caller then queues the whole state), never after the farewell.
     func takeResync() -> Bool {
         state.withLock { state in
             defer { state.resyncDue = false }
-            return state.resyncDue
+            return state.resyncDue && !state.closed
         }
     }
 
-    private func enqueue(_ messages: [BackplaneMessage], bounded: Bool) {
+    private func enqueue(_ messages: [BackplaneMessage], bounded: Bool, closing: Bool = false) {
         guard !messages.isEmpty else { return }
         let (waiter, batch, overflowStarted) = state.withLock { state -> (CheckedContinuation<[BackplaneMessage], Never>?, [BackplaneMessage], Bool) in
+            guard !state.closed else { return (nil, [], false) }
+            if closing { state.closed = true }
             let room = bounded ? max(0, limit - state.messages.count) : messages.count
             state.messages.append(contentsOf: messages.prefix(room))
             let dropped = max(0, messages.count - room)
@@ -84,9 +89,11 @@ final class BackplaneQueue: Sendable {
     }
 
     /// Drops whatever is queued (stale after the link was lost) and queues the node's whole
-    /// state (`messages`) instead.
+    /// state (`messages`) instead; after the farewell, keeps the farewell and queues nothing.
     func replace(with messages: [BackplaneMessage]) {
-        state.withLock { $0.messages.removeAll() }
+        state.withLock { state in
+            if !state.closed { state.messages.removeAll() }
+        }
         appendWholeState(messages)
     }
 

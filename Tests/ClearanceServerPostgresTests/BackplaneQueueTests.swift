@@ -66,6 +66,22 @@ struct BackplaneQueueTests {
         #expect(queue.dropped == 2)
     }
 
+    @Test func nothingFollowsTheFarewell() async {
+        let queue = BackplaneQueue(limit: 1)
+        queue.append([.hello, .hello])
+        queue.appendLast([.bye])
+        queue.append([.hello])
+        queue.appendWholeState([.syncBegin, .syncEnd])
+        #expect(!queue.takeResync(), "a node that said bye must not send its state again: the others would take it back")
+        #expect(await queue.next() == [.hello, .bye])
+        #expect(queue.isEmpty)
+        let reconnecting = BackplaneQueue()
+        reconnecting.append([.hello])
+        reconnecting.appendLast([.bye])
+        reconnecting.replace(with: [.hello, .syncBegin, .syncEnd])  // the link came back while stopping
+        #expect(await reconnecting.next() == [.hello, .bye])
+    }
+
     @Test func aCancelledSenderStopsWaiting() async {
         let queue = BackplaneQueue()
         let waiting = Task { await queue.next() }
