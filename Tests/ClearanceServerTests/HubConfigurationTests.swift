@@ -34,6 +34,8 @@ struct HubConfigurationTests {
 
     @Test(arguments: [
         ("not json", "not valid JSON"),
+        (#"{"apps":[{"id":"a","key":"k","secret":"s"}],"port":1e300}"#, "a value does not fit its field (a number too large, or not a whole number where one is expected)"),
+        (#"{"apps":[{"id":"a","key":"k","secret":"s"}],"limits":{"maxConnections":1e300}}"#, "a value does not fit its field (a number too large, or not a whole number where one is expected)"),
         (#"{"apps":[{"id":"a"}]}"#, "missing apps.[0].key"),
         (#"{"apps":"x"}"#, "wrong type at apps"),
     ])

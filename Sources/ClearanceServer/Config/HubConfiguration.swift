@@ -68,7 +68,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
-            throw .malformedFile(path: url.path, reason: Self.describe(error))
+            throw .malformedFile(path: url.path, reason: Self.describe(error, in: data))
         } catch {
             throw .malformedFile(path: url.path, reason: "not valid JSON")
         }
@@ -109,7 +109,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         "HubConfiguration(host: \(host), port: \(port), apps: \(apps), limits: \(limits))"
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    private static func describe(_ error: DecodingError, in data: Data) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
         }
@@ -118,8 +118,13 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
             return "missing \(path(context.codingPath + [key]))"
         case let .typeMismatch(_, context), let .valueNotFound(_, context):
             return "wrong type at \(path(context.codingPath))"
+        case let .dataCorrupted(context) where context.codingPath.isEmpty:
+            // Foundation on Linux says "not valid JSON" (with no path) for a number too large for
+            // its field as well: tell the two apart.
+            guard (try? JSONSerialization.jsonObject(with: data)) != nil else { return "not valid JSON" }
+            return "a value does not fit its field (a number too large, or not a whole number where one is expected)"
         case let .dataCorrupted(context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "invalid value at \(path(context.codingPath))"
+            return "invalid value at \(path(context.codingPath))"
         @unknown default:
             return "not a valid configuration"
         }
