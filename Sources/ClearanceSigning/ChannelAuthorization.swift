@@ -57,7 +57,6 @@ extension ChannelAuthorization: SecretRedacting {
     /// Shows the app key of ``auth`` and whether the other members are present; never the
     /// signature, the `channel_data` or the shared secret.
     public var description: String {
-        let key = auth.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        return "ChannelAuthorization(auth: \(key):\(Redactor.mask), channelData: \(channelData == nil ? "none" : Redactor.mask), sharedSecret: \(sharedSecret == nil ? "none" : Redactor.mask))"
+        "ChannelAuthorization(auth: \(AuthValue.redacted(auth)), channelData: \(channelData == nil ? "none" : Redactor.mask), sharedSecret: \(sharedSecret == nil ? "none" : Redactor.mask))"
     }
 }

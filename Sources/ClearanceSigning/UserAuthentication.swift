@@ -38,7 +38,6 @@ public struct UserAuthentication: Sendable, Hashable, Codable {
 extension UserAuthentication: SecretRedacting {
     /// Shows the app key of ``auth`` and the size of ``userData``; never the signature.
     public var description: String {
-        let key = auth.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        return "UserAuthentication(auth: \(key):\(Redactor.mask), userData: \(userData.utf8.count) bytes)"
+        "UserAuthentication(auth: \(AuthValue.redacted(auth)), userData: \(userData.utf8.count) bytes)"
     }
 }

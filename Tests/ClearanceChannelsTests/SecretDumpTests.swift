@@ -45,6 +45,9 @@ import Testing
             ("ExtensionGrant", ExtensionGrant.podioApp(appID: "app", appToken: "apptoken-LEAK")),
             ("ChannelAuthorization", ChannelAuthorization(auth: "key:sig-LEAK", channelData: #"{"user_id":"LEAK"}"#, sharedSecret: "shared-LEAK")),
             ("UserAuthentication", UserAuthentication(auth: "key:usersig-LEAK", userData: #"{"id":"LEAK"}"#)),
+            // A malformed auth (no colon, as a broken endpoint may answer) may be the signature itself.
+            ("ChannelAuthorization, no colon", ChannelAuthorization(auth: "sig-without-key-LEAK", channelData: nil, sharedSecret: nil)),
+            ("UserAuthentication, no colon", UserAuthentication(auth: "usersig-without-key-LEAK", userData: "{}")),
             ("ChannelAuthSigner", try ChannelAuthSigner(key: "key", secret: "app-secret-LEAK-0123456789abcdef")),
             ("InlineSecretChannelAuthorizer", try InlineSecretChannelAuthorizer(key: "key", secret: "app-secret2-LEAK-0123456789abcdef")),
             ("ServerChannelAuthorizer", try ServerChannelAuthorizer(
