@@ -50,21 +50,16 @@ enum BlockingWork {
     static let queue = DispatchQueue(label: "clearance.blocking-credential-sources", qos: .userInitiated, attributes: .concurrent)
 
     static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        let once = Locked<CheckedContinuation<T, any Error>?>(nil)
+        let first = FirstResult<T, any Error>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                once.withLock { $0 = continuation }
-                if Task.isCancelled {
-                    once.withLock { $0.take() }?.resume(throwing: CancellationError())
-                    return
-                }
-                queue.async {
-                    let result = Result { try work() }
-                    once.withLock { $0.take() }?.resume(with: result)
-                }
+                first.install(continuation)
+                // Cancelled already: `onCancel` has answered (or is answering); the work is not started.
+                if Task.isCancelled { return }
+                queue.async { first.resume(with: Result { try work() }) }
             }
         } onCancel: {
-            once.withLock { $0.take() }?.resume(throwing: CancellationError())
+            first.resume(with: .failure(CancellationError()))
         }
     }
 }

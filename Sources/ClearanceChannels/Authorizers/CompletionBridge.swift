@@ -1,23 +1,23 @@
+import Clearance
+
 /// Turns a call-once completion handler into an `async` call that honours cancellation and
 /// ignores a second call.
 enum CompletionBridge {
     static func run<Value: Sendable>(
         _ start: (@escaping @Sendable (Value?, (any Error)?) -> Void) -> Void
     ) async throws -> Value {
-        let slot = ContinuationSlot<Value>()
-        @Sendable func finish(_ result: Result<Value, any Error>) {
-            slot.take()?.resume(with: result)
-        }
+        let first = FirstResult<Value, any Error>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                slot.set(continuation)
-                if Task.isCancelled { return finish(.failure(CancellationError())) }
+                first.install(continuation)
+                // Cancelled already: `onCancel` has answered (or is answering); the app is not asked.
+                if Task.isCancelled { return }
                 start { value, error in
-                    if let value { finish(.success(value)) } else { finish(.failure(error ?? ChannelAuthorizationError.denied(reason: nil))) }
+                    first.resume(with: value.map { .success($0) } ?? .failure(error ?? ChannelAuthorizationError.denied(reason: nil)))
                 }
             }
         } onCancel: {
-            finish(.failure(CancellationError()))
+            first.resume(with: .failure(CancellationError()))
         }
     }
 }
