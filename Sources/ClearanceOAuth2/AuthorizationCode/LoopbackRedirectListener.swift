@@ -61,11 +61,15 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
         // The handlers exist before the listener does: they deliver through this slot.
         let slot = Locked<(listener: LoopbackRedirectListener?, early: [String])>((nil, []))
         let deliver: @Sendable (String) -> Bool = { target in
-            let listener = slot.withLock { slot -> LoopbackRedirectListener? in
-                if slot.listener == nil, slot.early.count < LoopbackRedirectListener.maximumPendingRedirects { slot.early.append(target) }
-                return slot.listener
+            // Before the listener exists, a redirect is kept (the signed-in page) while there is
+            // room, and refused (the error page) beyond it, as the listener itself does.
+            let (listener, kept) = slot.withLock { slot -> (LoopbackRedirectListener?, Bool) in
+                guard slot.listener == nil else { return (slot.listener, false) }
+                guard slot.early.count < LoopbackRedirectListener.maximumPendingRedirects else { return (nil, false) }
+                slot.early.append(target)
+                return (nil, true)
             }
-            return listener?.deliver(target) ?? true
+            return listener?.deliver(target) ?? kept
         }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
