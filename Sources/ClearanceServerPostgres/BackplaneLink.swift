@@ -85,7 +85,7 @@ final class BackplaneLink: Sendable {
 
     /// One connection to the database, from connecting to its loss (thrown) or a clean stop.
     private func session(_ member: some BackplaneMember) async throws {
-        let writer = try await connect()
+        let writer = BoundedConnection(try await connect())
         let listener: PostgresConnection
         do {
             listener = try await connect()
@@ -123,7 +123,7 @@ final class BackplaneLink: Sendable {
         try? await writer.close()
     }
 
-    private func received(_ text: String, member: some BackplaneMember, writer: PostgresConnection) async throws {
+    private func received(_ text: String, member: some BackplaneMember, writer: BoundedConnection) async throws {
         switch BackplanePayload(text) {
         case let .messages(node, lines)? where node != nodeID:
             await member.receive(lines.compactMap(BackplaneMessage.init(line:)), from: node)
@@ -143,7 +143,7 @@ final class BackplaneLink: Sendable {
     /// Sends what is queued, in order, packed into as few notifications as possible; returns
     /// once stopping and nothing is left (the node's heartbeat row removed). After an overflow,
     /// once what was queued is sent, the member queues its whole state again.
-    private func sending(on writer: PostgresConnection, member: some BackplaneMember) async throws {
+    private func sending(on writer: BoundedConnection, member: some BackplaneMember) async throws {
         while !Task.isCancelled {
             let batch = await queue.next()
             for text in BackplanePayload.pack(batch, node: nodeID) {
@@ -160,7 +160,7 @@ final class BackplaneLink: Sendable {
         }
     }
 
-    private func beating(on writer: PostgresConnection, member: some BackplaneMember, since: ContinuousClock.Instant) async throws {
+    private func beating(on writer: BoundedConnection, member: some BackplaneMember, since: ContinuousClock.Instant) async throws {
         var collected = ContinuousClock.now
         while true {
             try await Task.sleep(for: configuration.heartbeatInterval)

@@ -16,7 +16,7 @@ struct BackplaneSchema: Sendable {
 
     /// Creates the tables unless they exist (nodes starting together may race to create them:
     /// the loser finds them made).
-    func create(on connection: PostgresConnection, logger: Logger) async throws {
+    func create(on connection: BoundedConnection, logger: Logger) async throws {
         var lastError: (any Error)?
         for _ in 0..<3 {
             do {
@@ -36,14 +36,14 @@ struct BackplaneSchema: Sendable {
     }
 
     /// Records that `node` is alive now (the database's clock, so nodes' clocks need not agree).
-    func heartbeat(node: String, on connection: PostgresConnection, logger: Logger) async throws {
+    func heartbeat(node: String, on connection: BoundedConnection, logger: Logger) async throws {
         try await execute("""
             INSERT INTO \(unescaped: nodes) (node_id, seen_at) VALUES (\(node), now()) ON CONFLICT (node_id) DO UPDATE SET seen_at = now()
             """, on: connection, logger: logger)
     }
 
     /// The nodes that recorded a heartbeat within `window`.
-    func liveNodes(within window: Duration, on connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
+    func liveNodes(within window: Duration, on connection: BoundedConnection, logger: Logger) async throws -> Set<String> {
         let query: PostgresQuery = """
             SELECT node_id FROM \(unescaped: nodes) WHERE seen_at > now() - make_interval(secs => \(Self.seconds(window)))
             """
@@ -52,19 +52,19 @@ struct BackplaneSchema: Sendable {
 
     /// Forgets nodes silent for an hour and stored payloads older than five minutes (every node
     /// has read them by then, or has lost its link and synchronizes again anyway).
-    func collectGarbage(on connection: PostgresConnection, logger: Logger) async throws {
+    func collectGarbage(on connection: BoundedConnection, logger: Logger) async throws {
         try await execute(PostgresQuery(unsafeSQL: "DELETE FROM \(nodes) WHERE seen_at < now() - interval '1 hour'"), on: connection, logger: logger)
         try await execute(PostgresQuery(unsafeSQL: "DELETE FROM \(payloads) WHERE created_at < now() - interval '5 minutes'"), on: connection, logger: logger)
     }
 
     /// `node` leaves: its heartbeat row goes.
-    func remove(node: String, on connection: PostgresConnection, logger: Logger) async throws {
+    func remove(node: String, on connection: BoundedConnection, logger: Logger) async throws {
         try await execute("DELETE FROM \(unescaped: nodes) WHERE node_id = \(node)", on: connection, logger: logger)
     }
 
     /// Notifies every listening node of `payload`: in the notification itself when it is short
     /// enough, else stored in the payload table with the notification carrying its id.
-    func notify(_ payload: String, node: String, on connection: PostgresConnection, logger: Logger) async throws {
+    func notify(_ payload: String, node: String, on connection: BoundedConnection, logger: Logger) async throws {
         if payload.utf8.count <= BackplanePayload.notifyLimit {
             try await execute("SELECT pg_notify(\(channel), \(payload))", on: connection, logger: logger)
         } else {
@@ -78,22 +78,22 @@ struct BackplaneSchema: Sendable {
     }
 
     /// The stored payload `id`, if it is still there.
-    func storedPayload(id: Int64, on connection: PostgresConnection, logger: Logger) async throws -> String? {
+    func storedPayload(id: Int64, on connection: BoundedConnection, logger: Logger) async throws -> String? {
         try await strings("SELECT body FROM \(unescaped: payloads) WHERE id = \(id)", on: connection, logger: logger).first
     }
 
-    /// Runs `query`, its rows read and dropped (see ``BoundedQuery``).
-    private func execute(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws {
-        try await BoundedQuery.run(on: connection) {
-            for try await _ in try await connection.query(query, logger: logger) {}
+    /// Runs `query`, its rows read and dropped (see ``BoundedConnection``).
+    private func execute(_ query: PostgresQuery, on connection: BoundedConnection, logger: Logger) async throws {
+        try await connection.run {
+            for try await _ in try await connection.connection.query(query, logger: logger) {}
         }
     }
 
-    /// Runs `query` and returns its rows' one text column (see ``BoundedQuery``).
-    private func strings(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        try await BoundedQuery.run(on: connection) {
+    /// Runs `query` and returns its rows' one text column (see ``BoundedConnection``).
+    private func strings(_ query: PostgresQuery, on connection: BoundedConnection, logger: Logger) async throws -> [String] {
+        try await connection.run {
             var values: [String] = []
-            for try await (value) in try await connection.query(query, logger: logger).decode(String.self) { values.append(value) }
+            for try await (value) in try await connection.connection.query(query, logger: logger).decode(String.self) { values.append(value) }
             return values
         }
     }

@@ -8,13 +8,14 @@ import Testing
 /// backplane's queries end with the connection instead of waiting for ever (which once left a
 /// node unable to stop after its database restarted).
 @Suite("Bounded queries", .timeLimit(.minutes(1)))
-struct BoundedQueryTests {
+struct BoundedConnectionTests {
     @Test func aQueryOnAClosedConnectionFailsAtOnce() async throws {
         let database = try await ThrowawayPostgres.start()
         do {
             let configuration = try PostgresBackplaneConfiguration(url: database.url)
             let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
-            let answer = try await BoundedQuery.run(on: connection) {
+            let bounded = BoundedConnection(connection)
+            let answer = try await bounded.run {
                 var values: [Int] = []
                 for try await (value) in try await connection.query("SELECT 1", logger: TestHub.quietLogger).decode(Int.self) { values.append(value) }
                 return values
@@ -23,8 +24,8 @@ struct BoundedQueryTests {
             try await database.stopDatabase()
             try? await connection.closeFuture.get()
             let start = ContinuousClock.now
-            await #expect(throws: BoundedQuery.ConnectionLost.self) {
-                try await BoundedQuery.run(on: connection) { try await connection.query("SELECT 1", logger: TestHub.quietLogger) }
+            await #expect(throws: BoundedConnection.ConnectionLost.self) {
+                try await bounded.run { try await connection.query("SELECT 1", logger: TestHub.quietLogger) }
             }
             #expect(ContinuousClock.now - start < .seconds(1))
         } catch {
