@@ -153,7 +153,9 @@ final class BackplaneLink: Sendable {
                 logger.notice("backplane.resync", metadata: ["dropped": "\(queue.dropped)"])
                 await member.resynchronize()
             }
-            if stopping.isFired, queue.isEmpty {
+            // Ends once the farewell is sent (the queue decides: `stopping` fires before the
+            // farewell is queued, and a batch taken in between must not end the sending).
+            if queue.isDrained {
                 try await schema.remove(node: nodeID, on: writer, logger: logger)
                 return
             }

@@ -22,6 +22,11 @@ enum BackplaneMessage: Sendable, Equatable {
     /// The sender leaves the cluster: forget its state.
     case bye
 
+    /// Whether this is an ``event``: a delivery, which changes no node's state.
+    var isEvent: Bool {
+        if case .event = self { true } else { false }
+    }
+
     /// The line that carries this message.
     var line: String {
         var writer = JSONWriter()

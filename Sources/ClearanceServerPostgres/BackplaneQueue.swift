@@ -21,6 +21,14 @@ final class BackplaneQueue: Sendable {
         var resyncDue = false
         /// The farewell is queued: nothing may follow it (the others forget a node that said bye).
         var closed = false
+
+        /// Everything queued, leaving the queue empty (its storage handed over, not copied).
+        mutating func takeAll() -> [BackplaneMessage] {
+            overflowing = false
+            var batch: [BackplaneMessage] = []
+            swap(&batch, &messages)
+            return batch
+        }
     }
 
     let limit: Int
@@ -74,13 +82,12 @@ final class BackplaneQueue: Sendable {
             let overflowStarted = dropped > 0 && !state.overflowing
             if dropped > 0 {
                 state.overflowing = true
-                state.resyncDue = true
+                // Dropped events change no node's state; a dropped change leaves the others wrong.
+                if messages.dropFirst(room).contains(where: { !$0.isEvent }) { state.resyncDue = true }
             }
             guard let waiter = state.waiter else { return (nil, [], overflowStarted) }
             state.waiter = nil
-            state.overflowing = false
-            defer { state.messages.removeAll(keepingCapacity: true) }
-            return (waiter, state.messages, overflowStarted)
+            return (waiter, state.takeAll(), overflowStarted)
         }
         if overflowStarted {
             logger?.error("backplane.queue.full", metadata: ["limit": "\(limit)", "dropped": "\(dropped)"])
@@ -97,16 +104,12 @@ final class BackplaneQueue: Sendable {
         appendWholeState(messages)
     }
 
-    /// Everything queued, waiting until there is something; empty when cancelled.
+    /// Everything queued, waiting until there is something; empty when cancelled or drained.
     func next() async -> [BackplaneMessage] {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[BackplaneMessage], Never>) in
                 let ready: [BackplaneMessage]? = state.withLock { state in
-                    if !state.messages.isEmpty || Task.isCancelled {
-                        state.overflowing = false
-                        defer { state.messages.removeAll(keepingCapacity: true) }
-                        return state.messages
-                    }
+                    if !state.messages.isEmpty || state.closed || Task.isCancelled { return state.takeAll() }
                     state.waiter = continuation
                     return nil
                 }
@@ -123,4 +126,7 @@ final class BackplaneQueue: Sendable {
 
     /// Whether nothing is queued.
     var isEmpty: Bool { state.withLock { $0.messages.isEmpty } }
+
+    /// Whether the farewell is queued and everything up to it was taken: the sender is done.
+    var isDrained: Bool { state.withLock { $0.closed && $0.messages.isEmpty } }
 }

@@ -50,6 +50,28 @@ struct BackplaneQueueTests {
         #expect(!queue.takeResync())
     }
 
+    @Test func droppedEventsAloneMakeNoResynchronizationDue() async {
+        let queue = BackplaneQueue(limit: 1)
+        let event = BackplaneMessage.event(appID: "app", channel: "c", frame: "{}", excluding: nil)
+        queue.append([event, event, event])
+        #expect(queue.dropped == 2)
+        #expect(!queue.takeResync(), "a dropped delivery changes no node's state")
+        queue.append([.change(.subscriptions(.init(appID: "app", name: "c"), count: 1))])
+        #expect(queue.takeResync())
+    }
+
+    @Test func theSenderIsDoneOnceTheFarewellIsTaken() async {
+        let queue = BackplaneQueue()
+        queue.append([.hello])
+        #expect(await queue.next() == [.hello])
+        #expect(!queue.isDrained, "stopping alone does not end the sending: the farewell is still to come")
+        queue.appendLast([.bye])
+        #expect(!queue.isDrained)
+        #expect(await queue.next() == [.bye])
+        #expect(queue.isDrained)
+        #expect(await queue.next() == [], "a drained queue answers at once")
+    }
+
     @Test func theWholeStateIsNeverDroppedAndSettlesADueResynchronization() async {
         let queue = BackplaneQueue(limit: 2)
         queue.append([.hello, .hello, .hello])
