@@ -35,7 +35,12 @@ enum BackplanePayload: Sendable, Equatable {
 
     /// The notification that points at the stored text `id` of `node`.
     static func pointer(node: String, id: Int64) -> String {
-        "\(node)\n@\(id)"
+        pointerPrefix(node: node) + String(id)
+    }
+
+    /// What precedes the id in a pointer (the database appends the id it assigns).
+    static func pointerPrefix(node: String) -> String {
+        "\(node)\n@"
     }
 
     /// Reads a notification's (or a stored) text; `nil` when it is not one of ours.

@@ -69,7 +69,7 @@ struct BackplaneSchema: Sendable {
             try await execute("SELECT pg_notify(\(channel), \(payload))", on: connection, logger: logger)
         } else {
             // One statement: the row is committed when the notification is delivered.
-            let prefix = "\(node)\n@"
+            let prefix = BackplanePayload.pointerPrefix(node: node)
             try await execute("""
                 WITH stored AS (INSERT INTO \(unescaped: payloads) (body) VALUES (\(payload)) RETURNING id)
                 SELECT pg_notify(\(channel), \(prefix) || (SELECT id FROM stored)::text)

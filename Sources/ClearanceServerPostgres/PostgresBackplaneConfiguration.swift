@@ -9,7 +9,7 @@ import PostgresNIO
 /// let configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance@db.internal:5432/clearance")
 /// let hub = HubService(configuration: hubConfiguration, adapter: PostgresChannelState(configuration: configuration))
 /// ```
-public struct PostgresBackplaneConfiguration: Sendable, CustomStringConvertible {
+public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
     /// The database: host, port, user, password, database name, TLS.
     public var connection: PostgresConnection.Configuration
     /// The prefix of the backplane's NOTIFY channel and tables (`<namespace>_nodes`,

@@ -15,6 +15,15 @@ struct BackplaneConfigurationTests {
         #expect(try PostgresBackplaneConfiguration(url: "postgresql://u@localhost/d").connection.port == 5432)
     }
 
+    @Test func noTextFormShowsThePassword() throws {
+        let configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance:hunter2-LEAK@db.internal/hubs")
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        for text in [configuration.description, String(reflecting: configuration), dumped, "\(configuration)"] {
+            #expect(!text.contains("LEAK"), "\(text)")
+        }
+    }
+
     @Test func aPasswordHoldingPercentIsDecodedOnce() throws {
         #expect(try PostgresBackplaneConfiguration(url: "postgres://u:100%25@h/d").connection.password == "100%")
         #expect(try PostgresBackplaneConfiguration(url: "postgres://u:p%2541@h/d").connection.password == "p%41")

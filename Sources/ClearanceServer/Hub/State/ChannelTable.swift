@@ -55,9 +55,11 @@ package struct ChannelTable: Sendable {
             case let .subscriptions(key, count):
                 subscriptions[key] = count > 0 ? count : nil
             case let .memberJoined(key, member):
-                var list = members[key] ?? []
-                if let index = list.firstIndex(where: { $0.id == member.id }) { list[index] = member } else { list.append(member) }
-                members[key] = list
+                if let index = members[key]?.firstIndex(where: { $0.id == member.id }) {
+                    members[key]![index] = member
+                } else {
+                    members[key, default: []].append(member)
+                }
             case let .memberLeft(key, userID):
                 members[key]?.removeAll { $0.id == userID }
                 if members[key]?.isEmpty == true { members[key] = nil }
