@@ -86,8 +86,7 @@ struct LoginCommand: AsyncParsableCommand {
                 })
             }
         } catch let error as OAuth2Error {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-            throw ExitCode(1)
+            throw CommandFailure.exitCode(error)
         }
         SessionCommand.printState(session.state)
         print("store: \(storeOptions.storeURL.path)")

@@ -101,12 +101,8 @@ struct RequestCommand: AsyncParsableCommand {
             (SecretInput(flag: "--basic", environment: "CLEARANCE_BASIC"), basic, basicFile),
         ]
         var given = try inputs.map { try $0.0.resolve(value: $0.1, file: $0.2, useEnvironment: false) }
-        if !session && given.allSatisfy({ $0 == nil }) {
-            for index in inputs.indices {
-                guard let fromEnvironment = try inputs[index].0.resolve(value: nil, file: nil) else { continue }
-                given[index] = fromEnvironment
-                break
-            }
+        if !session, given.allSatisfy({ $0 == nil }), let index = inputs.firstIndex(where: { $0.0.environmentValue != nil }) {
+            given[index] = inputs[index].0.environmentValue
         }
         return (given[0], given[1], given[2])
     }

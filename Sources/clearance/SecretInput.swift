@@ -16,7 +16,7 @@ struct SecretInput {
 
     /// The secret, or nil when none was given anywhere.
     /// - Parameters:
-    ///   - useEnvironment: false to ignore ``environment`` (the caller decides later).
+    ///   - useEnvironment: false to ignore ``environment`` (the caller reads ``environmentValue`` later).
     ///   - warnsOnCommandLine: whether a value given on the command line (not `-`) is warned
     ///     about (false for a value that holds no secret, such as a URL without a password).
     func resolve(value: String?, file: String?, useEnvironment: Bool = true, warnsOnCommandLine: Bool = true) throws -> String? {
@@ -37,8 +37,12 @@ struct SecretInput {
             }
             return try Self.nonEmpty(data, from: "'\(file)'", for: flag)
         }
-        guard useEnvironment, let text = ProcessInfo.processInfo.environment[environment], !text.isEmpty else { return nil }
-        return text
+        return useEnvironment ? environmentValue : nil
+    }
+
+    /// The (non-empty) value of ``environment``, if set.
+    var environmentValue: String? {
+        ProcessInfo.processInfo.environment[environment].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// `data` without one trailing newline (LF or CRLF), as a secret read from a pipe or a file ends.

@@ -97,7 +97,7 @@ struct SessionCommand: AsyncParsableCommand {
                 print("store: \(storeOptions.storeURL.path)")
             } catch {
                 print("state: signed_out")
-                throw failure(error)
+                throw CommandFailure.exitCode(error)
             }
         }
     }
@@ -112,12 +112,6 @@ struct SessionCommand: AsyncParsableCommand {
         }
     }
 
-    /// Prints `error: <message>` on standard error; the command then exits with status 1.
-    static func failure(_ error: some ClearanceError) -> ExitCode {
-        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-        return ExitCode(1)
-    }
-
     struct Refresh: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Refresh the stored session now and save the new tokens.")
         @OptionGroup var options: SessionOptions
@@ -129,7 +123,7 @@ struct SessionCommand: AsyncParsableCommand {
                 printState(session.state)
             } catch {
                 printState(session.state)
-                throw failure(error)
+                throw CommandFailure.exitCode(error)
             }
         }
     }
