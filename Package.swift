@@ -18,7 +18,9 @@ import PackageDescription
 //   ClearanceServerPostgres          a cluster of hubs: channel state shared through PostgreSQL
 //   ClearanceDevelopment             development servers: demo API, OAuth2 provider, users, hosting
 //   ClearanceTesting                 helpers for apps testing code that uses Clearance
+//   ClearanceFuzzing                 the fuzz targets' entry functions (Fuzz/ClearanceFuzzing)
 //   ClearanceDemo, ClearanceBench    what `clearance demo` and `clearance bench` run
+//   ClearanceFuzzer                  libFuzzer's driver (scripts/fuzz), else a replayer of inputs
 //   clearance                        the command-line tool (commands only)
 
 let strict: [SwiftSetting] = [
@@ -259,10 +261,11 @@ let package = Package(
             name: "ClearanceBench",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceChannels", "ClearanceSigning",
-                "ClearanceServer", "ClearanceServerPostgres", "ClearanceDevelopment", "ClearanceEntitlements",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceEntitlements",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),

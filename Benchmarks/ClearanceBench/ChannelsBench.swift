@@ -58,10 +58,10 @@ struct ChannelsBench {
         let perChannel = times[false]!, batched = times[true]!
         for (label, series, count) in [("one request per channel", perChannel, requests[false]!), ("batched (pusher-js-auth format)", batched, requests[true]!)] {
             print("  " + label.padding(toLength: 40, withPad: " ", startingAt: 0)
-                + String(format: "%8.0f ms median (%.0f–%.0f)  %6d auth requests", Self.median(series) * 1000, series.min()! * 1000, series.max()! * 1000, count))
+                + String(format: "%8.0f ms median (%.0f–%.0f)  %6d auth requests", Measure.median(series) * 1000, series.min()! * 1000, series.max()! * 1000, count))
         }
         let fewer = Double(requests[false]!) / Double(max(requests[true]!, 1))
-        let faster = Self.median(perChannel) / Self.median(batched)
+        let faster = Measure.median(perChannel) / Measure.median(batched)
         let perRun = zip(perChannel, batched).map { $0 / $1 }
         print(String(format: "  batching: %.1f× fewer requests (target ≥ 10×: %@), %.1f× faster (target ≥ 3×: %@; per run %.1f×–%.1f×)",
                      fewer, fewer >= 10 ? "met" : "NOT met", faster, faster >= 3 ? "met" : "NOT met", perRun.min()!, perRun.max()!))
@@ -88,10 +88,5 @@ struct ChannelsBench {
         let elapsed = ContinuousClock.now - start
         await client.disconnect()
         return (Measure.seconds(elapsed), counting.count.withLock { $0 })
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }

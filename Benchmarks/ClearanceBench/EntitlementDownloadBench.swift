@@ -76,14 +76,9 @@ struct EntitlementDownloadBench {
             try await authorized(protectedFile)
             authorizedTimes.append(Measure.seconds(ContinuousClock.now - start))
         }
-        let plainMedian = median(plainTimes) * 1000, authorizedMedian = median(authorizedTimes) * 1000
+        let plainMedian = Measure.median(plainTimes) * 1000, authorizedMedian = Measure.median(authorizedTimes) * 1000
         Measure.printBaseline("baseline: plain GET streamed to a file (median)", plainMedian, "%10.1f ms")
         Measure.printRatio("authorized download: credentials + Basic + rename (median)", authorizedMedian, unit: "ms", baseline: plainMedian, target: 1.2)
         print("    throughput: plain \(String(format: "%.0f", Double(Self.editionSize) / plainMedian / 1000)) MB/s, authorized \(String(format: "%.0f", Double(Self.editionSize) / authorizedMedian / 1000)) MB/s; edition_credentials calls: \(pugpig.stats.count("edition_credentials"))")
-    }
-
-    private func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 }

@@ -118,7 +118,7 @@ final class SoakLoad: Sendable {
     func client(_ index: Int, until deadline: ContinuousClock.Instant) async {
         var generator = SystemRandomNumberGenerator()
         let url = "ws://127.0.0.1:\(port)/app/\(ServerProcess.key)?protocol=7&client=clearance-soak&version=1.0.0"
-        while ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline, !Task.isCancelled {
             let lifetime = ContinuousClock.now + .milliseconds(Int.random(in: 5_000...30_000, using: &generator))
             _ = try? await WebSocketClient.connect(
                 url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 16, closeTimeout: .seconds(2)), logger: logger
@@ -199,7 +199,7 @@ final class SoakLoad: Sendable {
 
     /// Triggers an event on a random channel about 50 times a second until `deadline`.
     func trigger(_ server: ServerProcess, until deadline: ContinuousClock.Instant) async {
-        while ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline, !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(20))
             guard let channel = Self.channels.randomElement() else { return }
             if (try? await server.trigger(channel: channel, name: "soak-event", data: #"{"n":1}"#)) != nil {

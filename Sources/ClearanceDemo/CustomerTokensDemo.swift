@@ -195,7 +195,7 @@ private struct DemoEvents {
         stream = source.events
     }
 
-    /// The names of the first `count` events (fewer if none comes for two seconds).
+    /// The names of the first `count` events; none when they have not all come within two seconds.
     func names(count: Int) async -> [String] {
         await withTaskGroup(of: [String].self) { group in
             group.addTask {
