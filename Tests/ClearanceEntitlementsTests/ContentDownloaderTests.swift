@@ -33,60 +33,60 @@ import Testing
 
     @Test(arguments: ["asynchttpclient", "urlsession"])
     func aDownloadReportsProgressAndAppearsComplete(transportName: String) async throws {
-        let fixture = try await PugpigFixture()
-        defer { Task { await fixture.stop() } }
-        let directory = fixture.directory
-        let transport: any HTTPTransport = transportName == "urlsession" ? URLSessionHTTPTransport() : AsyncHTTPClientHTTPTransport.shared
-        let provider = try await fixture.signedIn(PugpigFixture.bob)
-        let destination = directory.file("issue-1.zip")
-        let download = ContentDownloader(provider: provider, transport: transport).start("issue-1", from: fixture.contentURL("issue-1"), to: destination)
-        var seen: [DownloadProgress] = []
-        for await progress in download.progress { seen.append(progress) }
-        let bytes = try await download.result()
-        #expect(bytes == Int64(PugpigFixture.edition.count))
-        #expect(try Data(contentsOf: destination) == PugpigFixture.edition)
-        #expect(directory.contents() == ["issue-1.zip"])
-        #expect(seen.last == DownloadProgress(bytesReceived: bytes, expectedBytes: bytes))
-        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
-        #expect(seen.last?.fraction == 1)
-        #expect(fixture.server.stats.count("content") == 1 && fixture.server.stats.count("content_refused") == 0)
+        try await PugpigFixture.with { fixture in
+            let directory = fixture.directory
+            let transport: any HTTPTransport = transportName == "urlsession" ? URLSessionHTTPTransport() : AsyncHTTPClientHTTPTransport.shared
+            let provider = try await fixture.signedIn(PugpigFixture.bob)
+            let destination = directory.file("issue-1.zip")
+            let download = ContentDownloader(provider: provider, transport: transport).start("issue-1", from: fixture.contentURL("issue-1"), to: destination)
+            var seen: [DownloadProgress] = []
+            for await progress in download.progress { seen.append(progress) }
+            let bytes = try await download.result()
+            #expect(bytes == Int64(PugpigFixture.edition.count))
+            #expect(try Data(contentsOf: destination) == PugpigFixture.edition)
+            #expect(directory.contents() == ["issue-1.zip"])
+            #expect(seen.last == DownloadProgress(bytesReceived: bytes, expectedBytes: bytes))
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
+            #expect(seen.last?.fraction == 1)
+            #expect(fixture.server.stats.count("content") == 1 && fixture.server.stats.count("content_refused") == 0)
+        }
     }
 
     @Test func aProductOutsideTheSubscriptionIsRefusedBeforeAnyDownload() async throws {
-        let fixture = try await PugpigFixture()
-        defer { Task { await fixture.stop() } }
-        let directory = fixture.directory
-        try Data("earlier".utf8).write(to: directory.file("issue-3.zip"))
-        let provider = try await fixture.signedIn(PugpigFixture.bob)
-        await expectError(.productUnavailable) {
-            try await ContentDownloader(provider: provider).download("issue-3", from: fixture.contentURL("issue-3"), to: directory.file("issue-3.zip"))
+        try await PugpigFixture.with { fixture in
+            let directory = fixture.directory
+            try Data("earlier".utf8).write(to: directory.file("issue-3.zip"))
+            let provider = try await fixture.signedIn(PugpigFixture.bob)
+            await expectError(.productUnavailable) {
+                try await ContentDownloader(provider: provider).download("issue-3", from: fixture.contentURL("issue-3"), to: directory.file("issue-3.zip"))
+            }
+            #expect(try Data(contentsOf: directory.file("issue-3.zip")) == Data("earlier".utf8))  // untouched
+            #expect(directory.contents() == ["issue-3.zip"])
+            #expect(fixture.server.stats.count("content") == 0)
         }
-        #expect(try Data(contentsOf: directory.file("issue-3.zip")) == Data("earlier".utf8))  // untouched
-        #expect(directory.contents() == ["issue-3.zip"])
-        #expect(fixture.server.stats.count("content") == 0)
     }
 
     @Test func theContentServerChecksTheEditionCredentialsAndTheEdgeHeader() async throws {
-        let fixture = try await PugpigFixture()
-        defer { Task { await fixture.stop() } }
-        let alice = try await fixture.signedIn(PugpigFixture.alice)
-        var credentials = try await alice.credentials(for: "issue-1")
-        // Credentials for another product do not open this one.
-        let other = try await alice.credentials(for: "issue-2")
-        let transport = AsyncHTTPClientHTTPTransport.shared
-        var request = HTTPRequest(method: .get, url: fixture.contentURL("issue-1"))
-        try other.apply(to: &request)
-        #expect(try await transport.send(request, body: nil).0.status == .unauthorized)
-        // Without the edge header neither.
-        credentials.headers = [:]
-        request = HTTPRequest(method: .get, url: fixture.contentURL("issue-1"))
-        try credentials.apply(to: &request)
-        #expect(try await transport.send(request, body: nil).0.status == .unauthorized)
-        // Path tricks find nothing.
-        let full = try await alice.credentials(for: "issue-1")
-        request = HTTPRequest(method: .get, url: URL(string: fixture.contentURL("issue-1").absoluteString.replacingOccurrences(of: "edition.zip", with: "..%2F..%2Fsecret"))!)
-        try full.apply(to: &request)
-        #expect(try await transport.send(request, body: nil).0.status == .notFound)
+        try await PugpigFixture.with { fixture in
+            let alice = try await fixture.signedIn(PugpigFixture.alice)
+            var credentials = try await alice.credentials(for: "issue-1")
+            // Credentials for another product do not open this one.
+            let other = try await alice.credentials(for: "issue-2")
+            let transport = AsyncHTTPClientHTTPTransport.shared
+            var request = HTTPRequest(method: .get, url: fixture.contentURL("issue-1"))
+            try other.apply(to: &request)
+            #expect(try await transport.send(request, body: nil).0.status == .unauthorized)
+            // Without the edge header neither.
+            credentials.headers = [:]
+            request = HTTPRequest(method: .get, url: fixture.contentURL("issue-1"))
+            try credentials.apply(to: &request)
+            #expect(try await transport.send(request, body: nil).0.status == .unauthorized)
+            // Path tricks find nothing.
+            let full = try await alice.credentials(for: "issue-1")
+            request = HTTPRequest(method: .get, url: URL(string: fixture.contentURL("issue-1").absoluteString.replacingOccurrences(of: "edition.zip", with: "..%2F..%2Fsecret"))!)
+            try full.apply(to: &request)
+            #expect(try await transport.send(request, body: nil).0.status == .notFound)
+        }
     }
 
     /// A server that trickles a 16 MB body, 4 kB every 5 ms.

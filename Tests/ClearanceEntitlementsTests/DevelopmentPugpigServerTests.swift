@@ -41,14 +41,14 @@ import Testing
     }
 
     @Test func theSHA1OptionWorksEndToEnd() async throws {
-        let fixture = try await PugpigFixture(settings: DevelopmentPugpigSettings(secret: "shared-secret", passwordScheme: .pugpigSHA1, edgeHeader: false))
-        defer { Task { await fixture.stop() } }
-        let directory = fixture.directory
-        let provider = try await fixture.signedIn(PugpigFixture.alice)
-        let credentials = try await provider.credentials(for: "issue-1")
-        #expect(credentials.password == "b3b33269f96853b490f70bc80b221c0190dea3f3" && credentials.headers.isEmpty)
-        let bytes = try await ContentDownloader(provider: provider).download("issue-1", from: fixture.contentURL("issue-1"), to: directory.file("e"))
-        #expect(bytes == Int64(PugpigFixture.edition.count))
+        try await PugpigFixture.with(settings: DevelopmentPugpigSettings(secret: "shared-secret", passwordScheme: .pugpigSHA1, edgeHeader: false)) { fixture in
+            let directory = fixture.directory
+            let provider = try await fixture.signedIn(PugpigFixture.alice)
+            let credentials = try await provider.credentials(for: "issue-1")
+            #expect(credentials.password == "b3b33269f96853b490f70bc80b221c0190dea3f3" && credentials.headers.isEmpty)
+            let bytes = try await ContentDownloader(provider: provider).download("issue-1", from: fixture.contentURL("issue-1"), to: directory.file("e"))
+            #expect(bytes == Int64(PugpigFixture.edition.count))
+        }
     }
 
     @Test func theConfigurationFileCarriesEntitlementsAndSettings() throws {

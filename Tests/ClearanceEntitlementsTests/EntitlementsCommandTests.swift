@@ -119,21 +119,21 @@ import Testing
 
     @Test func aRefusedRenewalEndsTheSessionAndStatusSaysSignedOut() async throws {
         let clock = TestClock()
-        let fixture = try await PugpigFixture(clock: clock)
-        defer { Task { await fixture.stop() } }
-        let directory = fixture.directory
-        let options = Self.options(fixture.running.baseURL.absoluteString, store: directory.file("e.json").path)
-        #expect(try await ClearanceExecutable.run(["entitlements", "sign-in", "--username", "alice", "--password-stdin", "--post"] + options, input: "alice-password\n").status == 0)
-        let verify = try await ClearanceExecutable.run(["entitlements", "verify", "--post"] + options)
-        #expect(verify.stdout == #"{"state":"active","access":"all","message":"Your subscription is active"}"# + "\n")
-        clock.advance(fixture.server.settings.renewalWindow + 60)
-        let ended = try await ClearanceExecutable.run(["entitlements", "verify", "--post"] + options)
-        #expect(ended.status != 0)
-        #expect(ended.stderr.contains("entitlements.subscriptionExpired") && ended.stderr.contains("sign in again"))
-        #expect(ended.stdout.isEmpty)
-        let status = try await ClearanceExecutable.run(["entitlements", "status"] + options)
-        #expect(status.status == 0 && status.stdout == #"{"state":"signedOut","access":[]}"# + "\n")
-        #expect(fixture.server.stats.count("renew_token") == 1)
+        try await PugpigFixture.with(clock: clock) { fixture in
+            let directory = fixture.directory
+            let options = Self.options(fixture.running.baseURL.absoluteString, store: directory.file("e.json").path)
+            #expect(try await ClearanceExecutable.run(["entitlements", "sign-in", "--username", "alice", "--password-stdin", "--post"] + options, input: "alice-password\n").status == 0)
+            let verify = try await ClearanceExecutable.run(["entitlements", "verify", "--post"] + options)
+            #expect(verify.stdout == #"{"state":"active","access":"all","message":"Your subscription is active"}"# + "\n")
+            clock.advance(fixture.server.settings.renewalWindow + 60)
+            let ended = try await ClearanceExecutable.run(["entitlements", "verify", "--post"] + options)
+            #expect(ended.status != 0)
+            #expect(ended.stderr.contains("entitlements.subscriptionExpired") && ended.stderr.contains("sign in again"))
+            #expect(ended.stdout.isEmpty)
+            let status = try await ClearanceExecutable.run(["entitlements", "status"] + options)
+            #expect(status.status == 0 && status.stdout == #"{"state":"signedOut","access":[]}"# + "\n")
+            #expect(fixture.server.stats.count("renew_token") == 1)
+        }
     }
 
     @Test func usageErrorsAndAnUnreadableStore() async throws {

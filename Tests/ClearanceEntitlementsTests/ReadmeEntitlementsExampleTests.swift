@@ -20,27 +20,27 @@ struct ReadmeEntitlementsExampleTests {
     }
 
     @Test func signInVerifyAndDownload() async throws {
-        let fixture = try await PugpigFixture()
-        defer { Task { await fixture.stop() } }
-        let directory = fixture.directory
-        let subscriptions = fixture.base
-        let storeURL = directory.file("entitlements.json"), keyURL = directory.file("session.key")
-        let inAppPurchases = InAppPurchases()
-        let (password, editionURL, file) = ("bob-password", fixture.contentURL("issue-1"), directory.file("issue-1.zip"))
+        try await PugpigFixture.with { fixture in
+            let directory = fixture.directory
+            let subscriptions = fixture.base
+            let storeURL = directory.file("entitlements.json"), keyURL = directory.file("session.key")
+            let inAppPurchases = InAppPurchases()
+            let (password, editionURL, file) = ("bob-password", fixture.contentURL("issue-1"), directory.file("issue-1.zip"))
 
-        let pugpig = PugpigEntitlementProvider(configuration: PugpigConfiguration(
-            endpoints: .standard(base: subscriptions),                   // each endpoint may have its own URL
-            store: StoredEntitlements.fileStore(at: storeURL, key: try .loadOrCreate(file: keyURL))))
-        let entitlements = EntitlementChain([pugpig, inAppPurchases])  // asked in order (Pugpig's rule)
-        try await pugpig.signIn(username: "bob", password: password)    // entitlements.notRecognised when refused
-        print(try await pugpig.verify())                                // EntitlementSnapshot(active, access: [issue-1, issue-2], …)
-        if await entitlements.access(to: "issue-1") == .granted {
-            let download = ContentDownloader(provider: entitlements).start("issue-1", from: editionURL, to: file)
-            for await progress in download.progress { print(progress) } // 0 of 200000 bytes, …, 200000 of 200000 bytes
-            try await download.result()                                 // the file appears only when complete
+            let pugpig = PugpigEntitlementProvider(configuration: PugpigConfiguration(
+                endpoints: .standard(base: subscriptions),                   // each endpoint may have its own URL
+                store: StoredEntitlements.fileStore(at: storeURL, key: try .loadOrCreate(file: keyURL))))
+            let entitlements = EntitlementChain([pugpig, inAppPurchases])  // asked in order (Pugpig's rule)
+            try await pugpig.signIn(username: "bob", password: password)    // entitlements.notRecognised when refused
+            print(try await pugpig.verify())                                // EntitlementSnapshot(active, access: [issue-1, issue-2], …)
+            if await entitlements.access(to: "issue-1") == .granted {
+                let download = ContentDownloader(provider: entitlements).start("issue-1", from: editionURL, to: file)
+                for await progress in download.progress { print(progress) } // 0 of 200000 bytes, …, 200000 of 200000 bytes
+                try await download.result()                                 // the file appears only when complete
+            }
+
+            #expect(try Data(contentsOf: file) == PugpigFixture.edition)
+            #expect(await pugpig.lastSnapshot?.access == .products(["issue-1", "issue-2"]))
         }
-
-        #expect(try Data(contentsOf: file) == PugpigFixture.edition)
-        #expect(await pugpig.lastSnapshot?.access == .products(["issue-1", "issue-2"]))
     }
 }

@@ -64,6 +64,17 @@ struct PugpigFixture {
         return provider
     }
 
+    /// Runs `body` with a started fixture and stops it (its server and its directory) afterwards,
+    /// also when `body` throws.
+    static func with<T>(
+        settings: DevelopmentPugpigSettings = DevelopmentPugpigSettings(secret: "fixture-secret-of-thirty-two-bytes!!"),
+        clock: TestClock = TestClock(),
+        _ body: (PugpigFixture) async throws -> T
+    ) async throws -> T {
+        let fixture = try await PugpigFixture(settings: settings, clock: clock)
+        return try await withCleanup { try await body(fixture) } cleanup: { await fixture.stop() }
+    }
+
     func stop() async {
         await running.stop()
         directory.remove()
