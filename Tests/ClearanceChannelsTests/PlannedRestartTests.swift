@@ -26,61 +26,66 @@ struct PlannedRestartTests {
         let configuration = try ServeProcess.writeConfiguration(port: port)
         defer { try? FileManager.default.removeItem(at: configuration) }
         var serve = try await ServeProcess.start(configuration: configuration, port: port)
-        let authURL = serve.httpURL.appending(path: "/pusher/auth")
-
-        let listen = try ClearanceExecutable.start([
-            "listen", "--key", TestHub.key, "--host", "127.0.0.1", "--port", "\(port)",
-            "--auth-url", authURL.absoluteString, "--header", "Authorization: Bearer \(TestHub.alice.token)",
-        ] + Self.channels)
-        let client = ChannelClient(key: TestHub.key, options: ChannelClientOptions(
-            endpoint: .host("127.0.0.1", port: port),
-            authorizer: try ServerChannelAuthorizer(endpoint: authURL, headers: [.authorization: "Bearer \(TestHub.alice.token)"]),
-            logger: Logger.silent("test.restart")))
-        let subscriptions = SubscriptionLog()
-        await client.connect()
-        var watchers: [Task<Void, Never>] = []
-        for name in Self.channels {
-            let channel = await client.subscribe(name)
-            watchers.append(Task {
-                for await state in channel.states where state.isSubscribed { subscriptions.add(name) }
-            })
-        }
-        defer {
-            for watcher in watchers { watcher.cancel() }
-        }
-
-        do {
-            try await eventually("both clients subscribed at first", timeout: .seconds(20)) {
-                Self.channels.allSatisfy { subscriptions.count($0) >= 1 && Self.listenSubscriptions(listen, $0) >= 1 }
-            }
-            for outage in outages {
-                let before = Self.channels.map { (subscriptions.count($0), Self.listenSubscriptions(listen, $0)) }
-                await serve.stop(.terminate(grace: .seconds(15)))
-                #expect(serve.process.status == 0, "clearance serve did not stop cleanly on SIGTERM: \(serve.process.stderr.suffix(1_000))")
-                try await Task.sleep(for: .seconds(outage))
-                serve = try await ServeProcess.start(configuration: configuration, port: port)
-                let returned = ContinuousClock.now
-                // Whatever it takes, measured: the assertion is on the time, not on a timeout.
-                try await eventually("every channel subscribed again after a \(outage) s outage", timeout: .seconds(30)) {
-                    zip(Self.channels, before).allSatisfy { name, counts in
-                        subscriptions.count(name) > counts.0 && Self.listenSubscriptions(listen, name) > counts.1
+        try await withCleanup {
+            let authURL = serve.httpURL.appending(path: "/pusher/auth")
+            let listen = try ClearanceExecutable.start([
+                "listen", "--key", TestHub.key, "--host", "127.0.0.1", "--port", "\(port)",
+                "--auth-url", authURL.absoluteString, "--header", "Authorization: Bearer \(TestHub.alice.token)",
+            ] + Self.channels)
+            try await withCleanup {
+                let client = ChannelClient(key: TestHub.key, options: ChannelClientOptions(
+                    endpoint: .host("127.0.0.1", port: port),
+                    authorizer: try ServerChannelAuthorizer(endpoint: authURL, headers: [.authorization: "Bearer \(TestHub.alice.token)"]),
+                    logger: Logger.silent("test.restart")))
+                try await withCleanup {
+                    let subscriptions = SubscriptionLog()
+                    await client.connect()
+                    var watchers: [Task<Void, Never>] = []
+                    for name in Self.channels {
+                        let channel = await client.subscribe(name)
+                        watchers.append(Task {
+                            for await state in channel.states where state.isSubscribed { subscriptions.add(name) }
+                        })
                     }
+                    defer {
+                        for watcher in watchers { watcher.cancel() }
+                    }
+
+                    try await eventually("both clients subscribed at first", timeout: .seconds(20)) {
+                        Self.channels.allSatisfy { subscriptions.count($0) >= 1 && Self.listenSubscriptions(listen, $0) >= 1 }
+                    }
+                    for outage in outages {
+                        let before = Self.channels.map { (subscriptions.count($0), Self.listenSubscriptions(listen, $0)) }
+                        await serve.stop(.terminate(grace: .seconds(15)))
+                        #expect(serve.process.status == 0, "clearance serve did not stop cleanly on SIGTERM: \(serve.process.stderr.suffix(1_000))")
+                        try await Task.sleep(for: .seconds(outage))
+                        serve = try await ServeProcess.start(configuration: configuration, port: port)
+                        let returned = ContinuousClock.now
+                        // Whatever it takes, measured: the assertion is on the time, not on a timeout.
+                        try await eventually("every channel subscribed again after a \(outage) s outage", timeout: .seconds(30)) {
+                            zip(Self.channels, before).allSatisfy { name, counts in
+                                subscriptions.count(name) > counts.0 && Self.listenSubscriptions(listen, name) > counts.1
+                            }
+                        }
+                        let back = ContinuousClock.now - returned
+                        #expect(back <= TestTiming.scaled(.seconds(5)), "after a \(outage) s outage the clients were back \(back) after the hub")
+                    }
+                    // And the channels work: an event on the private channel reaches both.
+                    let inProcess = await client.channel(named: "private-orders")!.bind(event: "shipped")
+                    try await eventually("the event printed by clearance listen and received here", timeout: .seconds(10)) {
+                        try? await TestHub.trigger(serve.http, event: "shipped", channels: ["private-orders"], data: #"{"id":1}"#)
+                        return listen.stdout.contains("shipped")
+                    }
+                    _ = try await first(inProcess, timeout: .seconds(5)) { _ in true }
+                } cleanup: {
+                    await client.disconnect()
                 }
-                let back = ContinuousClock.now - returned
-                #expect(back <= TestTiming.scaled(.seconds(5)), "after a \(outage) s outage the clients were back \(back) after the hub")
+            } cleanup: {
+                await listen.stop(.interrupt(grace: .seconds(5)))
             }
-            // And the channels work: an event on the private channel reaches both.
-            let inProcess = await client.channel(named: "private-orders")!.bind(event: "shipped")
-            try await eventually("the event printed by clearance listen and received here", timeout: .seconds(10)) {
-                try? await TestHub.trigger(serve.http, event: "shipped", channels: ["private-orders"], data: #"{"id":1}"#)
-                return listen.stdout.contains("shipped")
-            }
-            _ = try await first(inProcess, timeout: .seconds(5)) { _ in true }
-        } catch {
-            await Self.stopAll(client, listen, serve)
-            throw error
+        } cleanup: {
+            await serve.stop()
         }
-        await Self.stopAll(client, listen, serve)
     }
 
     /// How many times `clearance listen` reported `channel` subscribed (its standard error).
@@ -89,12 +94,6 @@ struct PlannedRestartTests {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return false }
             return object["channel"] as? String == channel && object["state"] as? String == "subscribed"
         }
-    }
-
-    private static func stopAll(_ client: ChannelClient, _ listen: ChildProcess, _ serve: ServeProcess) async {
-        await client.disconnect()
-        await listen.stop(.interrupt(grace: .seconds(5)))
-        await serve.stop()
     }
 }
 

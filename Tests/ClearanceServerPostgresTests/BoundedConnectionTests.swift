@@ -11,7 +11,7 @@ import Testing
 struct BoundedConnectionTests {
     @Test func aQueryOnAClosedConnectionFailsAtOnce() async throws {
         let database = try await ThrowawayPostgres.start()
-        do {
+        try await withCleanup {
             let configuration = try PostgresBackplaneConfiguration(url: database.url)
             let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
             let bounded = BoundedConnection(connection)
@@ -28,10 +28,8 @@ struct BoundedConnectionTests {
                 try await bounded.run { try await connection.query("SELECT 1", logger: TestHub.quietLogger) }
             }
             #expect(ContinuousClock.now - start < .seconds(1))
-        } catch {
+        } cleanup: {
             await database.destroy()
-            throw error
         }
-        await database.destroy()
     }
 }

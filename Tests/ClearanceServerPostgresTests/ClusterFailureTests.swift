@@ -14,49 +14,49 @@ import Testing
 struct ClusterFailureTests {
     @Test func aKilledNodesMembersAreRemovedFromTheOthersWithin30Seconds() async throws {
         let database = try await ThrowawayPostgres.start()
-        let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: database.url), logger: TestHub.quietLogger)
-        let hub = try await TestHub.start(adapter: state)
-        let port = try LoopbackPort.free()
-        let configuration = try ServeProcess.writeConfiguration(port: port)
-        var serve: ServeProcess?
-        do {
-            // The URL through the environment, as a URL with a password would be given.
-            let node = try await ServeProcess.start(configuration: configuration, port: port, environment: ["CLEARANCE_BACKPLANE_URL": database.url])
-            serve = node
-            #expect(await node.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil, "\(node.process.stderr)")
-            try await ClusterFixture.linked(state)
+        try await withCleanup {
+            let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: database.url), logger: TestHub.quietLogger)
+            let hub = try await TestHub.start(adapter: state)
+            try await withCleanup {
+                let port = try LoopbackPort.free()
+                let configuration = try ServeProcess.writeConfiguration(port: port)
+                defer { try? FileManager.default.removeItem(at: configuration) }
+                // The URL through the environment, as a URL with a password would be given.
+                let node = try await ServeProcess.start(configuration: configuration, port: port, environment: ["CLEARANCE_BACKPLANE_URL": database.url])
+                try await withCleanup {
+                    #expect(await node.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil, "\(node.process.stderr)")
+                    try await ClusterFixture.linked(state)
 
-            let alice = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, authorizer: try TestHub.serverAuthorizer(hub, token: TestHub.alice.token)))
-            let bob = ChannelClient(key: TestHub.key, options: TestHub.options(port, authorizer: try TestHub.serverAuthorizer(node.httpURL, token: TestHub.bob.token)))
-            await alice.connect()
-            await bob.connect()
-            let aliceRoom = await alice.subscribe("presence-room")
-            let changes = aliceRoom.members
-            try await aliceRoom.subscribed()
-            try await (await bob.subscribe("presence-room")).subscribed()
-            _ = try await first(changes, timeout: .seconds(15)) { $0 == .added(PresenceMember(id: "bob", infoJSON: #"{"name":"Bob"}"#)) }
-            #expect(try await TestHub.users(hub, channel: "presence-room") == ["alice", "bob"])
+                    let alice = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, authorizer: try TestHub.serverAuthorizer(hub, token: TestHub.alice.token)))
+                    let bob = ChannelClient(key: TestHub.key, options: TestHub.options(port, authorizer: try TestHub.serverAuthorizer(node.httpURL, token: TestHub.bob.token)))
+                    await alice.connect()
+                    await bob.connect()
+                    let aliceRoom = await alice.subscribe("presence-room")
+                    let changes = aliceRoom.members
+                    try await aliceRoom.subscribed()
+                    try await (await bob.subscribe("presence-room")).subscribed()
+                    _ = try await first(changes, timeout: .seconds(15)) { $0 == .added(PresenceMember(id: "bob", infoJSON: #"{"name":"Bob"}"#)) }
+                    #expect(try await TestHub.users(hub, channel: "presence-room") == ["alice", "bob"])
 
-            await node.stop(.kill)
-            let killed = ContinuousClock.now
-            _ = try await first(changes, timeout: .seconds(40)) { $0 == .removed(PresenceMember(id: "bob", infoJSON: #"{"name":"Bob"}"#)) }
-            let gone = ContinuousClock.now - killed
-            #expect(gone <= .seconds(30), "bob was removed \(gone) after his node died")
-            #expect(try await TestHub.users(hub, channel: "presence-room") == ["alice"])
-            let channel = try await TestHTTP(hub).signed("GET", "/apps/\(TestHub.appID)/channels/presence-room", query: ["info": "subscription_count"]).json
-            #expect(channel["subscription_count"] as? Int == 1)
-            await bob.disconnect()
-            await alice.disconnect()
-        } catch {
-            await serve?.stop(.kill)
-            await hub.stop()
+                    await node.stop(.kill)
+                    let killed = ContinuousClock.now
+                    _ = try await first(changes, timeout: .seconds(40)) { $0 == .removed(PresenceMember(id: "bob", infoJSON: #"{"name":"Bob"}"#)) }
+                    let gone = ContinuousClock.now - killed
+                    #expect(gone <= .seconds(30), "bob was removed \(gone) after his node died")
+                    #expect(try await TestHub.users(hub, channel: "presence-room") == ["alice"])
+                    let channel = try await TestHTTP(hub).signed("GET", "/apps/\(TestHub.appID)/channels/presence-room", query: ["info": "subscription_count"]).json
+                    #expect(channel["subscription_count"] as? Int == 1)
+                    await bob.disconnect()
+                    await alice.disconnect()
+                } cleanup: {
+                    await node.stop(.kill)
+                }
+            } cleanup: {
+                await hub.stop()
+            }
+        } cleanup: {
             await database.destroy()
-            try? FileManager.default.removeItem(at: configuration)
-            throw error
         }
-        await hub.stop()
-        await database.destroy()
-        try? FileManager.default.removeItem(at: configuration)
     }
 
     @Test func afterTheDatabaseRestartsDeliveryAcrossNodesResumesWithin30Seconds() async throws {
