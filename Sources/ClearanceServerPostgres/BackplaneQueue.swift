@@ -124,6 +124,9 @@ final class BackplaneQueue: Sendable {
         }
     }
 
+    /// Whether the sender waits for messages (for tests).
+    var isWaiting: Bool { state.withLock { $0.waiter != nil } }
+
     /// Whether nothing is queued.
     var isEmpty: Bool { state.withLock { $0.messages.isEmpty } }
 

@@ -1,6 +1,7 @@
 import Clearance
 import ClearanceHTTP
 import ClearanceOAuth2
+import ClearanceTestSupport
 import Foundation
 import HTTPTypes
 import Testing
@@ -19,7 +20,7 @@ import Testing
         let listener = try await LoopbackRedirectListener.start()
         defer { Task { await listener.stop() } }
         let waiting = Task { try await listener.receiveRedirect(state: "the-real-state") }
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually("the caller waits for its redirect") { listener.waiterCount == 1 }
         for index in 0..<40 {
             #expect(try await Self.get(listener, "/callback?code=forged-\(index)&state=forged") == 400)
         }
@@ -62,16 +63,18 @@ import Testing
         let listener = try await LoopbackRedirectListener.start()
         defer { Task { await listener.stop() } }
         let session = harness.session(clock: SystemOAuth2Clock())
+        let forgedStatus = Locked<Int?>(nil)
         let flow = AuthorizationCodeFlow(receiver: listener, timeout: .seconds(20)) { url in
             // Once the flow waits for its state, a forged answer is refused; then the real one.
             Task {
-                try await Task.sleep(for: .milliseconds(100))
-                #expect(try await Self.get(listener, "/callback?code=attacker&state=forged") == 400)
-                try await Task.sleep(for: .milliseconds(100))
+                try await eventually("the flow waits for its redirect") { listener.waiterCount == 1 }
+                let status = try await Self.get(listener, "/callback?code=attacker&state=forged")
+                forgedStatus.withLock { $0 = status }
                 try await Browser.follow(url)
             }
         }
         try await session.signIn(with: flow)
+        #expect(forgedStatus.withLock { $0 } == 400)
         #expect(harness.server.lastForm?["code"] != "attacker")
         #expect(try await harness.callAPI(harness.client(session)) == 200)
     }

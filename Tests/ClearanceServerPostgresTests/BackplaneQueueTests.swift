@@ -1,5 +1,6 @@
 @testable import ClearanceServerPostgres
 import ClearanceTesting
+import ClearanceTestSupport
 import Testing
 
 @Suite("Backplane queue")
@@ -12,10 +13,10 @@ struct BackplaneQueueTests {
         #expect(queue.isEmpty)
     }
 
-    @Test func aWaitingSenderWakesForTheNextMessages() async {
+    @Test func aWaitingSenderWakesForTheNextMessages() async throws {
         let queue = BackplaneQueue(limit: 10)
         let waiting = Task { await queue.next() }
-        try? await Task.sleep(for: .milliseconds(50))
+        try await eventually("the sender waits") { queue.isWaiting }
         queue.append([.bye])
         #expect(await waiting.value == [.bye])
     }
@@ -104,10 +105,10 @@ struct BackplaneQueueTests {
         #expect(await reconnecting.next() == [.hello, .bye])
     }
 
-    @Test func aCancelledSenderStopsWaiting() async {
+    @Test func aCancelledSenderStopsWaiting() async throws {
         let queue = BackplaneQueue()
         let waiting = Task { await queue.next() }
-        try? await Task.sleep(for: .milliseconds(50))
+        try await eventually("the sender waits") { queue.isWaiting }
         waiting.cancel()
         #expect(await waiting.value.isEmpty)
     }

@@ -109,6 +109,9 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
     /// Redirects received that no caller took yet (for tests).
     package var pendingCount: Int { state.withLock { $0.received.count } }
 
+    /// Callers waiting for a redirect (for tests).
+    package var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     private func wait(for expected: String?) async throws -> URL {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
