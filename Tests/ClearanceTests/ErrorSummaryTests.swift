@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceTesting
 import Testing
 
 /// `ErrorSummary`: a case's code and message side by side, the message built only when read.
@@ -6,27 +7,18 @@ import Testing
     /// An error written the way every Clearance module writes its errors.
     enum ProbeError: ClearanceError {
         case plain
-        case counted(Counter)
+        case counted(Counter)  // counts the messages built
 
         static let codeDomain = "probe"
 
         var summary: ErrorSummary<Code> {
             switch self {
             case .plain: .init(.plain, "A plain failure (\(qualifiedCode)).")
-            case .counted(let counter): .init(.counted, counter.message())
+            case .counted(let counter): .init(.counted, { _ = counter.increment(); return "counted" }())
             }
         }
 
         enum Code: String, Sendable, CaseIterable { case plain, counted }
-    }
-
-    /// Counts how many times a message was built.
-    final class Counter: Sendable {
-        let built = Locked(0)
-        func message() -> String {
-            built.withLock { $0 += 1 }
-            return "counted"
-        }
     }
 
     @Test func codeAndMessageComeFromTheSummary() {
@@ -43,8 +35,8 @@ import Testing
         let error = ProbeError.counted(counter)
         #expect(error.code == .counted)
         #expect(error.qualifiedCode == "probe.counted")
-        #expect(counter.built.withLock { $0 } == 0)
+        #expect(counter.value == 0)
         #expect(error.message == "counted")
-        #expect(counter.built.withLock { $0 } == 1)
+        #expect(counter.value == 1)
     }
 }

@@ -1,8 +1,8 @@
 /// One error case's stable code and its message, written side by side in a single `switch`
 /// (a ``ClearanceError``'s ``ClearanceError/summary``) so that the two cannot drift apart.
 ///
-/// The message is built only when it is read: reading a ``ClearanceError/code`` costs nothing,
-/// and a message may mention the error's own code.
+/// The message is built only when it is read: reading a ``ClearanceError/code`` builds no text
+/// (only the closure that would), and a message may mention the error's own code.
 ///
 /// ```swift
 /// public var summary: ErrorSummary<Code> {

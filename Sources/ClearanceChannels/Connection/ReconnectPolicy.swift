@@ -120,7 +120,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// The first retry after a planned restart: anywhere within one interval. Later ones: one
     /// interval, give or take `jitter` of it.
     func restartDelay(restartAttempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        let interval = min(Self.seconds(restartRetryInterval), Self.seconds(Self.longestDuration))
+        let interval = Self.seconds(restartRetryInterval)  // `duration(seconds:)` bounds the result
         guard interval > 0 else { return .zero }
         let seconds = restartAttempt <= 1
             ? Double.random(in: 0...interval, using: &generator)

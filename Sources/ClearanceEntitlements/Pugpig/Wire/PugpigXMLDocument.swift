@@ -70,11 +70,14 @@ package enum PugpigXMLDocument {
     }
 
     /// Whether `data` holds a `<?…?>` other than an XML declaration (`<?xml` and a space).
+    private static let instructionStart = Data("<?".utf8)
+    private static let declarationName = Data("xml".utf8)
+
     private static func hasProcessingInstruction(_ data: Data) -> Bool {
         var rest = data[...]
-        while let found = rest.range(of: Data("<?".utf8)) {
+        while let found = rest.range(of: instructionStart) {
             rest = rest[found.upperBound...]
-            let isDeclaration = rest.starts(with: Data("xml".utf8)) && rest.dropFirst(3).first.map { [0x20, 0x09, 0x0A, 0x0D].contains($0) } == true
+            let isDeclaration = rest.starts(with: declarationName) && rest.dropFirst(3).first.map { [0x20, 0x09, 0x0A, 0x0D].contains($0) } == true
             if !isDeclaration { return true }
         }
         return false
