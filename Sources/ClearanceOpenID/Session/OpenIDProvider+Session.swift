@@ -1,0 +1,70 @@
+import Clearance
+import ClearanceHTTP
+import ClearanceOAuth2
+import Foundation
+import Logging
+
+extension OpenIDProvider {
+    /// A session configuration for signing in at this provider: the token, authorization and
+    /// (when the discovery document lists one) revocation endpoints from its discovery document,
+    /// `openid` among the scopes, the provider's transport, transport rules and clock, and an
+    /// ``IDTokenVerifier`` for `clientID` as its identity verifier.
+    ///
+    /// Change what the app needs on the result (`automaticSignIn`, `leeway`, the endpoints,
+    /// …) before making the ``OAuth2Session``.
+    ///
+    /// - Parameters:
+    ///   - allowsHS256: Whether the client was registered for HS256-signed ID tokens (its client
+    ///     secret is then the key). False by default: HS256 ID tokens are refused.
+    ///   - idTokenLeeway: The clock skew allowed on the ID token's times.
+    /// - Throws: The discovery errors of ``metadata()``.
+    public func sessionConfiguration(
+        clientID: String,
+        clientSecret: String? = nil,
+        clientAuthentication: ClientAuthenticationMethod? = nil,
+        scopes: [String] = [],
+        allowsHS256: Bool = false,
+        idTokenLeeway: Duration = .seconds(60),
+        store: any SessionStore = InMemorySessionStore(),
+        storesClientConfiguration: Bool = false,
+        name: String = "openid",
+        notificationCenter: NotificationCenter? = .default,
+        logger: Logger = Logger(label: "clearance.oauth2")
+    ) async throws(OpenIDError) -> OAuth2SessionConfiguration {
+        let metadata = try await metadata()
+        return OAuth2SessionConfiguration(
+            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, clientSecret: clientSecret,
+            clientAuthentication: clientAuthentication, revocationEndpoint: metadata.revocationEndpoint,
+            authorizationEndpoint: metadata.authorizationEndpoint, scopes: OpenIDAuthorizationCodeFlow.withOpenID(scopes),
+            store: store,
+            identityVerifier: verifier(clientID: clientID, hs256ClientSecret: allowsHS256 ? clientSecret : nil, leeway: idTokenLeeway),
+            transport: transport, transportSecurity: transportSecurity, clock: clock,
+            storesClientConfiguration: storesClientConfiguration, name: name, notificationCenter: notificationCenter, logger: logger)
+    }
+}
+
+extension IDTokenVerifier {
+    /// A verifier for the session `stored` (its issuer, client id, the provider's documents and
+    /// the verifier's options stored with it), so a relaunched process refreshes and signs out
+    /// without discovering the provider again first. nil when the stored session has no OpenID
+    /// Connect identity.
+    ///
+    /// - Parameter allowsHS256: Whether the stored client was registered for HS256 ID tokens;
+    ///   nil: as the verifier that signed in said.
+    public init?(
+        restoring stored: StoredSession,
+        allowsHS256: Bool? = nil,
+        transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
+        transportSecurity: TransportSecurity = .strict,
+        logger: Logger = Logger(label: "clearance.openid")
+    ) {
+        guard let identity = stored.identity, let issuer = identity.issuer.flatMap(URL.init(string:)), let client = stored.client,
+              let provider = try? OpenIDProvider(issuer: issuer, transport: transport, transportSecurity: transportSecurity, logger: logger)
+        else { return nil }
+        if let documents = identity.provider { provider.restore(documents) }
+        let options = identity.provider?["verifier"]
+        let hs256 = allowsHS256 ?? (options?["hs256_client_secret"] == .bool(true))
+        let leeway = options?["leeway_seconds"]?.intValue.map { Duration.seconds(max(0, min($0, 3_600))) } ?? .seconds(60)
+        self.init(provider: provider, configuration: .init(clientID: client.id, hs256ClientSecret: hs256 ? client.secret : nil, leeway: leeway))
+    }
+}

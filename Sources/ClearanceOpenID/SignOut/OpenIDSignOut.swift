@@ -1,0 +1,43 @@
+import Clearance
+import ClearanceOAuth2
+import Foundation
+
+/// What signing out of an OpenID Connect session did: the revocation at the authorization
+/// server, and the URL that ends the user's session at the provider, when it has an
+/// `end_session_endpoint`.
+public struct OpenIDSignOut: Sendable, CustomStringConvertible {
+    /// What happened to the tokens at the server (the session is signed out whatever it says).
+    public let revocation: RevocationOutcome
+    /// The URL the app opens to end the session at the provider (it carries the ID token as
+    /// `id_token_hint`: open it, do not log it); nil when the provider has no end-session endpoint.
+    public let endSession: EndSessionRequest?
+
+    public var description: String {
+        "OpenIDSignOut(revocation: \(revocation), end session: \(endSession.map { "\($0)" } ?? "none"))"
+    }
+}
+
+extension OAuth2Session {
+    /// Signs out of an OpenID Connect session (RP-Initiated Logout 1.0): revokes the tokens
+    /// where the server allows it, clears the store, and returns the URL that ends the session at
+    /// `provider` (with the ID token as `id_token_hint`, the client id, and
+    /// `postLogoutRedirectURI` and `state` when given). Signs out even when the provider's
+    /// discovery document cannot be fetched (there is no URL then).
+    @discardableResult
+    public func signOut(at provider: OpenIDProvider, postLogoutRedirectURI: URL? = nil, state: String? = nil) async -> OpenIDSignOut {
+        await restore()
+        let idToken = identity?.idToken
+        let endpoint: URL?
+        do {
+            endpoint = try await provider.metadata().endSessionEndpoint
+        } catch {
+            configuration.logger.warning("the provider's discovery document is unavailable; signing out without an end-session URL", metadata: ["code": "\(error.qualifiedCode)"])
+            endpoint = nil
+        }
+        let revocation = await signOut()
+        let request = endpoint.map {
+            EndSessionRequest(endpoint: $0, idTokenHint: idToken, clientID: configuration.client.id, postLogoutRedirectURI: postLogoutRedirectURI, state: state)
+        }
+        return OpenIDSignOut(revocation: revocation, endSession: request)
+    }
+}
