@@ -304,14 +304,21 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Test support shared by the test targets: fixtures, the Python-peer launcher, the hub
-        // fixture, seeded randomness, the built executable.
+        // Test support shared by the test targets: fixtures, the Python-peer launcher (and the
+        // django-oauth-toolkit server), the hub fixture, the hostile OpenID provider, seeded
+        // randomness, the built executable.
         .target(
             name: "ClearanceTestSupport",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceChannels", "ClearanceServer", "ClearanceDevelopment",
+                "ClearanceOAuth2", "ClearanceWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ClearanceTestSupport",
@@ -363,6 +370,16 @@ let package = Package(
                 "ClearanceOAuth2", "Clearance", "ClearanceHTTP", "ClearanceWire", "ClearanceServer", "ClearanceDevelopment",
                 "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceOpenIDTests",
+            dependencies: [
+                "ClearanceOpenID", "ClearanceOAuth2", "Clearance", "ClearanceHTTP", "ClearanceWire", "ClearanceServer",
+                "ClearanceDevelopment", "ClearanceTesting", "ClearanceTestSupport", "clearance",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

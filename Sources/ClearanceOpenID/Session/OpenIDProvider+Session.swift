@@ -49,16 +49,21 @@ extension IDTokenVerifier {
     /// without discovering the provider again first. nil when the stored session has no OpenID
     /// Connect identity.
     ///
-    /// - Parameter allowsHS256: Whether the stored client was registered for HS256 ID tokens;
-    ///   nil: as the verifier that signed in said.
+    /// - Parameters:
+    ///   - clientID: The client id, when the session was stored without its client
+    ///     (``OAuth2SessionConfiguration/storesClientConfiguration`` off).
+    ///   - allowsHS256: Whether the stored client was registered for HS256 ID tokens; nil: as
+    ///     the verifier that signed in said.
     public init?(
         restoring stored: StoredSession,
+        clientID: String? = nil,
         allowsHS256: Bool? = nil,
         transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         transportSecurity: TransportSecurity = .strict,
         logger: Logger = Logger(label: "clearance.openid")
     ) {
-        guard let identity = stored.identity, let issuer = identity.issuer.flatMap(URL.init(string:)), let client = stored.client,
+        guard let identity = stored.identity, let issuer = identity.issuer.flatMap(URL.init(string:)),
+              let client = stored.client ?? clientID.map({ OAuth2Client(id: $0) }),
               let provider = try? OpenIDProvider(issuer: issuer, transport: transport, transportSecurity: transportSecurity, logger: logger)
         else { return nil }
         if let documents = identity.provider { provider.restore(documents) }
