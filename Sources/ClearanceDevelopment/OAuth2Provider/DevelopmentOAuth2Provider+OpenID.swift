@@ -124,13 +124,14 @@ extension DevelopmentOAuth2Provider {
                 return Self.page("The id_token_hint was not issued by this provider for this client", status: .badRequest)
             }
         }
-        await ledger.countEndSession()
         if let target = query["post_logout_redirect_uri"] {
             guard let url = URL(string: target), Self.isLoopbackRedirect(url) else {
                 return Self.page("The development provider only redirects to loopback URIs", status: .badRequest)
             }
+            await ledger.countEndSession()
             return Self.redirect(to: url, ["state": query["state"]])
         }
+        await ledger.countEndSession()
         return Self.page("Signed out of the development provider")
     }
 

@@ -17,11 +17,10 @@ import Foundation
 /// try await session.signIn(with: OpenIDAuthorizationCodeFlow(receiver: listener) { url in open(url) })
 /// ```
 public struct OpenIDAuthorizationCodeFlow: OAuth2Grant {
-    /// Where the browser comes back to.
-    public var receiver: any AuthorizationRedirectReceiver
-    /// The scopes to ask for besides `openid` (`profile`, `email`, `offline_access`, …); `nil`
-    /// uses the session's.
-    public var scopes: [String]?
+    /// The code flow it runs: the receiver, the scopes besides `openid` (`profile`, `email`,
+    /// `offline_access`, …; `nil` uses the session's), other authorization request parameters
+    /// (`ui_locales`, `acr_values`, …), the timeout and how the URL is shown.
+    public var codeFlow: AuthorizationCodeFlow
     /// `prompt` (`login`, `consent`, `select_account`, `none`), when the app asks for one.
     public var prompt: String?
     /// `max_age`: the longest time since the user last authenticated; the ID token must then
@@ -29,13 +28,9 @@ public struct OpenIDAuthorizationCodeFlow: OAuth2Grant {
     public var maxAge: Duration?
     /// `login_hint`: who the app expects to sign in (an email address, say).
     public var loginHint: String?
-    /// Other authorization request parameters (`ui_locales`, `acr_values`, …).
-    public var additionalParameters: [(name: String, value: String)]
-    /// How long to wait for the user.
-    public var timeout: Duration
-    /// Shows the authorization URL to the user.
-    public var openURL: @Sendable (URL) async throws -> Void
 
+    /// - Parameters: as ``AuthorizationCodeFlow``'s, and OpenID Connect's `prompt`, `max_age`
+    ///   and `login_hint`.
     public init(
         receiver: any AuthorizationRedirectReceiver,
         scopes: [String]? = nil,
@@ -46,28 +41,24 @@ public struct OpenIDAuthorizationCodeFlow: OAuth2Grant {
         timeout: Duration = .seconds(300),
         openURL: @escaping @Sendable (URL) async throws -> Void
     ) {
-        self.receiver = receiver
-        self.scopes = scopes
+        self.codeFlow = AuthorizationCodeFlow(
+            receiver: receiver, scopes: scopes, additionalParameters: additionalParameters, timeout: timeout, openURL: openURL)
         self.prompt = prompt
         self.maxAge = maxAge
         self.loginHint = loginHint
-        self.additionalParameters = additionalParameters
-        self.timeout = timeout
-        self.openURL = openURL
     }
 
     public var grantName: String { "authorization_code" }
 
     public func requestToken(from server: AuthorizationServer) async throws(OAuth2Error) -> TokenResponse {
         let nonce = Self.randomNonce()
-        var parameters = additionalParameters.filter { !["nonce", "prompt", "max_age", "login_hint"].contains($0.name) }
-        parameters.append(("nonce", nonce))
-        if let prompt { parameters.append(("prompt", prompt)) }
-        if let maxAge { parameters.append(("max_age", String(maxAge.components.seconds))) }
-        if let loginHint { parameters.append(("login_hint", loginHint)) }
-        let flow = AuthorizationCodeFlow(
-            receiver: receiver, scopes: Self.withOpenID(scopes ?? server.scopes), additionalParameters: parameters,
-            timeout: timeout, openURL: openURL)
+        var flow = codeFlow
+        flow.scopes = Self.withOpenID(codeFlow.scopes ?? server.scopes)
+        flow.additionalParameters.removeAll { ["nonce", "prompt", "max_age", "login_hint"].contains($0.name) }
+        flow.additionalParameters.append(("nonce", nonce))
+        if let prompt { flow.additionalParameters.append(("prompt", prompt)) }
+        if let maxAge { flow.additionalParameters.append(("max_age", String(maxAge.components.seconds))) }
+        if let loginHint { flow.additionalParameters.append(("login_hint", loginHint)) }
         var response = try await flow.requestToken(from: server)
         response.authenticationRequest = AuthenticationRequestContext(nonce: nonce, maxAge: maxAge)
         return response
