@@ -71,6 +71,27 @@ struct OpenIDCommandLineTests {
         }
     }
 
+    @Test("clearance serve's development provider is an OpenID provider: clearance login --issuer signs in at it")
+    func signInAtClearanceServe() async throws {
+        let serve = try ClearanceExecutable.start(["serve", "--port", "0", "--log-level", "warning"])
+        let cli = try CommandLineSession()
+        try await withCleanup {
+            let ready = try #require(await serve.line(timeout: .seconds(30)) { $0.hasPrefix("ready ") }, "no ready line: \(serve.stderr)")
+            let issuer = try #require(ready.split(separator: " ").first { $0.hasPrefix("http=") }.map { String($0.dropFirst(5)) })
+            #expect(serve.stdout.contains("development OpenID provider (DEVELOPMENT ONLY)"))
+            let login = try await cli.login(["--issuer", issuer, "--client-id", "demo-native", "--code"]) { url in
+                try await Browser.follow(url)
+            }
+            #expect(login.status == 0, "\(login.stderr)")
+            let show = try await cli.run(["session", "show"])
+            #expect(CommandLineSession.values("subject: ", in: show.stdout) == ["user:jane@example.com"])
+            #expect(CommandLineSession.values("issuer: ", in: show.stdout) == [issuer])
+        } cleanup: {
+            cli.remove()
+            await serve.stop(.interrupt(grace: .seconds(10)))
+        }
+    }
+
     @Test("a refused sign-in exits 1 with error: <code>: <message>, stores nothing, shows no subject")
     func refusedSignIns() async throws {
         let cases: [(String, HostileOpenIDProvider.Behaviour, String)] = [
