@@ -10,7 +10,10 @@ import Testing
 /// with `OIDC_RSA_PRIVATE_KEY`, an application that skips consent, RP-initiated logout), the
 /// authorization code flow driven as a browser would (`browser.py` logs alice in, the redirect
 /// lands on the loopback listener). A missing interpreter or Django fails, never skips.
-@Suite("Django OAuth Toolkit OpenID Connect interop", DjangoOAuthServer.trait(.init(oidc: true)))
+///
+/// Serialized: Django's RP-initiated logout deletes every token of the user (alice), so a
+/// sign-out must not run while another test uses her tokens.
+@Suite("Django OAuth Toolkit OpenID Connect interop", .serialized, DjangoOAuthServer.trait(.init(oidc: true)))
 struct DjangoOpenIDInteropTests {
     static let keySetPath = "/o/.well-known/jwks.json"
 
