@@ -10,6 +10,7 @@ import PackageDescription
 //   ClearanceStore                   secure stores: encrypted file (AES-GCM), Keychain, in memory
 //   ClearanceBloomreach              the Bloomreach preset and its identity-aware customer-token source
 //   ClearanceOAuth2                  OAuth2 sessions, grants, session stores, loopback redirects
+//   ClearanceOpenID                  OpenID Connect: discovery, ID tokens verified (jwt-kit), UserInfo, sign-out
 //   ClearanceSecretBox, ClearanceSigning
 //   ClearanceChannels                the Pusher protocol 7 client and its channel authorizers
 //   ClearanceEntitlements            content entitlements: providers, Pugpig's API, protected downloads
@@ -36,6 +37,7 @@ let package = Package(
         .library(name: "ClearanceStore", targets: ["ClearanceStore"]),
         .library(name: "ClearanceBloomreach", targets: ["ClearanceBloomreach"]),
         .library(name: "ClearanceOAuth2", targets: ["ClearanceOAuth2"]),
+        .library(name: "ClearanceOpenID", targets: ["ClearanceOpenID"]),
         .library(name: "ClearanceChannels", targets: ["ClearanceChannels"]),
         .library(name: "ClearanceEntitlements", targets: ["ClearanceEntitlements"]),
         .library(name: "ClearanceAppStore", targets: ["ClearanceAppStore"]),
@@ -121,6 +123,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // OpenID Connect on top of the OAuth2 sessions: discovery, the provider's key set, ID tokens
+        // verified with jwt-kit's keys (the OAuth2 module stays free of jwt-kit), UserInfo, sign-out.
+        .target(
+            name: "ClearanceOpenID",
+            dependencies: [
+                "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceWire",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -249,7 +264,7 @@ let package = Package(
         .target(
             name: "ClearanceDemo",
             dependencies: [
-                "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
+                "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceOpenID", "ClearanceChannels", "ClearanceSigning",
                 "ClearanceServer", "ClearanceDevelopment", "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach", "ClearanceWire",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -277,7 +292,7 @@ let package = Package(
         .executableTarget(
             name: "clearance",
             dependencies: [
-                "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceChannels", "ClearanceSigning",
+                "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceOpenID", "ClearanceChannels", "ClearanceSigning",
                 "ClearanceServer", "ClearanceServerPostgres", "ClearanceDevelopment", "ClearanceDemo", "ClearanceBench", "ClearanceWire",
                 "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -289,14 +304,21 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Test support shared by the test targets: fixtures, the Python-peer launcher, the hub
-        // fixture, seeded randomness, the built executable.
+        // Test support shared by the test targets: fixtures, the Python-peer launcher (and the
+        // django-oauth-toolkit server), the hub fixture, the hostile OpenID provider, seeded
+        // randomness, the built executable.
         .target(
             name: "ClearanceTestSupport",
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceChannels", "ClearanceServer", "ClearanceDevelopment",
+                "ClearanceOAuth2", "ClearanceWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ClearanceTestSupport",
@@ -348,6 +370,16 @@ let package = Package(
                 "ClearanceOAuth2", "Clearance", "ClearanceHTTP", "ClearanceWire", "ClearanceServer", "ClearanceDevelopment",
                 "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClearanceOpenIDTests",
+            dependencies: [
+                "ClearanceOpenID", "ClearanceOAuth2", "Clearance", "ClearanceHTTP", "ClearanceWire", "ClearanceServer",
+                "ClearanceDevelopment", "ClearanceTesting", "ClearanceTestSupport", "clearance",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -13,6 +13,7 @@ public enum Demo {
         await CustomerTokensDemo(servers: servers, report: report).run()
         await servers.stop()
         try await OAuth2Demo(report: report).run()
+        try await OpenIDDemo(report: report).run()
         try await RealtimeDemo(report: report).run()
         try await ChannelsDemo(report: report).run()
         try await EntitlementsDemo(report: report).run()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Clearance
+import ClearanceOAuth2
 import Foundation
 
 /// How a command ends on a library error: `error: <qualified code>: <message>` on standard
@@ -17,7 +18,15 @@ enum CommandFailure {
         return ExitCode(1)
     }
 
-    private static func report(_ error: some ClearanceError) {
+    /// Reports an OAuth 2.0 error, or, when an identity verifier refused or could not verify
+    /// the answer, the verifier's own error (`openid.nonce_mismatch`: each refusal its code).
+    static func exitCode(_ error: OAuth2Error) -> ExitCode {
+        if let identity = error.identityError { return exitCode(identity) }
+        report(error)
+        return ExitCode(1)
+    }
+
+    private static func report(_ error: any ClearanceError) {
         FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
     }
 }

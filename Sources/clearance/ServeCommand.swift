@@ -93,11 +93,15 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
 
-        // The development OAuth2 provider (token, revoke, me) on the same HTTP server.
+        // The development OAuth2 provider and OpenID provider on the same HTTP server.
         let provider = try await DevelopmentOAuth2Provider(logger: Logger(label: "clearance.oauth2.development-provider"))
         Self.say("development OAuth2 provider (DEVELOPMENT ONLY, not for production): POST /oauth/token, POST /oauth/revoke, GET /oauth/me; "
-            + "clients \(provider.configuration.clients.keys.sorted().joined(separator: ",")), users \(provider.configuration.users.keys.sorted().joined(separator: ",")), "
+            + "clients \(provider.configuration.clients.keys.sorted().joined(separator: ",")), public clients \(provider.configuration.publicClients.sorted().joined(separator: ",")), "
+            + "users \(provider.configuration.users.keys.sorted().joined(separator: ",")), "
             + "apps \(provider.configuration.apps.keys.sorted().joined(separator: ",")) (their passwords and tokens are the built-in demo ones)")
+        Self.say("development OpenID provider (DEVELOPMENT ONLY): issuer http://<the Host asked for>, GET /.well-known/openid-configuration, "
+            + "GET /oauth/authorize (signs in the login_hint user or the first one, no login page), GET /oauth/jwks (ES256 key made at start), "
+            + "GET /oauth/userinfo, GET /oauth/logout")
         Self.say("development Pugpig endpoints (DEVELOPMENT ONLY): GET or POST /pugpig/sign_in, /pugpig/renew_token, /pugpig/verify_subscription, "
             + "/pugpig/edition_credentials, /pugpig/sign_out (user name = user id, password = user token); protected content under /content/{product}/…"
             + (hub.pugpig.contentDirectory.map { " from \($0)" } ?? " (no content directory configured)"))

@@ -1,14 +1,16 @@
 import ArgumentParser
 import Clearance
 import ClearanceOAuth2
+import ClearanceOpenID
 import Foundation
 
-/// `clearance session show|refresh|logout`: the OAuth 2.0 session `clearance login` stored.
+/// `clearance session show|refresh|userinfo|logout`: the OAuth 2.0 or OpenID Connect session
+/// `clearance login` stored.
 struct SessionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "session",
-        abstract: "Show, refresh or end the OAuth 2.0 session stored by `clearance login`.",
-        subcommands: [Show.self, Refresh.self, Logout.self, StressWrite.self]
+        abstract: "Show, refresh, ask UserInfo about or end the session stored by `clearance login`.",
+        subcommands: [Show.self, Refresh.self, UserInfoCommand.self, Logout.self, StressWrite.self]
     )
 
     /// Where the session and its key live. Defaults under the user's config directory, created 0700/0600.
@@ -49,28 +51,35 @@ struct SessionCommand: AsyncParsableCommand {
             return try SessionStoreKey.loadOrCreate(file: file)
         }
 
-        /// A session for what the store holds.
+        /// A session for what the store holds; one signed in with OpenID Connect gets its ID
+        /// token verifier back (issuer, client, the provider's stored documents).
         func makeSession(allowInsecureHTTP: Bool = false) async throws -> OAuth2Session {
             let store = try makeStore()
             guard let stored = try await store.load() else {
                 throw ValidationError("No session is stored at \(storeURL.path); run `clearance login` first.")
             }
-            let configuration = try OAuth2SessionConfiguration(
-                stored: stored, store: store, transportSecurity: TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP))
+            let security = TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP)
+            var configuration = try OAuth2SessionConfiguration(stored: stored, store: store, transportSecurity: security)
+            configuration.identityVerifier = IDTokenVerifier(restoring: stored, transportSecurity: security)
             let session = OAuth2Session(configuration: configuration)
             await session.restore()
             return session
         }
     }
 
-    /// Prints a session's state without secrets.
-    static func printState(_ state: OAuth2SessionState, stored: StoredSession? = nil) {
+    /// Prints a session's state without secrets (and who signed in, with OpenID Connect).
+    static func printState(_ state: OAuth2SessionState, stored: StoredSession? = nil, identity: SessionIdentity? = nil) {
         print("state: \(state.name)")
         if let info = state.tokenInfo ?? stored?.token.info {
             print("token type: \(info.tokenType)")
             if let scopes = info.scopes { print("scopes: \(scopes.joined(separator: " "))") }
             print("expires: \(info.expiresAt.map { $0.formatted(.iso8601) } ?? "unknown")")
             print("refresh token: \(info.hasRefreshToken ? "present" : "none")")
+        }
+        if let identity = identity ?? stored?.identity {
+            print("subject: \(identity.subject ?? "unknown")")
+            print("issuer: \(identity.issuer ?? "unknown")")
+            print("id token expires: \(identity.expiresAt.map { $0.formatted(.iso8601) } ?? "unknown")")
         }
         if let stored {
             if let endpoints = stored.endpoints {
@@ -120,23 +129,63 @@ struct SessionCommand: AsyncParsableCommand {
             let session = try await options.makeSession()
             do {
                 try await session.refresh()
-                printState(session.state)
+                printState(session.state, identity: session.identity)
             } catch {
-                printState(session.state)
+                printState(session.state, identity: session.identity)
+                throw CommandFailure.exitCode(error)
+            }
+        }
+    }
+
+    struct UserInfoCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "userinfo",
+            abstract: "Print the OpenID provider's UserInfo answer about the signed-in user as one line of JSON.",
+            discussion: "Its sub must be the ID token's; any other answer is refused.")
+        @OptionGroup var options: SessionOptions
+
+        func run() async throws {
+            let session = try await options.makeSession()
+            guard let verifier = session.configuration.identityVerifier as? IDTokenVerifier else {
+                throw CommandFailure.exitCode(OpenIDError.notSignedIn)
+            }
+            do throws(OpenIDError) {
+                print(try await session.userInfo(from: verifier.provider).jsonText)
+            } catch {
                 throw CommandFailure.exitCode(error)
             }
         }
     }
 
     struct Logout: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke the refresh token (when the server has a revocation endpoint) and clear the store.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke the tokens (when the server has a revocation endpoint) and clear the store; with OpenID Connect, print the URL that ends the session at the provider.")
         @OptionGroup var options: SessionOptions
+        @Option(help: "With OpenID Connect: where the provider sends the browser after signing out (registered with it).") var postLogoutRedirectURI: String?
+        @Option(help: "With OpenID Connect: the state echoed to --post-logout-redirect-uri.") var state: String?
+
+        func validate() throws {
+            if let postLogoutRedirectURI, URL(string: postLogoutRedirectURI)?.host == nil {
+                throw ValidationError("--post-logout-redirect-uri '\(Redactor.scrub(postLogoutRedirectURI))' is not an absolute URL.")
+            }
+        }
 
         func run() async throws {
             let session = try await options.makeSession()
-            let outcome = await session.signOut()
+            guard let verifier = session.configuration.identityVerifier as? IDTokenVerifier else {
+                let outcome = await session.signOut()
+                print("state: \(session.state.name)")
+                print("revocation: \(outcome)")
+                return
+            }
+            let signOut = await session.signOut(
+                at: verifier.provider, postLogoutRedirectURI: postLogoutRedirectURI.flatMap(URL.init(string:)), state: state)
             print("state: \(session.state.name)")
-            print("revocation: \(outcome)")
+            print("revocation: \(signOut.revocation)")
+            if let endSession = signOut.endSession {
+                print("Open this URL to sign out at the provider:")
+                print(endSession.url.absoluteString)
+            }
         }
     }
 

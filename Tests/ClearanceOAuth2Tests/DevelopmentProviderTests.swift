@@ -3,6 +3,7 @@ import ClearanceDevelopment
 import ClearanceHTTP
 import ClearanceOAuth2
 import ClearanceServer
+import ClearanceTestSupport
 import Crypto
 import Foundation
 import Testing

@@ -19,11 +19,11 @@ import Darwin
 /// Interop with a real OAuth 2.0 server: django-oauth-toolkit 3.4.1 (Tests/Interop/django_oauth,
 /// pinned in Tests/Interop/requirements.txt, installed into .venv by scripts/python-env).
 ///
-/// One server per suite run (``DjangoOAuthServer/trait``): fresh sqlite database, freshly seeded
+/// One server per suite run (`DjangoOAuthServer.trait()`, in ClearanceTestSupport): fresh sqlite database, freshly seeded
 /// user and applications, stopped when the suite ends. Every test checks what the server really
 /// issued through its RFC 7662 introspection endpoint. A missing interpreter or Django is a
 /// failure with a clear message, never a skip.
-@Suite("Django OAuth Toolkit interop", DjangoOAuthServer.trait)
+@Suite("Django OAuth Toolkit interop", DjangoOAuthServer.trait())
 struct DjangoInteropTests {
     @Test func passwordGrant() async throws {
         let django = try DjangoOAuthServer.require()
@@ -253,128 +253,9 @@ struct DjangoInteropTests {
     }
 }
 
-// MARK: - The server
+// MARK: - Sessions on the server
 
-/// The django-oauth-toolkit server started by `Tests/Interop/django_oauth/serve.py`.
-final class DjangoOAuthServer: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    struct Client: Sendable {
-        let id: String
-        let secret: String?
-    }
-
-    struct Introspection: Sendable {
-        let active: Bool
-        let scope: String?
-        let clientID: String?
-        let username: String?
-    }
-
-    let url: String
-    let password: String
-    let clients: [String: Client]
-    let introspectionToken: String
-    private let process: ChildProcess
-    private let work: URL
-
-    private init(url: String, password: String, clients: [String: Client], introspectionToken: String, process: ChildProcess, work: URL) {
-        self.url = url
-        self.password = password
-        self.clients = clients
-        self.introspectionToken = introspectionToken
-        self.process = process
-        self.work = work
-    }
-
-    // MARK: Suite scope
-
-    /// The server of the running suite, or why it could not start.
-    @TaskLocal static var current: Result<DjangoOAuthServer, Failure>?
-
-    /// Starts the server once for the suite, stops it when the suite ends.
-    static var trait: ServerTrait { ServerTrait() }
-
-    struct ServerTrait: SuiteTrait, TestScoping {
-        var isRecursive: Bool { false }
-
-        func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-            let started: Result<DjangoOAuthServer, Failure>
-            do {
-                started = .success(try await DjangoOAuthServer.start())
-            } catch let failure as Failure {
-                started = .failure(failure)
-            } catch {
-                started = .failure(Failure(description: "\(error)"))
-            }
-            do {
-                try await DjangoOAuthServer.$current.withValue(started) { try await function() }
-            } catch {
-                if case .success(let server) = started { await server.stop() }
-                throw error
-            }
-            if case .success(let server) = started { await server.stop() }
-        }
-    }
-
-    /// The suite's server; throws (failing the test) with the reason it is not there.
-    static func require() throws -> DjangoOAuthServer {
-        guard let current else {
-            throw Failure(description: "DjangoInteropTests must run inside DjangoOAuthServer.trait")
-        }
-        return try current.get()
-    }
-
-    // MARK: Process
-
-    static func start(timeout: Duration = .seconds(45)) async throws -> DjangoOAuthServer {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-django-oauth-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        // The server exits when its stdin closes: if this test process dies, so does the server.
-        let process: ChildProcess
-        do {
-            process = try PythonPeer.start("django_oauth/serve.py", environment: ["CLEARANCE_DJANGO_DB_DIR": work.path, "PYTHONWARNINGS": "ignore"])
-        } catch {
-            try? FileManager.default.removeItem(at: work)
-            throw Failure(description: "\(error)")
-        }
-        func fail(_ reason: String) async -> Failure {
-            await process.stop()
-            try? FileManager.default.removeItem(at: work)
-            let hint = process.stderr.contains("No module named") ? " \(PythonPeer.installHint)" : ""
-            return Failure(description: "The django-oauth-toolkit server (Tests/Interop/django_oauth/serve.py) \(reason).\(hint) stderr: \(process.stderr.suffix(3_000))")
-        }
-        guard let line = await process.line(timeout: timeout, where: { _ in true }) else {
-            throw await fail(process.isRunning ? "did not print its ready line within \(timeout)" : "exited before it was ready")
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-            object["ready"] as? Bool == true, let url = object["url"] as? String,
-            let password = (object["users"] as? [String: String])?["alice"],
-            let clientObjects = object["clients"] as? [String: [String: Any]],
-            let introspectionToken = object["introspection_token"] as? String
-        else {
-            throw await fail("printed an unexpected ready line: \(line.prefix(200))")
-        }
-        var clients: [String: Client] = [:]
-        for (name, client) in clientObjects {
-            guard let id = client["client_id"] as? String else { continue }
-            clients[name] = Client(id: id, secret: client["client_secret"] as? String)
-        }
-        return DjangoOAuthServer(url: url, password: password, clients: clients, introspectionToken: introspectionToken, process: process, work: work)
-    }
-
-    func stop() async {
-        process.closeInput()
-        await process.stop(.terminate(grace: .seconds(5)))
-        try? FileManager.default.removeItem(at: work)
-    }
-
-    // MARK: Clients
-
-    var tokenURL: URL { URL(string: url + "/o/token/")! }
-
+extension DjangoOAuthServer {
     /// A session for one of the seeded applications (`password`, `client_credentials`,
     /// `authorization_code`, `device`), with every DOT endpoint configured.
     func session(client name: String, authentication: ClientAuthenticationMethod? = nil, store: any SessionStore = InMemorySessionStore(), logs: LogCapture = LogCapture()) -> OAuth2Session {
@@ -385,31 +266,5 @@ final class DjangoOAuthServer: @unchecked Sendable {
             deviceAuthorizationEndpoint: URL(string: url + "/o/device-authorization/")!, store: store, name: "django-\(name)",
             notificationCenter: nil, logger: logs.logger("clearance.oauth2"))
         return OAuth2Session(configuration: configuration)
-    }
-
-    /// Asks the introspection endpoint (RFC 7662) about `token`, as the seeded resource server.
-    func introspect(_ token: String) async throws -> Introspection {
-        var request = HTTPRequest(method: .post, url: URL(string: url + "/o/introspect/")!)
-        request.headerFields[.contentType] = "application/x-www-form-urlencoded"
-        request.headerFields[.authorization] = "Bearer \(introspectionToken)"
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        let body = "token=\(token.addingPercentEncoding(withAllowedCharacters: allowed) ?? token)"
-        let (response, data) = try await AsyncHTTPClientHTTPTransport.shared.send(request, body: Data(body.utf8))
-        guard response.status.code == 200, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw Failure(description: "introspection answered HTTP \(response.status.code): \(String(decoding: data.prefix(500), as: UTF8.self))")
-        }
-        return Introspection(
-            active: object["active"] as? Bool ?? false, scope: object["scope"] as? String,
-            clientID: object["client_id"] as? String, username: object["username"] as? String)
-    }
-
-    /// Runs the scripted browser (`Tests/Interop/django_oauth/browser.py`, `requests`) with a
-    /// 30 s limit; throws with its output when it fails.
-    func browser(_ arguments: [String], timeout: Duration = .seconds(30)) async throws {
-        let run = try await PythonPeer.run("django_oauth/browser.py", arguments, timeout: timeout)
-        if Task.isCancelled { throw CancellationError() }
-        guard run.status == 0 else {
-            throw Failure(description: "browser.py \(arguments.first ?? "") exited with \(run.status); stdout: \(run.stdout.suffix(1_000)) stderr: \(run.stderr.suffix(2_000))")
-        }
     }
 }

@@ -2,6 +2,7 @@ import Clearance
 import ClearanceHTTP
 import ClearanceOAuth2
 import ClearanceServer
+import ClearanceTestSupport
 import Foundation
 import HTTPTypes
 import Testing

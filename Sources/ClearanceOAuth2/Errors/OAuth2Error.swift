@@ -38,6 +38,13 @@ public enum OAuth2Error: ClearanceError {
     case cancelled
     /// An interactive step (a redirect, a device approval) did not finish in time.
     case timedOut(reason: String)
+    /// The session's ``IdentityVerifier`` refused who the token response says signed in (with
+    /// OpenID Connect: the ID token failed a check; the underlying error says which, with its own
+    /// code). A sign-in stores nothing; a refresh ends the session.
+    case identityRefused(any ClearanceError)
+    /// The session's ``IdentityVerifier`` could not decide (its provider's keys or metadata could
+    /// not be fetched). A sign-in fails; a refresh fails and keeps the session.
+    case identityUnavailable(any ClearanceError)
 
     /// ``qualifiedCode`` is `oauth2.<code>`, the code in the RFCs' own spelling (`oauth2.invalid_grant`).
     public static let codeDomain = "oauth2"
@@ -58,12 +65,24 @@ public enum OAuth2Error: ClearanceError {
         case .networkFailure(let error): error
         case .backingOff(_, let cause): cause
         case .store(let error): error
+        case .identityRefused(let error), .identityUnavailable(let error): error
         default: nil
         }
     }
 
-    /// True when the error means the grant is dead: the session ends (RFC 6749 §5.2 `invalid_grant`).
-    public var endsSession: Bool { code == .invalidGrant }
+    /// The identity verifier's own error (with its own code, `openid.bad_signature` say) when
+    /// this is ``identityRefused(_:)`` or ``identityUnavailable(_:)``.
+    public var identityError: (any ClearanceError)? {
+        switch self {
+        case .identityRefused(let error), .identityUnavailable(let error): error
+        case .backingOff(_, let cause): cause.identityError
+        default: nil
+        }
+    }
+
+    /// True when the error means the session must end: the grant is dead (RFC 6749 §5.2
+    /// `invalid_grant`), or a refreshed identity was refused (an identity never changes silently).
+    public var endsSession: Bool { code == .invalidGrant || code == .identityRefused }
 
     /// Each case's code and message (a human sentence that never contains a secret).
     public var summary: ErrorSummary<Code> {
@@ -86,6 +105,8 @@ public enum OAuth2Error: ClearanceError {
         case .store(let error): .init(.storeFailure, "The session store failed: \(error.message)")
         case .cancelled: .init(.cancelled, "The operation was cancelled.")
         case .timedOut(let reason): .init(.timedOut, "Timed out: \(Redactor.scrub(reason)).")
+        case .identityRefused(let error): .init(.identityRefused, "The identity in the token response was refused (\(error.qualifiedCode)): \(error.message)")
+        case .identityUnavailable(let error): .init(.identityUnavailable, "The identity in the token response could not be verified (\(error.qualifiedCode)): \(error.message)")
         }
     }
 
@@ -104,12 +125,12 @@ public enum OAuth2Error: ClearanceError {
         case .cancelled: return .cancelled
         case .networkFailure: return .networkFailure(underlying: self)
         case .serverUnavailable, .serverError, .temporarilyUnavailable, .refreshLimitReached, .backingOff, .storeFailure, .timedOut,
-            .authorizationPending, .slowDown, .badResponse:
+            .authorizationPending, .slowDown, .badResponse, .identityUnavailable:
             return .unavailable(reason: message, underlying: self)
         case .misconfigured: return .misconfigured(reason: message)
         case .notSignedIn, .invalidGrant, .tokenExpired, .accessDenied, .expiredToken, .invalidClient, .unauthorizedClient,
             .unsupportedGrantType, .invalidScope, .invalidRequest, .unsupportedResponseType, .unsupportedTokenType,
-            .unrecognizedServerError, .stateMismatch, .invalidRedirect:
+            .unrecognizedServerError, .stateMismatch, .invalidRedirect, .identityRefused:
             return .missingCredential(source: source, underlying: self)
         }
     }
@@ -167,6 +188,8 @@ public enum OAuth2Error: ClearanceError {
         case storeFailure = "store_failure"
         case cancelled
         case timedOut = "timed_out"
+        case identityRefused = "identity_refused"
+        case identityUnavailable = "identity_unavailable"
 
         /// The codes a server may answer with (the RFCs' `error` values).
         static let serverCodes: Set<Code> = [

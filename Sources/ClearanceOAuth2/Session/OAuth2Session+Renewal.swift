@@ -59,7 +59,7 @@ extension OAuth2Session {
             case .refresh(let refreshToken):
                 do {
                     // nil: the session changed meanwhile (signed out or in anew); decide again.
-                    guard let token = try await refresh(using: refreshToken, generation: generation) else { continue }
+                    guard let token = try await refresh(using: refreshToken, identity: current?.identity, generation: generation) else { continue }
                     return token
                 } catch {
                     if error.endsSession {
@@ -84,13 +84,22 @@ extension OAuth2Session {
         }
     }
 
-    private func refresh(using refreshToken: String, generation: UInt64) async throws(OAuth2Error) -> OAuth2Token? {
+    private func refresh(using refreshToken: String, identity current: SessionIdentity?, generation: UInt64) async throws(OAuth2Error) -> OAuth2Token? {
         logger.debug("refreshing the access token", metadata: ["session": "\(name)"])
         let response = try await RefreshTokenGrant(refreshToken: refreshToken).requestToken(from: server)
         let token = response.token(receivedAt: clock.now, previousRefreshToken: refreshToken)
         let rotated = response.refreshToken != nil && response.refreshToken != refreshToken
+        let identity: SessionIdentity?
+        do {
+            identity = try await verifyIdentity(in: response, for: .refresh(current: current))
+        } catch {
+            // The new tokens are discarded: a refused identity's rotated refresh token must not
+            // stay valid with nobody holding it.
+            if error.endsSession, rotated, let discarded = response.refreshToken { await revokeDiscarded(discarded) }
+            throw error
+        }
         // Saved before it is used: a rotated refresh token lost in a crash would end the session.
-        guard let published = await commit(token, receivedAt: clock.uptime, expectedGeneration: generation) else {
+        guard let published = await commit(token, identity: identity, receivedAt: clock.uptime, expectedGeneration: generation) else {
             // Signed out (or in anew) while the refresh ran: the sign-out revoked the old
             // refresh token; the rotated one is nobody's now and must not stay valid.
             if rotated, let discarded = response.refreshToken { await revokeDiscarded(discarded) }
@@ -104,14 +113,15 @@ extension OAuth2Session {
         return published
     }
 
-    /// Revokes a refresh token no session holds (best effort: logged, never thrown).
+    /// Revokes a refresh token no session holds (best effort: logged, never thrown): one a sign-out
+    /// superseded, or one that came with a refused identity.
     private func revokeDiscarded(_ refreshToken: String) async {
         guard configuration.endpoints.revocation != nil else { return }
         do {
             try await server.revoke(refreshToken, hint: "refresh_token")
-            logger.debug("revoked the refresh token of a refresh superseded by a sign-out", metadata: ["session": "\(name)"])
+            logger.debug("revoked a refresh token the session discarded", metadata: ["session": "\(name)"])
         } catch {
-            logger.warning("revoking a superseded refresh token failed", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+            logger.warning("revoking a discarded refresh token failed", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
         }
     }
 
@@ -119,8 +129,9 @@ extension OAuth2Session {
         guard let grant = configuration.automaticSignIn else { throw .notSignedIn }
         logger.debug("signing in automatically", metadata: ["session": "\(name)", "grant": "\(grant.grantName)"])
         let response = try await grant.requestToken(from: server)
+        let identity = try await verifyIdentity(in: response, for: .signIn)
         let token = response.token(receivedAt: clock.now)
-        guard let published = await commit(token, receivedAt: clock.uptime, expectedGeneration: generation, isSignIn: true) else { return nil }
+        guard let published = await commit(token, identity: identity, receivedAt: clock.uptime, expectedGeneration: generation, isSignIn: true) else { return nil }
         logger.info("signed in automatically", metadata: ["session": "\(name)", "grant": "\(grant.grantName)"])
         emit(.signedIn(published.info, grant: grant.grantName))
         return published
@@ -151,20 +162,21 @@ extension OAuth2Session {
         throw error
     }
 
-    /// Saves `token` to the store, then makes it current, unless the session changed generation
-    /// meanwhile (signed out, or signed in anew). Returns the token, or nil when it was superseded.
-    func commit(_ token: OAuth2Token, receivedAt: Duration, expectedGeneration: UInt64?, isSignIn: Bool = false) async -> OAuth2Token? {
+    /// Saves `token` and `identity` to the store, then makes them current, unless the session
+    /// changed generation meanwhile (signed out, or signed in anew). Returns the token, or nil
+    /// when it was superseded.
+    func commit(_ token: OAuth2Token, identity: SessionIdentity?, receivedAt: Duration, expectedGeneration: UInt64?, isSignIn: Bool = false) async -> OAuth2Token? {
         await commits.run { [self] () async -> OAuth2Token? in
             let stale = core.withLock { core in expectedGeneration.map { $0 != core.generation } ?? false }
             if !stale {
-                await saveToStore(token)
+                await saveToStore(token, identity: identity)
             }
             return update { core -> OAuth2Token? in
                 if let expectedGeneration, expectedGeneration != core.generation {
                     return nil
                 }
                 let lifetime = token.lifetime(from: token.obtainedAt)
-                core.active = SessionCore.ActiveToken(token: token, expiresAtUptime: lifetime.map { receivedAt + $0 })
+                core.active = SessionCore.ActiveToken(token: token, identity: identity, expiresAtUptime: lifetime.map { receivedAt + $0 })
                 core.backoff.recordSuccess()
                 core.lastFailure = nil
                 if expectedGeneration == nil || isSignIn {
@@ -228,13 +240,15 @@ extension OAuth2Session {
             emit(.storeUnreadable(error))
             return
         }
+        // The verifier takes back what it saved (its provider's documents) before anything refreshes.
+        if let identity = loaded?.identity { await configuration.identityVerifier?.restore(identity) }
         let now = clock.now
         let uptime = clock.uptime
         let restored = update { core -> TokenInfo? in
             defer { core.restored = true }
             guard !core.restored, core.active == nil, let token = loaded?.token.clampingExpiry(around: now) else { return nil }
             let remaining = token.lifetime(from: now)
-            core.active = SessionCore.ActiveToken(token: token, expiresAtUptime: remaining.map { uptime + $0 })
+            core.active = SessionCore.ActiveToken(token: token, identity: loaded?.identity, expiresAtUptime: remaining.map { uptime + $0 })
             core.state = .authenticated(token.info)
             return token.info
         }
@@ -244,8 +258,8 @@ extension OAuth2Session {
         }
     }
 
-    private func saveToStore(_ token: OAuth2Token) async {
-        var stored = StoredSession(token: token, savedAt: clock.now)
+    private func saveToStore(_ token: OAuth2Token, identity: SessionIdentity?) async {
+        var stored = StoredSession(token: token, identity: identity, savedAt: clock.now)
         if configuration.storesClientConfiguration {
             stored.endpoints = configuration.endpoints
             stored.client = configuration.client

@@ -20,6 +20,9 @@ import Logging
 ///   ``stateDidChangeNotification`` on every change; ``events()`` for what happened.
 /// - **Storage**: restores itself from the store on first use (or ``restore()``); a store that
 ///   cannot be read starts it signed out with ``OAuth2SessionEvent/storeUnreadable(_:)``.
+/// - **Identity**: with an ``OAuth2SessionConfiguration/identityVerifier`` (OpenID Connect),
+///   every token response is verified before it is used or stored: a refused sign-in stores
+///   nothing, a refused refresh ends the session. ``identity`` is who signed in.
 /// - **Sign-out**: ``signOut()`` revokes the refresh token (RFC 7009) when there is a revocation
 ///   endpoint, then clears the store; it signs out even when revocation fails.
 ///
@@ -64,6 +67,10 @@ public final class OAuth2Session: RefreshableCredentialSource {
 
     /// What may be known about the current token: never the token.
     public var tokenInfo: TokenInfo? { core.withLock { $0.active?.token.info } }
+
+    /// Who signed in, as the ``OAuth2SessionConfiguration/identityVerifier`` verified it (with
+    /// OpenID Connect: the ID token's claims); nil when signed out or without a verifier.
+    public var identity: SessionIdentity? { core.withLock { $0.active?.identity } }
 
     /// The state, starting with the current one, then every change.
     public var states: AsyncStream<OAuth2SessionState> { stateBroadcaster.subscribe() }
@@ -124,17 +131,22 @@ public final class OAuth2Session: RefreshableCredentialSource {
         return try await validToken().info
     }
 
-    /// Signs in with `grant`, replacing any current session. The new token is saved to the store
-    /// before it is used.
-    /// - Throws: The grant's ``OAuth2Error``; the previous session, if any, is kept then.
+    /// Signs in with `grant`, replacing any current session. The new token (and the identity the
+    /// ``OAuth2SessionConfiguration/identityVerifier`` established) is saved to the store before
+    /// it is used.
+    /// - Throws: The grant's ``OAuth2Error``, or the verifier's refusal
+    ///   (``OAuth2Error/identityRefused(_:)``); nothing is stored then, and the previous session,
+    ///   if any, is kept.
     @discardableResult
     public func signIn(with grant: some OAuth2Grant) async throws(OAuth2Error) -> TokenInfo {
         await ensureRestored()
         update { $0.state = .authenticating }
         logger.debug("signing in", metadata: ["session": "\(name)", "grant": "\(grant.grantName)"])
         let response: TokenResponse
+        let identity: SessionIdentity?
         do {
             response = try await grant.requestToken(from: server)
+            identity = try await verifyIdentity(in: response, for: .signIn)
         } catch {
             let cancelled = error.code == .cancelled
             update { core in
@@ -148,7 +160,7 @@ public final class OAuth2Session: RefreshableCredentialSource {
         }
         let token = response.token(receivedAt: clock.now)
         // An explicit sign-in is never superseded (it expects no generation).
-        let published = await commit(token, receivedAt: clock.uptime, expectedGeneration: nil) ?? token
+        let published = await commit(token, identity: identity, receivedAt: clock.uptime, expectedGeneration: nil) ?? token
         logger.info("signed in", metadata: ["session": "\(name)", "grant": "\(grant.grantName)", "expires_in": "\(response.expiresIn.map { OAuth2Error.seconds($0) } ?? "unknown")"])
         emit(.signedIn(published.info, grant: grant.grantName))
         return published.info
@@ -227,6 +239,24 @@ public final class OAuth2Session: RefreshableCredentialSource {
             events.post(.failed(source: name, error: .unavailable(reason: error.message, underlying: error)))
         case .signedOut:
             break
+        }
+    }
+
+    /// The identity `response` carries, as the configured verifier decides (nil without one at
+    /// sign-in; the current one, unchanged, at a refresh without one).
+    func verifyIdentity(in response: TokenResponse, for check: IdentityCheck) async throws(OAuth2Error) -> SessionIdentity? {
+        guard let verifier = configuration.identityVerifier else {
+            if case .refresh(let current) = check { return current }
+            return nil
+        }
+        do {
+            return try await verifier.verifyIdentity(in: response, for: check)
+        } catch {
+            logger.warning("the identity in the token response was not accepted", metadata: [
+                "session": "\(name)", "code": "\(error.qualifiedCode)",
+                "reason": "\(error.identityError?.qualifiedCode ?? error.qualifiedCode)",
+            ])
+            throw error
         }
     }
 }

@@ -21,6 +21,9 @@ public struct OAuth2SessionConfiguration: Sendable {
     /// (PodioKit's "authenticate automatically as an app"). `nil`: requests fail with
     /// ``OAuth2Error/notSignedIn`` until the app signs in.
     public var automaticSignIn: (any OAuth2Grant)?
+    /// Who checks the identity in every token response before the session uses or stores it:
+    /// with OpenID Connect, ClearanceOpenID's `IDTokenVerifier`. `nil`: no identity is kept.
+    public var identityVerifier: (any IdentityVerifier)?
     /// How requests reach the authorization server.
     public var transport: any HTTPTransport
     /// Where secrets may be sent: HTTPS, or plain HTTP to loopback, unless loosened.
@@ -65,6 +68,7 @@ public struct OAuth2SessionConfiguration: Sendable {
         scopes: [String] = [],
         store: any SessionStore = InMemorySessionStore(),
         automaticSignIn: (any OAuth2Grant)? = nil,
+        identityVerifier: (any IdentityVerifier)? = nil,
         transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         transportSecurity: TransportSecurity = .strict,
         clock: any OAuth2Clock = SystemOAuth2Clock(),
@@ -85,6 +89,7 @@ public struct OAuth2SessionConfiguration: Sendable {
         self.scopes = scopes
         self.store = store
         self.automaticSignIn = automaticSignIn
+        self.identityVerifier = identityVerifier
         self.transport = transport
         self.transportSecurity = transportSecurity
         self.clock = clock
@@ -100,6 +105,8 @@ public struct OAuth2SessionConfiguration: Sendable {
 
     /// A configuration for the session kept in `stored` (saved by a session configured with
     /// ``storesClientConfiguration``): its endpoints, client and header scheme, on `store`.
+    /// A stored identity needs its verifier set again (``identityVerifier``): ClearanceOpenID's
+    /// `IDTokenVerifier(restoring:)` makes one from the stored session.
     /// - Throws: ``OAuth2Error/misconfigured(reason:)`` when the stored session does not say where it came from.
     public init(stored: StoredSession, store: any SessionStore, transportSecurity: TransportSecurity = .strict, logger: Logger = Logger(label: "clearance.oauth2")) throws(OAuth2Error) {
         guard let endpoints = stored.endpoints, let client = stored.client else {

@@ -13,8 +13,9 @@ public enum OAuth2SessionEvent: Sendable, CustomStringConvertible {
     case refreshed(TokenInfo)
     /// A refresh failed without ending the session (network error, 5xx, …): the session is kept.
     case refreshFailed(OAuth2Error)
-    /// The session ended on its own: the refresh token was refused (`invalid_grant`) or the token
-    /// expired with nothing to renew it. The store was cleared.
+    /// The session ended on its own: the refresh token was refused (`invalid_grant`), the token
+    /// expired with nothing to renew it, or a refresh brought an identity the verifier refused
+    /// (``OAuth2Error/identityRefused(_:)``: another subject, say). The store was cleared.
     case sessionEnded(OAuth2Error)
     /// The app signed out.
     case signedOut(RevocationOutcome)
@@ -44,10 +45,15 @@ public enum OAuth2SessionEvent: Sendable, CustomStringConvertible {
         switch self {
         case .restored(let info), .refreshed(let info): "\(name)(\(info))"
         case .signedIn(let info, let grant): "\(name)(\(grant), \(info))"
-        case .signInFailed(let error, let grant): "\(name)(\(grant), \(error.qualifiedCode))"
-        case .refreshFailed(let error), .sessionEnded(let error): "\(name)(\(error.qualifiedCode))"
+        case .signInFailed(let error, let grant): "\(name)(\(grant), \(Self.codes(error)))"
+        case .refreshFailed(let error), .sessionEnded(let error): "\(name)(\(Self.codes(error)))"
         case .signedOut(let outcome): "\(name)(\(outcome))"
         case .storeUnreadable(let error), .storeWriteFailed(let error): "\(name)(\(error.qualifiedCode))"
         }
+    }
+
+    /// The error's code, and the identity verifier's own when there is one (`oauth2.identity_refused: openid.subject_changed`).
+    private static func codes(_ error: OAuth2Error) -> String {
+        error.identityError.map { "\(error.qualifiedCode): \($0.qualifiedCode)" } ?? error.qualifiedCode
     }
 }

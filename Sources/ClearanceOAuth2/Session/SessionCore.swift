@@ -5,6 +5,8 @@ struct SessionCore: Sendable {
     /// The token in use, with its expiry on the monotonic clock.
     struct ActiveToken: Sendable {
         var token: OAuth2Token
+        /// Who signed in, as the identity verifier established it (nil without one).
+        var identity: SessionIdentity?
         /// `nil` when the server gave no lifetime.
         var expiresAtUptime: Duration?
         /// The server refused it (401) or the app invalidated it.

@@ -5,7 +5,7 @@ import Foundation
 /// it (the `clearance` command line does), where it came from, so that a later process can
 /// refresh and revoke it.
 ///
-/// Holds secrets (the tokens, the client secret): its `description` shows none of them.
+/// Holds secrets (the tokens, the ID token, the client secret): its `description` shows none of them.
 public struct StoredSession: Sendable, Hashable, Codable, SecretRedacting {
     /// The tokens.
     public var token: OAuth2Token
@@ -15,18 +15,25 @@ public struct StoredSession: Sendable, Hashable, Codable, SecretRedacting {
     public var client: OAuth2Client?
     /// The `Authorization` scheme the session sends, when stored.
     public var headerScheme: String?
+    /// Who signed in (OpenID Connect: the verified ID token and its provider's documents), when
+    /// the session has an ``IdentityVerifier``.
+    public var identity: SessionIdentity?
     /// When the session was saved.
     public var savedAt: Date
 
-    public init(token: OAuth2Token, endpoints: OAuth2Endpoints? = nil, client: OAuth2Client? = nil, headerScheme: String? = nil, savedAt: Date = Date()) {
+    public init(
+        token: OAuth2Token, endpoints: OAuth2Endpoints? = nil, client: OAuth2Client? = nil, headerScheme: String? = nil,
+        identity: SessionIdentity? = nil, savedAt: Date = Date()
+    ) {
         self.token = token
         self.endpoints = endpoints
         self.client = client
         self.headerScheme = headerScheme
+        self.identity = identity
         self.savedAt = savedAt
     }
 
     public var description: String {
-        "StoredSession(\(token.info)\(endpoints.map { ", token endpoint: \($0.token)" } ?? "")\(client.map { ", \($0)" } ?? ""))"
+        "StoredSession(\(token.info)\(endpoints.map { ", token endpoint: \($0.token)" } ?? "")\(client.map { ", \($0)" } ?? "")\(identity.map { ", \($0)" } ?? ""))"
     }
 }

@@ -12,6 +12,8 @@ import HTTPTypes
 ///   case, RFC 6749 §7.1) nor the scheme the token will be sent with is an error: a `mac` or
 ///   `DPoP` token sent as a bearer would fail, or worse.
 /// - An empty or missing `access_token` is an error.
+/// - An `id_token` (OpenID Connect) is kept as it came, unverified: the session hands it to its
+///   ``IdentityVerifier`` before the token set is used or stored.
 public struct TokenResponse: Sendable {
     /// The access token. Secret.
     public let accessToken: String
@@ -23,13 +25,23 @@ public struct TokenResponse: Sendable {
     public let refreshToken: String?
     /// The granted scopes, if reported.
     public let scopes: [String]?
+    /// The OpenID Connect ID token (a JWS), as the server sent it: **not verified**. Secret.
+    public let idToken: String?
+    /// What the authorization request that led to this response asked for (the OpenID Connect
+    /// `nonce`, `max_age`), set by the grant that sent it, never read from the server's answer.
+    public var authenticationRequest: AuthenticationRequestContext?
 
-    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Duration? = nil, refreshToken: String? = nil, scopes: [String]? = nil) {
+    public init(
+        accessToken: String, tokenType: String = "Bearer", expiresIn: Duration? = nil, refreshToken: String? = nil, scopes: [String]? = nil,
+        idToken: String? = nil, authenticationRequest: AuthenticationRequestContext? = nil
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
         self.refreshToken = refreshToken
         self.scopes = scopes
+        self.idToken = idToken
+        self.authenticationRequest = authenticationRequest
     }
 
     /// Parses a token endpoint response.
@@ -58,9 +70,18 @@ public struct TokenResponse: Sendable {
         }
         let refreshToken = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
         let scopes = (object["scope"] as? String).map { $0.split(separator: " ").map(String.init) }
+        let idToken: String?
+        switch object["id_token"] {
+        case nil, is NSNull:
+            idToken = nil
+        case let text as String where !text.isEmpty:
+            idToken = text
+        default:
+            throw .badResponse(answer, reason: "the id_token is not a non-empty string")
+        }
         return TokenResponse(
             accessToken: accessToken, tokenType: tokenType, expiresIn: lifetime(object["expires_in"]),
-            refreshToken: refreshToken, scopes: scopes)
+            refreshToken: refreshToken, scopes: scopes, idToken: idToken)
     }
 
     /// The token set this response gives, arriving at `receivedAt`.
@@ -98,6 +119,6 @@ public struct TokenResponse: Sendable {
 
 extension TokenResponse: SecretRedacting {
     public var description: String {
-        "TokenResponse(type: \(tokenType), expiresIn: \(expiresIn.map { "\($0)" } ?? "nil"), refresh token: \(refreshToken == nil ? "no" : "yes"))"
+        "TokenResponse(type: \(tokenType), expiresIn: \(expiresIn.map { "\($0)" } ?? "nil"), refresh token: \(refreshToken == nil ? "no" : "yes"), ID token: \(idToken == nil ? "no" : "yes"))"
     }
 }

@@ -8,12 +8,12 @@ import Foundation
 /// and unknown key ids before any cryptography runs. Hostile input never traps: the length is
 /// bounded and the JSON reader is ``JSONScanner``.
 package struct CompactJWT: Sendable {
-    /// The longest token accepted, in bytes (customer tokens are a few hundred).
+    /// The longest token accepted by default, in bytes (customer tokens are a few hundred).
     package static let maximumLength = 8 * 1024
 
     /// Why a text is not a compact JWT.
     package enum Malformed: Error, Sendable, Hashable, CustomStringConvertible {
-        /// Longer than ``CompactJWT/maximumLength`` bytes.
+        /// Longer than the longest accepted (``CompactJWT/maximumLength`` bytes by default).
         case tooLong
         /// Not three dot-separated segments.
         case notThreeSegments
@@ -29,7 +29,7 @@ package struct CompactJWT: Sendable {
 
         package var description: String {
             switch self {
-            case .tooLong: "the token is longer than \(CompactJWT.maximumLength) bytes"
+            case .tooLong: "the token is longer than accepted"
             case .notThreeSegments: "the token is not three dot-separated segments"
             case .notBase64URL(let segment): "the \(segment.rawValue) is not base64url"
             case .notJSONObject(let segment): "the \(segment.rawValue) is not a JSON object"
@@ -44,9 +44,9 @@ package struct CompactJWT: Sendable {
     /// The signature's bytes (empty for an unsecured `alg: none` token).
     package let signature: Data
 
-    /// Takes `token` apart.
-    package init(_ token: some StringProtocol) throws(Malformed) {
-        guard token.utf8.count <= Self.maximumLength else { throw .tooLong }
+    /// Takes `token` apart; a token longer than `maximumLength` bytes is refused before anything is decoded.
+    package init(_ token: some StringProtocol, maximumLength: Int = CompactJWT.maximumLength) throws(Malformed) {
+        guard token.utf8.count <= maximumLength else { throw .tooLong }
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3 else { throw .notThreeSegments }
         header = try Self.object(segments[0], .header)

@@ -1,6 +1,7 @@
 import Clearance
 import ClearanceHTTP
 import ClearanceOAuth2
+import ClearanceTestSupport
 import ClearanceTesting
 import ClearanceWire
 import Foundation

@@ -9,6 +9,11 @@
   browser.py device VERIFICATION_URI --user-code CODE --username U --password P [--deny]
       Logs in, enters the user code, and approves (or denies) the device.
 
+  browser.py logout END_SESSION_URL --username U --password P
+      Logs in on Django's login form, then opens the end-session URL (OpenID Connect
+      RP-Initiated Logout). Prints the redirect the provider answers with (the client's
+      post_logout_redirect_uri with its state) and whether the Django session ended.
+
 Exits 0 on success; non-zero with a message on stderr otherwise.
 """
 
@@ -127,6 +132,19 @@ def device(args):
     print("device", "denied" if args.deny else "approved")
 
 
+def logout(args):
+    origin = "%s://%s" % (urlsplit(args.url).scheme, urlsplit(args.url).netloc)
+    session = requests.Session()
+    response, _ = log_in(session, origin + "/accounts/login/", origin, args.username, args.password)
+    if "sessionid" not in session.cookies:
+        fail("login refused for %s (HTTP %d)" % (args.username, response.status_code))
+    response, external = follow(session, session.get(args.url, allow_redirects=False), origin)
+    if external is None:
+        fail("the end-session URL did not redirect to the client (HTTP %d): %s" % (response.status_code, response.text[:500]))
+    print(external)
+    print("django session:", "ended" if "sessionid" not in session.cookies else "still open")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -135,12 +153,14 @@ def main():
     d = sub.add_parser("device")
     d.add_argument("url")
     d.add_argument("--user-code", required=True)
-    for p in (a, d):
+    lo = sub.add_parser("logout")
+    lo.add_argument("url")
+    for p in (a, d, lo):
         p.add_argument("--username", required=True)
         p.add_argument("--password", required=True)
         p.add_argument("--deny", action="store_true")
     args = parser.parse_args()
-    {"authorize": authorize, "device": device}[args.command](args)
+    {"authorize": authorize, "device": device, "logout": logout}[args.command](args)
 
 
 if __name__ == "__main__":

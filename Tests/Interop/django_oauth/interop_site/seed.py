@@ -17,9 +17,11 @@ def seed():
     password = secrets.token_urlsafe(16)
     user, _ = User.objects.get_or_create(username="alice")
     user.set_password(password)
+    user.email = "alice@example.com"
+    user.first_name, user.last_name = "Alice", "Interop"
     user.save()
 
-    def app(client_id, name, client_type, grant, redirect_uris="", confidential_secret=True):
+    def app(client_id, name, client_type, grant, redirect_uris="", confidential_secret=True, **extra):
         secret = secrets.token_urlsafe(32) if confidential_secret else ""
         Application.objects.filter(client_id=client_id).delete()
         Application.objects.create(
@@ -30,6 +32,7 @@ def seed():
             authorization_grant_type=grant,
             redirect_uris=redirect_uris,
             user=user,
+            **extra,
         )
         return {"client_id": client_id, "client_secret": secret or None}
 
@@ -48,6 +51,19 @@ def seed():
             Application.GRANT_AUTHORIZATION_CODE,
             redirect_uris="http://127.0.0.1/callback",
             confidential_secret=False,
+        ),
+        # Public native app signing in with OpenID Connect: RS256 ID tokens, no consent page
+        # (skip_authorization), RP-initiated logout back to a loopback URI.
+        "openid": app(
+            "clearance-openid",
+            "Clearance OpenID",
+            Application.CLIENT_PUBLIC,
+            Application.GRANT_AUTHORIZATION_CODE,
+            redirect_uris="http://127.0.0.1/callback",
+            confidential_secret=False,
+            algorithm=Application.RS256_ALGORITHM,
+            skip_authorization=True,
+            post_logout_redirect_uris="http://127.0.0.1/signed-out",
         ),
         # Public device app: RFC 8628 device authorization grant.
         "device": app(
@@ -69,6 +85,8 @@ def seed():
     )
     return {
         "users": {"alice": password},
+        # The `sub` of alice's ID tokens: her primary key, as a string.
+        "subjects": {"alice": str(user.pk)},
         "clients": clients,
         "resource_server": resource_server,
         "introspection_token": introspection_token,

@@ -4,6 +4,7 @@ Test-only: DEBUG off, a throwaway secret, a fast password hasher, an sqlite data
 directory named by CLEARANCE_DJANGO_DB_DIR (serve.py makes a temporary one when it is unset).
 """
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -86,6 +87,9 @@ OAUTH2_PROVIDER = {
         "read": "Read",
         "write": "Write",
         "introspection": "Introspect tokens",
+        "openid": "OpenID Connect",
+        "email": "Email address",
+        "profile": "Name",
     },
     "DEFAULT_SCOPES": ["read"],
     "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
@@ -110,6 +114,26 @@ OAUTH2_PROVIDER = {
     # refuse it by default from 4.0 on, RFC 9700 §2.4).
     "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": False,
 }
+
+# OpenID Connect: RS256 ID tokens signed with the active key of the keys file serve.py keeps
+# (CLEARANCE_OIDC_KEYS: {"active": PEM, "inactive": [PEM, ...]}); the inactive keys stay in the
+# JWKS after a rotation. The issuer is pinned to the server's URL; RP-initiated logout is on,
+# without its confirmation page.
+_oidc_keys = {"active": "", "inactive": []}
+if os.environ.get("CLEARANCE_OIDC_KEYS"):
+    with open(os.environ["CLEARANCE_OIDC_KEYS"]) as keys_file:
+        _oidc_keys = json.load(keys_file)
+OAUTH2_PROVIDER.update(
+    {
+        "OIDC_ENABLED": bool(_oidc_keys["active"]),
+        "OIDC_RSA_PRIVATE_KEY": _oidc_keys["active"],
+        "OIDC_RSA_PRIVATE_KEYS_INACTIVE": _oidc_keys["inactive"],
+        "OIDC_ISS_ENDPOINT": PUBLIC_URL + "/o",
+        "OIDC_RP_INITIATED_LOGOUT_ENABLED": True,
+        "OIDC_RP_INITIATED_LOGOUT_ALWAYS_PROMPT": False,
+        "OAUTH2_VALIDATOR_CLASS": "interop_site.validators.InteropValidator",
+    }
+)
 
 # A fresh database every run: create the tables straight from the models instead of replaying
 # every migration (seconds saved on each start).

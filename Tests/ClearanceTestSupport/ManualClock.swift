@@ -4,7 +4,7 @@ import Foundation
 
 /// A clock the test moves by hand. `sleep` records the duration, moves the clock by it and
 /// returns at once, so polling and backoff run instantly.
-final class ManualClock: OAuth2Clock {
+package final class ManualClock: OAuth2Clock {
     private struct State {
         var wall = Date(timeIntervalSince1970: 1_750_000_000)
         var uptime: Duration = .seconds(10_000)
@@ -12,12 +12,14 @@ final class ManualClock: OAuth2Clock {
     }
     private let state = Locked(State())
 
-    var now: Date { state.withLock { $0.wall } }
-    var uptime: Duration { state.withLock { $0.uptime } }
-    /// Every sleep asked for, in order.
-    var sleeps: [Duration] { state.withLock { $0.sleeps } }
+    package init() {}
 
-    func advance(by duration: Duration) {
+    package var now: Date { state.withLock { $0.wall } }
+    package var uptime: Duration { state.withLock { $0.uptime } }
+    /// Every sleep asked for, in order.
+    package var sleeps: [Duration] { state.withLock { $0.sleeps } }
+
+    package func advance(by duration: Duration) {
         state.withLock { state in
             state.uptime += duration
             let (seconds, attoseconds) = duration.components
@@ -26,11 +28,11 @@ final class ManualClock: OAuth2Clock {
     }
 
     /// Moves the wall clock only (a user changing the device time).
-    func jumpWallClock(by seconds: TimeInterval) {
+    package func jumpWallClock(by seconds: TimeInterval) {
         state.withLock { $0.wall.addTimeInterval(seconds) }
     }
 
-    func sleep(for duration: Duration) async throws {
+    package func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
         state.withLock { $0.sleeps.append(duration) }
         advance(by: duration)

@@ -1,0 +1,27 @@
+/// Decides who a token response says signed in, before an ``OAuth2Session`` uses or stores the
+/// tokens: OpenID Connect's ID token validation is one (ClearanceOpenID's `IDTokenVerifier`).
+///
+/// The session calls it for every token response of a sign-in and of a refresh
+/// (``OAuth2SessionConfiguration/identityVerifier``):
+///
+/// - it returns the ``SessionIdentity`` to keep with the session (or nil for none);
+/// - it throws ``OAuth2Error/identityRefused(_:)`` when the response must not be used: a
+///   sign-in then stores nothing; a refresh ends the session (tokens discarded, signed out,
+///   ``OAuth2SessionEvent/sessionEnded(_:)`` saying why), so an identity never changes silently;
+/// - it throws ``OAuth2Error/identityUnavailable(_:)`` when it could not decide (its provider's
+///   keys could not be fetched): a sign-in fails, a refresh fails and keeps the session.
+///
+/// Nothing it throws or logs may contain a token.
+public protocol IdentityVerifier: Sendable {
+    /// Verifies the identity `response` carries.
+    /// - Returns: The identity to keep; at a refresh without a new identity, the current one.
+    func verifyIdentity(in response: TokenResponse, for check: IdentityCheck) async throws(OAuth2Error) -> SessionIdentity?
+
+    /// Called once when the session restores `identity` from its store at launch, so the verifier
+    /// can take back what it saved with it (``SessionIdentity/provider``). Does nothing by default.
+    func restore(_ identity: SessionIdentity) async
+}
+
+extension IdentityVerifier {
+    public func restore(_ identity: SessionIdentity) async {}
+}

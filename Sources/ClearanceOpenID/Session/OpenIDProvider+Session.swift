@@ -1,0 +1,43 @@
+import Clearance
+import ClearanceOAuth2
+import Foundation
+import Logging
+
+extension OpenIDProvider {
+    /// A session configuration for signing in at this provider: the token, authorization and
+    /// (when the discovery document lists one) revocation endpoints from its discovery document,
+    /// `openid` among the scopes, the provider's transport, transport rules and clock, and an
+    /// ``IDTokenVerifier`` for `clientID` as its identity verifier.
+    ///
+    /// Change what the app needs on the result (`automaticSignIn`, `leeway`, the endpoints,
+    /// …) before making the ``OAuth2Session``.
+    ///
+    /// - Parameters:
+    ///   - allowsHS256: Whether the client was registered for HS256-signed ID tokens (its client
+    ///     secret is then the key). False by default: HS256 ID tokens are refused.
+    ///   - idTokenLeeway: The clock skew allowed on the ID token's times.
+    /// - Throws: The discovery errors of ``metadata()``.
+    public func sessionConfiguration(
+        clientID: String,
+        clientSecret: String? = nil,
+        clientAuthentication: ClientAuthenticationMethod? = nil,
+        scopes: [String] = [],
+        allowsHS256: Bool = false,
+        idTokenLeeway: Duration = .seconds(60),
+        store: any SessionStore = InMemorySessionStore(),
+        storesClientConfiguration: Bool = false,
+        name: String = "openid",
+        notificationCenter: NotificationCenter? = .default,
+        logger: Logger = Logger(label: "clearance.oauth2")
+    ) async throws(OpenIDError) -> OAuth2SessionConfiguration {
+        let metadata = try await metadata()
+        return OAuth2SessionConfiguration(
+            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, clientSecret: clientSecret,
+            clientAuthentication: clientAuthentication, revocationEndpoint: metadata.revocationEndpoint,
+            authorizationEndpoint: metadata.authorizationEndpoint, scopes: OpenIDAuthorizationCodeFlow.withOpenID(scopes),
+            store: store,
+            identityVerifier: verifier(clientID: clientID, hs256ClientSecret: allowsHS256 ? clientSecret : nil, leeway: idTokenLeeway),
+            transport: transport, transportSecurity: transportSecurity, clock: clock,
+            storesClientConfiguration: storesClientConfiguration, name: name, notificationCenter: notificationCenter, logger: logger)
+    }
+}

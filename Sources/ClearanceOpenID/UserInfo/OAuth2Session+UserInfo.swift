@@ -1,0 +1,46 @@
+import Clearance
+import ClearanceHTTP
+import ClearanceOAuth2
+import ClearanceWire
+import Foundation
+import HTTPTypes
+
+extension OAuth2Session {
+    /// Asks `provider`'s UserInfo endpoint about the signed-in user: a `GET` with the session's
+    /// access token as `Authorization: Bearer` (refreshed once on a 401, as every request through
+    /// ``AuthorizedClient`` is), under the session's transport rules.
+    ///
+    /// - Throws: ``OpenIDError/notSignedIn`` without a verified identity;
+    ///   ``OpenIDError/userInfoEndpointMissing``; ``OpenIDError/userInfoSignedUnsupported(contentType:)``
+    ///   for an `application/jwt` answer; ``OpenIDError/invalidUserInfo(reason:response:)`` for
+    ///   anything but a JSON object with a `sub`; ``OpenIDError/userInfoSubjectMismatch`` when
+    ///   its `sub` is not the ID token's (Core §5.3.4: the answer is not used);
+    ///   ``OpenIDError/userInfoFailed(_:)`` when the request fails.
+    public func userInfo(from provider: OpenIDProvider) async throws(OpenIDError) -> UserInfo {
+        await restore()
+        guard let subject = identity?.subject else { throw .notSignedIn }
+        guard let endpoint = try await provider.metadata().userInfoEndpoint else { throw .userInfoEndpointMissing }
+        let response: HTTPResponse
+        let body: Data
+        do {
+            let authorizer = try RequestAuthorizer(policy: .always("session"), sources: ["session": self], transportSecurity: configuration.transportSecurity)
+            let client = AuthorizedClient(authorizer: authorizer, transport: configuration.transport, followsCrossOriginRedirects: false)
+            (response, body) = try await client.send(.get, endpoint, headerFields: [.accept: "application/json"])
+        } catch {
+            throw .userInfoFailed(error)
+        }
+        guard response.status.code == 200 else {
+            throw .invalidUserInfo(reason: "the answer is not HTTP 200", response: HTTPErrorResponse(response, body: body))
+        }
+        let contentType = response.headerFields[.contentType]?.lowercased() ?? ""
+        if contentType.hasPrefix("application/jwt") { throw .userInfoSignedUnsupported(contentType: contentType) }
+        guard body.count <= 512 * 1024, let text = String(data: body, encoding: .utf8), case .object(let claims)? = try? JSONScanner.parse(text) else {
+            throw .invalidUserInfo(reason: "the answer is not a JSON object", response: HTTPErrorResponse(response, body: body))
+        }
+        guard let answered = claims["sub"]?.stringValue else {
+            throw .invalidUserInfo(reason: "the answer has no sub", response: nil)
+        }
+        guard answered == subject else { throw .userInfoSubjectMismatch }
+        return UserInfo(claims: claims)
+    }
+}

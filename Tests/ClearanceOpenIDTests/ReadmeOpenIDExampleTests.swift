@@ -1,0 +1,79 @@
+import Clearance
+import ClearanceDevelopment
+import ClearanceOAuth2
+import ClearanceOpenID
+import ClearanceServer
+import ClearanceTestSupport
+import Foundation
+import Logging
+import Testing
+
+/// The README's "Sign in with OpenID Connect" snippet, compiled and run against the development
+/// provider (the browser follows the URLs). Keep the two in step.
+@Suite("README OpenID Connect example")
+struct ReadmeOpenIDExampleTests {
+    @Test func signInWithOpenIDConnect() async throws {
+        let quiet = Logger(label: "readme", factory: { _ in SwiftLogNoOpLogHandler() })
+        let development = try await DevelopmentOAuth2Provider(logger: quiet)
+        let server = try await RunningServer.start(development.router(), logger: quiet)
+        let issuer = server.baseURL
+        let directory = try TemporaryDirectory()
+        let sessionFile = directory.file("session.json")
+        let keyFile = directory.file("session.key")
+        let opened = OpenedURLs()
+        @Sendable func openInBrowser(_ url: URL) async throws {
+            opened.append(url)
+            try await Browser.follow(url)
+        }
+        try await withCleanup {
+            // README: begin
+            let provider = try await OpenIDProvider.discover(issuer: issuer)      // its issuer must be exactly this one
+            let session = OAuth2Session(configuration: try await provider.sessionConfiguration(
+                clientID: "demo-native", scopes: ["email", "profile"],           // openid is added
+                store: EncryptedFileSessionStore(fileURL: sessionFile, key: try .loadOrCreate(file: keyFile))))
+            let listener = try await LoopbackRedirectListener.start()             // http://127.0.0.1:<port>/callback
+            do {
+                try await session.signIn(with: OpenIDAuthorizationCodeFlow(receiver: listener) { url in
+                    try await openInBrowser(url)                                   // PKCE, state and a fresh nonce
+                })
+            } catch let error as OAuth2Error {
+                print(error.identityError ?? error)          // openid.nonce_mismatch: …: each check its own code; nothing stored
+            }
+            print(session.identity?.subject ?? "signed out")                      // the verified sub (claims, ID token: stored encrypted)
+            let userInfo = try await session.userInfo(from: provider)             // its sub must be the ID token's
+            let signOut = await session.signOut(at: provider)                     // revoked, store cleared
+            if let url = signOut.endSession?.url { try await openInBrowser(url) } // id_token_hint, client_id: ends it at the provider
+            // README: end
+
+            await listener.stop()
+            #expect(userInfo.subject == "user:jane@example.com" && userInfo.email == "jane@example.com")
+            guard case .revoked = signOut.revocation else {
+                Issue.record("expected a revocation, got \(signOut.revocation)")
+                return
+            }
+            #expect(opened.all.count == 2 && opened.all.last?.path == "/oauth/logout")
+            #expect(await development.ledger.endSessions == 1)
+            let stored = try await EncryptedFileSessionStore(fileURL: sessionFile, key: .loadOrCreate(file: keyFile)).load()
+            #expect(!session.isAuthenticated && stored == nil)
+        } cleanup: {
+            directory.remove()
+            await server.stop()
+        }
+    }
+
+    /// The README's text between the markers is the snippet above, line for line.
+    @Test func theREADMEShowsThisCode() throws {
+        let readme = try String(contentsOf: PackageRoot.url().appendingPathComponent("README.md"), encoding: .utf8)
+        let test = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let snippet = test.components(separatedBy: "// README: begin\n")[1].components(separatedBy: "            // README: end")[0]
+            .split(separator: "\n", omittingEmptySubsequences: false).map { $0.dropFirst(12) }.joined(separator: "\n")
+        #expect(readme.contains("```swift\n" + snippet + "```\n"), "README.md's OpenID Connect snippet and this test drifted apart")
+    }
+}
+
+/// The URLs the "browser" opened.
+final class OpenedURLs: Sendable {
+    private let urls = Locked<[URL]>([])
+    func append(_ url: URL) { urls.withLock { $0.append(url) } }
+    var all: [URL] { urls.withLock { $0 } }
+}
