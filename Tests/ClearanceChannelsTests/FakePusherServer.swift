@@ -28,6 +28,7 @@ enum FakePusherServer {
             server: .http1WebSocketUpgrade { _, _, _ in
                 .upgrade([:]) { inbound, outbound, _ in
                     let connection = box.connections.withLock { $0 += 1; return $0 }
+                    box.connectedAt.withLock { $0.append(.now) }
                     try await outbound.write(.text(#"{"event":"pusher:connection_established","data":"{\"socket_id\":\"\#(connection).\#(connection)\",\"activity_timeout\":\#(activityTimeout)}"}"#))
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case .text(let text) = message else { continue }
@@ -61,6 +62,8 @@ final class FakePusherServerBox: @unchecked Sendable {
     var server: RunningServer!
     let received = Locked<[(connection: Int, text: String)]>([])
     let connections = Locked(0)
+    /// When each connection was accepted, in order.
+    let connectedAt = Locked<[ContinuousClock.Instant]>([])
     var port: Int { server.port }
 
     func frames(event: String) -> [(connection: Int, text: String)] {

@@ -91,11 +91,16 @@ import Testing
         let client = ChannelClient(key: "test-key", options: options)
         await client.connect()
         _ = await client.subscribe("news")
-        try await Task.sleep(for: .seconds(2))
-        // 1 + 3 quick retries, then back-offs of 0.1, 0.2, 0.4, 0.8 s (1.5 s) ≈ 8 connections;
-        // immediate reconnects would have made dozens.
-        let connections = fake.connections.withLock { $0 }
-        #expect(connections >= 5 && connections <= 9, "\(connections) connections in 2 s")
+        // The first connection, 3 quick retries, then back-offs of 0.1, 0.2, 0.4 and 0.8 s: the
+        // gaps between connections are at least those delays however slow the run (a slow run
+        // only makes them longer), so the test waits for the connections, not for a time.
+        try await eventually("8 connections", timeout: .seconds(30)) { fake.connectedAt.withLock { $0.count } >= 8 }
+        let times = fake.connectedAt.withLock { $0 }
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        let backOffs: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800)]
+        for (index, minimum) in backOffs.enumerated() {
+            #expect(gaps[3 + index] >= minimum, "gap \(3 + index + 1) was \(gaps[3 + index]); gaps: \(gaps)")
+        }
         await client.disconnect()
         await fake.stop()
     }

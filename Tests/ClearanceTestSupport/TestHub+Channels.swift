@@ -5,14 +5,16 @@ import Foundation
 
 /// The channel client's side of the shared ``TestHub``.
 extension TestHub {
-    /// Options for a client of the hub on `port`: fast reconnects, short timeouts, quiet.
+    /// Options for a client of the hub on `port`: fast reconnects, short timeouts, quiet. The
+    /// connect and authorization deadlines run on real time and are not what these tests check
+    /// (the tests of the deadlines set their own): they stretch under a sanitizer (TestTiming).
     package static func options(_ port: Int, authorizer: (any ChannelAuthorizer)? = nil, userAuthenticator: (any UserAuthenticator)? = nil) -> ChannelClientOptions {
         ChannelClientOptions(
             endpoint: .host("127.0.0.1", port: port),
-            connectTimeout: .seconds(5),
+            connectTimeout: TestTiming.scaled(.seconds(5)),
             authorizer: authorizer,
             userAuthenticator: userAuthenticator,
-            authorizationTimeout: .seconds(15),
+            authorizationTimeout: TestTiming.scaled(.seconds(15)),
             authorizationRetry: AuthorizationRetryPolicy(maximumAttempts: 2, initialDelay: .milliseconds(50)),
             reconnectPolicy: ReconnectPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), jitter: 0.1, restartRetryInterval: .milliseconds(100)),
             logger: quietLogger
