@@ -89,12 +89,17 @@ struct CustomerTokenCommand: AsyncParsableCommand {
     /// The key from `--kid` and the secret on standard input.
     static func key(id: String, secretStdin: Bool) throws -> CustomerTokenKey {
         guard secretStdin else { throw ValidationError("The secret is read from standard input: add --secret-stdin.") }
-        let secret = SecretInput.trimmingNewline(FileHandle.standardInput.readDataToEndOfFile())
-        guard !secret.isEmpty else { throw ValidationError("No secret on standard input.") }
-        do throws(CustomerTokenError) {
-            return try CustomerTokenKey(id: id, secret: secret)
-        } catch {
-            CommandFailure.exit(error)
+        // The secret's bytes are released before the command may exit with a refusal: no copy of
+        // it outlives its use (and none is alive when the process ends).
+        let made: Result<CustomerTokenKey, CustomerTokenError>
+        do {
+            let secret = SecretInput.trimmingNewline(FileHandle.standardInput.readDataToEndOfFile())
+            guard !secret.isEmpty else { throw ValidationError("No secret on standard input.") }
+            made = Result { () throws(CustomerTokenError) in try CustomerTokenKey(id: id, secret: secret) }
+        }
+        switch made {
+        case .success(let key): return key
+        case .failure(let error): CommandFailure.exit(error)
         }
     }
 }
