@@ -70,10 +70,3 @@ struct ReadmeOpenIDExampleTests {
         #expect(readme.contains("```swift\n" + snippet + "```\n"), "README.md's OpenID Connect snippet and this test drifted apart")
     }
 }
-
-/// The URLs the "browser" opened.
-final class OpenedURLs: Sendable {
-    private let urls = Locked<[URL]>([])
-    func append(_ url: URL) { urls.withLock { $0.append(url) } }
-    var all: [URL] { urls.withLock { $0 } }
-}

@@ -23,10 +23,13 @@ import JWTKit
 /// 6. **At refresh**: the same `iss` and `sub` as the session's first ID token, and no other
 ///    `nonce`; no new ID token keeps the current one.
 ///
-/// Each failed check throws its own ``OpenIDError`` case; the token never appears in one.
-public struct IDTokenVerifier: IdentityVerifier {
-    /// What the verifier checks the token against, besides the provider.
-    public struct Configuration: Sendable {
+/// Each failed check throws its own ``OpenIDError`` case; the token never appears in one. Its
+/// `description`, `debugDescription` and mirror show the issuer, the client id, whether HS256 is
+/// allowed and the leeway: never the client secret.
+public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
+    /// What the verifier checks the token against, besides the provider. Holds the client secret
+    /// when HS256 is allowed: its text forms never show it.
+    public struct Configuration: Sendable, SecretRedacting {
         /// The client id the token must be for.
         public var clientID: String
         /// The client secret, when the client was registered for HS256-signed ID tokens: HS256
@@ -40,6 +43,12 @@ public struct IDTokenVerifier: IdentityVerifier {
             self.hs256ClientSecret = hs256ClientSecret
             self.leeway = leeway
         }
+
+        /// The client id, whether HS256 is allowed (never the secret) and the leeway.
+        public var description: String { "IDTokenVerifier.Configuration(\(shown))" }
+
+        /// What the text forms show.
+        var shown: String { "client: \(clientID), HS256: \(hs256ClientSecret == nil ? "refused" : "allowed"), leeway: \(leeway)" }
     }
 
     /// The longest ID token accepted, in bytes.
@@ -55,7 +64,12 @@ public struct IDTokenVerifier: IdentityVerifier {
         self.configuration = configuration
     }
 
-    /// Verifies `idToken`.
+    /// The issuer, the client id, whether HS256 is allowed and the leeway: never the client secret.
+    public var description: String {
+        "IDTokenVerifier(issuer: \(provider.issuerIdentifier), \(configuration.shown))"
+    }
+
+    /// Verifies `idToken`, the answer to an authentication request.
     ///
     /// - Parameters:
     ///   - nonce: The nonce the authorization request sent; nil when none was (none is checked then).
@@ -143,10 +157,10 @@ public struct IDTokenVerifier: IdentityVerifier {
                 throw .authorizedPartyMismatch(clientID: clientID, found: token.claims["azp"]?.scalarText)
             }
         }
-        guard let expiresAt = IDToken.date(token.claims["exp"]), now < expiresAt.addingTimeInterval(leeway) else {
-            throw .expired(at: IDToken.date(token.claims["exp"]))
+        guard let expiresAt = token.claims["exp"]?.numericDate, now < expiresAt.addingTimeInterval(leeway) else {
+            throw .expired(at: token.claims["exp"]?.numericDate)
         }
-        guard let issuedAt = IDToken.date(token.claims["iat"]) else { throw .issuedAtMissing }
+        guard let issuedAt = token.claims["iat"]?.numericDate else { throw .issuedAtMissing }
         guard issuedAt <= now.addingTimeInterval(leeway) else { throw .issuedInFuture(at: issuedAt) }
         if let nonce {
             guard let echoed = token.nonce, ConstantTime.equals(echoed, nonce) else { throw .nonceMismatch }
@@ -201,7 +215,7 @@ public struct IDTokenVerifier: IdentityVerifier {
 
     /// What is stored with the session (``SessionIdentity/provider``): the provider's documents
     /// (``OpenIDProvider/storedState``) and, under `verifier`, whether HS256 is allowed and the
-    /// leeway, so ``init(restoring:allowsHS256:transport:transportSecurity:logger:)`` verifies
+    /// leeway, so ``init(restoring:clientID:allowsHS256:transport:transportSecurity:logger:)`` verifies
     /// as this verifier did.
     public var storedState: JSONValue {
         var object = provider.storedState.objectValue ?? [:]
@@ -210,12 +224,5 @@ public struct IDTokenVerifier: IdentityVerifier {
             "leeway_seconds": .number(String(Int64(Self.seconds(configuration.leeway)))),
         ])
         return .object(object)
-    }
-}
-
-extension OpenIDProvider {
-    /// A verifier of this provider's ID tokens for `clientID`.
-    public func verifier(clientID: String, hs256ClientSecret: String? = nil, leeway: Duration = .seconds(60)) -> IDTokenVerifier {
-        IDTokenVerifier(provider: self, configuration: .init(clientID: clientID, hs256ClientSecret: hs256ClientSecret, leeway: leeway))
     }
 }
