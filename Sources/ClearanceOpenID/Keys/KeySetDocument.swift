@@ -14,6 +14,9 @@ struct KeySetDocument: Sendable {
         case key(ProviderKey)
         /// No key has the `kid` (or, without a `kid`, none fits): the set may be out of date.
         case unknown
+        /// The `kid` names a key of the set whose type, curve or own `alg` does not fit the
+        /// token's algorithm (an RSA key named for ES256, an RS256 key for PS256).
+        case mismatched
         /// No `kid`, and this many keys fit: the key cannot be chosen.
         case ambiguous(Int)
     }
@@ -32,7 +35,8 @@ struct KeySetDocument: Sendable {
     func choose(algorithm: String, keyID: String?) -> Choice {
         let fitting = keys.filter { $0.fits(algorithm) }
         if let keyID {
-            return fitting.first { $0.keyID == keyID }.map(Choice.key) ?? .unknown
+            if let key = fitting.first(where: { $0.keyID == keyID }) { return .key(key) }
+            return keys.contains { $0.keyID == keyID } ? .mismatched : .unknown
         }
         switch fitting.count {
         case 0: return .unknown
