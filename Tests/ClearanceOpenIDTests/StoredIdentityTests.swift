@@ -50,7 +50,7 @@ struct StoredIdentityTests {
         let stored = try #require(try await store.load())
         #expect(stored.identity?.subject == "hostile-subject-1")
         var relaunched = try OAuth2SessionConfiguration(stored: stored, store: store)
-        let verifier = try #require(IDTokenVerifier(restoring: stored))
+        let verifier = try #require(try IDTokenVerifier(restoring: stored))
         relaunched.identityVerifier = verifier
         let again = OAuth2Session(configuration: relaunched)
         #expect(await again.restore().isAuthenticated)
@@ -68,7 +68,7 @@ struct StoredIdentityTests {
             let stored = try #require(store.current)
             harness.provider.behave { $0.refresh = HostileTokenRecipe { $0["sub"] = .string("somebody-else") } }
             var configuration = harness.session.configuration
-            let verifier = try #require(IDTokenVerifier(restoring: stored, clientID: harness.provider.clientID))
+            let verifier = try #require(try IDTokenVerifier(restoring: stored, clientID: harness.provider.clientID))
             configuration.identityVerifier = verifier
             let relaunched = OAuth2Session(configuration: configuration)
             #expect(await relaunched.restore().isAuthenticated)
