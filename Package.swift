@@ -431,7 +431,7 @@ let package = Package(
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceSecretBox", "ClearanceChannels",
                 "ClearanceServer", "ClearanceDevelopment", "ClearanceWire", "ClearanceTesting", "ClearanceTestSupport", "clearance",
-                "ClearanceOAuth2", "ClearanceBloomreach", "ClearanceEntitlements",  // SecretDumpTests
+                "ClearanceOAuth2", "ClearanceOpenID", "ClearanceBloomreach", "ClearanceEntitlements",  // SecretDumpTests
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

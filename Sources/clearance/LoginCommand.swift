@@ -19,6 +19,12 @@ struct LoginCommand: AsyncParsableCommand {
             verified before anything is stored. The password is read from standard input with \
             --password-stdin, otherwise asked for without echo. Nothing secret is printed; \
             `clearance session show` prints what was stored.
+
+            The new session replaces the stored one. When the sign-in fails (refused ID token, \
+            refused grant, no answer), the session stored before is signed out too (revoked at its \
+            own server when it recorded a revocation endpoint, then cleared): you asked to sign in \
+            anew, so no earlier identity is left to show. A failure before signing in (bad flags, \
+            discovery) leaves it alone.
             """
     )
 
@@ -40,7 +46,7 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "With --issuer: the prompt parameter (login, consent, select_account, none).") var prompt: String?
     @Option(help: "With --issuer: max_age in seconds (the ID token must show a recent enough sign-in).") var maxAge: Int?
     @Option(help: "With --issuer: the login_hint parameter.") var loginHint: String?
-    @Flag(help: "With --issuer: the client was registered for HS256 ID tokens (its secret verifies them).") var allowHS256IDTokens = false
+    @Flag(help: "With --issuer: the client was registered for HS256 ID tokens (its secret verifies them; a client secret is required).") var allowHS256IDTokens = false
     @Option(help: "The Authorization scheme for API requests (Bearer; OAuth2 for Podio-style APIs).") var headerScheme = "Bearer"
     @Flag(help: "Allow plain http to a non-loopback authorization server.") var allowInsecureHTTP = false
     @OptionGroup var storeOptions: SessionCommand.StoreOptions
@@ -75,8 +81,12 @@ struct LoginCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.makeStore()
         let clientSecret = try SecretInput(flag: "--client-secret", environment: "CLEARANCE_CLIENT_SECRET").resolve(value: clientSecret, file: clientSecretFile)
+        if allowHS256IDTokens && clientSecret == nil {
+            throw ValidationError("--allow-hs256-id-tokens needs the client secret (--client-secret, --client-secret-file or CLEARANCE_CLIENT_SECRET): it is the HS256 key.")
+        }
         var configuration = try await sessionConfiguration(store: store, clientSecret: clientSecret)
         configuration.headerScheme = headerScheme
+        let earlier = try? await store.load()
         let session = OAuth2Session(configuration: configuration)
         do {
             if let username {
@@ -102,6 +112,7 @@ struct LoginCommand: AsyncParsableCommand {
                 }
             }
         } catch let error as OAuth2Error {
+            await signOut(earlier, from: store)
             throw CommandFailure.exitCode(error)
         }
         SessionCommand.printState(session.state, identity: session.identity)
@@ -132,6 +143,24 @@ struct LoginCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.exitCode(error)
         }
+    }
+
+    /// Signs out the session stored before a sign-in that failed: revoked at its own server
+    /// (never at the new one) when it recorded where, and the store cleared.
+    private func signOut(_ earlier: StoredSession?, from store: EncryptedFileSessionStore) async {
+        guard let earlier else { return }
+        let security = TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP)
+        guard let configuration = try? OAuth2SessionConfiguration(stored: earlier, store: store, transportSecurity: security) else {
+            do {
+                try await store.clear()
+                Self.say("earlier session: signed out (revocation: \(RevocationOutcome.notConfigured))")
+            } catch {
+                FileHandle.standardError.write(Data("warning: the earlier session could not be cleared: \(error.description)\n".utf8))
+            }
+            return
+        }
+        let outcome = await OAuth2Session(configuration: configuration).signOut()
+        Self.say("earlier session: signed out (revocation: \(outcome))")
     }
 
     /// Lines on standard output, written at once: a script or a terminal multiplexer reading a

@@ -53,17 +53,34 @@ struct SessionCommand: AsyncParsableCommand {
 
         /// A session for what the store holds; one signed in with OpenID Connect gets its ID
         /// token verifier back (issuer, client, the provider's stored documents).
+        ///
+        /// - Throws: `openid.stored_identity_unusable` (exit 1) when the stored identity's
+        ///   verifier cannot be made again: without it, a refresh would take a new ID token
+        ///   unverified and a logout would print no end-session URL.
         func makeSession(allowInsecureHTTP: Bool = false) async throws -> OAuth2Session {
+            let (session, unusable) = try await loadSession(allowInsecureHTTP: allowInsecureHTTP)
+            if let unusable { throw CommandFailure.exitCode(unusable) }
+            return session
+        }
+
+        /// The stored session, restored, and why its identity's verifier could not be made again
+        /// (the session then has none).
+        func loadSession(allowInsecureHTTP: Bool = false) async throws -> (OAuth2Session, OpenIDError?) {
             let store = try makeStore()
             guard let stored = try await store.load() else {
                 throw ValidationError("No session is stored at \(storeURL.path); run `clearance login` first.")
             }
             let security = TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP)
             var configuration = try OAuth2SessionConfiguration(stored: stored, store: store, transportSecurity: security)
-            configuration.identityVerifier = IDTokenVerifier(restoring: stored, transportSecurity: security)
+            var unusable: OpenIDError?
+            do throws(OpenIDError) {
+                configuration.identityVerifier = try IDTokenVerifier(restoring: stored, transportSecurity: security)
+            } catch {
+                unusable = error
+            }
             let session = OAuth2Session(configuration: configuration)
             await session.restore()
-            return session
+            return (session, unusable)
         }
     }
 
@@ -119,6 +136,10 @@ struct SessionCommand: AsyncParsableCommand {
         func makeSession() async throws -> OAuth2Session {
             try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP)
         }
+
+        func loadSession() async throws -> (OAuth2Session, OpenIDError?) {
+            try await storeOptions.loadSession(allowInsecureHTTP: allowInsecureHTTP)
+        }
     }
 
     struct Refresh: AsyncParsableCommand {
@@ -170,12 +191,15 @@ struct SessionCommand: AsyncParsableCommand {
             }
         }
 
+        /// Signs out here whatever happens; a stored identity whose verifier cannot be made again
+        /// still signs out (revoked, store cleared), then fails: there is no end-session URL.
         func run() async throws {
-            let session = try await options.makeSession()
+            let (session, unusable) = try await options.loadSession()
             guard let verifier = session.configuration.identityVerifier as? IDTokenVerifier else {
                 let outcome = await session.signOut()
                 print("state: \(session.state.name)")
                 print("revocation: \(outcome)")
+                if let unusable { throw CommandFailure.exitCode(unusable) }
                 return
             }
             let signOut = await session.signOut(

@@ -4,6 +4,7 @@ import ClearanceChannels
 import ClearanceEntitlements
 import ClearanceHTTP
 import ClearanceOAuth2
+import ClearanceOpenID
 import ClearanceSigning
 import Foundation
 import HTTPTypes
@@ -27,6 +28,7 @@ import Testing
             store: InMemorySessionStore(StoredSession(token: token, client: OAuth2Client(id: "c", secret: "cs2-LEAK"))))
         let session = OAuth2Session(configuration: configuration)
         _ = await session.restore()
+        let openID = try OpenIDProvider(issuer: URL(string: "https://id.example.com")!)
         let values: [(String, Any)] = [
             ("Credential.bearer", Credential.bearer("bearer-LEAK")),
             ("Credential.query", Credential.queryParameter(name: "k", value: "query-LEAK")),
@@ -38,6 +40,12 @@ import Testing
             ("StoredSession with identity", StoredSession(token: token, identity: SessionIdentity(idToken: "idt3-LEAK", claims: [:]))),
             ("StoredSession", StoredSession(token: token, client: OAuth2Client(id: "c", secret: "cs3-LEAK"))),
             ("OAuth2Client", OAuth2Client(id: "c", secret: "cs4-LEAK")),
+            ("IDTokenVerifier", openID.verifier(clientID: "c", hs256ClientSecret: "hs256-secret-LEAK-0123456789abcdef")),
+            ("IDTokenVerifier.Configuration", IDTokenVerifier.Configuration(clientID: "c", hs256ClientSecret: "hs256-secret2-LEAK-0123456789abcdef")),
+            ("OAuth2SessionConfiguration with an ID token verifier", OAuth2SessionConfiguration(
+                tokenEndpoint: URL(string: "https://id.example.com/token")!, clientID: "c", clientSecret: "cs5-LEAK",
+                identityVerifier: openID.verifier(clientID: "c", hs256ClientSecret: "hs256-secret3-LEAK-0123456789abcdef"))),
+            ("AuthenticationRequestContext", AuthenticationRequestContext(nonce: "nonce-LEAK", maxAge: .seconds(60))),
             ("OAuth2SessionConfiguration", configuration),
             ("OAuth2Session", session),
             ("OAuth2SessionState", session.state),

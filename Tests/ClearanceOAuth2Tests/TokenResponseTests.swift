@@ -84,6 +84,22 @@ import Testing
         }
     }
 
+    @Test("an id_token is kept as sent; absent or null is none; anything but a non-empty string is a bad response")
+    func idTokenMember() throws {
+        #expect(try parse(#"{"access_token":"a","id_token":"h.p.s"}"#).idToken == "h.p.s")
+        #expect(try parse(#"{"access_token":"a"}"#).idToken == nil)
+        #expect(try parse(#"{"access_token":"a","id_token":null}"#).idToken == nil)
+        for value in [#""""#, "42", "true", #"["h.p.s"]"#, #"{"jwt":"h.p.s"}"#] {
+            do {
+                _ = try parse(#"{"access_token":"a","id_token":\#(value)}"#)
+                Issue.record("id_token \(value) must throw")
+            } catch {
+                #expect(error.code == .badResponse, "\(value)")
+                #expect(error.message.contains("id_token"), "\(value): \(error.message)")
+            }
+        }
+    }
+
     @Test func errorDescriptionsNeverCarryTheRequestsSecrets() {
         do {
             _ = try parse(#"{"error":"invalid_grant","error_description":"refresh token rt-SECRET-123 is revoked; access_token=at-SECRET-9"}"#, status: 400, secrets: ["rt-SECRET-123"])

@@ -40,29 +40,47 @@ struct DevelopmentOpenIDProviderTests {
 
     @Test func signInRefreshAndSignOutWithTheSessionAndTheKeyMadeAtStart() async throws {
         let running = try await Running.start()
-        let other = try await DevelopmentOAuth2Provider()
-        let listener = try await LoopbackRedirectListener.start()
         try await withCleanup {
-            let openID = try await OpenIDProvider.discover(issuer: running.server.baseURL)
-            #expect(openID.cachedMetadata?.idTokenSigningAlgorithms == ["ES256"])
-            let session = OAuth2Session(configuration: try await openID.sessionConfiguration(clientID: "demo-native", notificationCenter: nil))
-            try await session.signIn(with: OpenIDAuthorizationCodeFlow(receiver: listener, loginHint: "jane@example.com", timeout: .seconds(20)) {
-                try await Browser.follow($0)
-            })
-            let first = try #require(session.identity)
-            #expect(first.subject == "user:jane@example.com" && first.issuer == running.base && first.claims["nonce"] != nil)
-            try await session.refresh()
-            let second = try #require(session.identity)
-            #expect(second.idToken != first.idToken && second.subject == first.subject && second.claims["nonce"] == nil)
-            #expect(second.claims["auth_time"] == first.claims["auth_time"])
+            let listener = try await LoopbackRedirectListener.start()
+            try await withCleanup {
+                let openID = try await OpenIDProvider.discover(issuer: running.server.baseURL)
+                #expect(openID.cachedMetadata?.idTokenSigningAlgorithms == ["ES256"])
+                let session = OAuth2Session(configuration: try await openID.sessionConfiguration(clientID: "demo-native", notificationCenter: nil))
+                try await session.signIn(with: OpenIDAuthorizationCodeFlow(receiver: listener, loginHint: "jane@example.com", timeout: .seconds(20)) {
+                    try await Browser.follow($0)
+                })
+                let first = try #require(session.identity)
+                #expect(first.subject == "user:jane@example.com" && first.issuer == running.base && first.claims["nonce"] != nil)
+                try await session.refresh()
+                let second = try #require(session.identity)
+                #expect(second.idToken != first.idToken && second.subject == first.subject && second.claims["nonce"] == nil)
+                #expect(second.claims["auth_time"] == first.claims["auth_time"])
+
+                // Sign-out: revoked at the provider, and its end-session endpoint accepts the URL.
+                let signOut = await session.signOut(at: openID, postLogoutRedirectURI: listener.redirectURI, state: "dev-signed-out")
+                guard case .revoked = signOut.revocation else {
+                    Issue.record("expected a revocation, got \(signOut.revocation)")
+                    return
+                }
+                #expect(!session.isAuthenticated && session.identity == nil)
+                #expect(await running.provider.ledger.liveRefreshTokens == 0)
+                let endSession = try #require(signOut.endSession?.url)
+                let (status, location, _) = try await running.get(String(endSession.absoluteString.dropFirst(running.base.count)))
+                #expect(status == 302 && location.hasPrefix(listener.redirectURI.absoluteString) && location.contains("state=dev-signed-out"))
+                #expect(await running.provider.ledger.endSessions == 1)
+            } cleanup: {
+                await listener.stop()
+            }
             // A key made at start: another provider publishes another one.
             let (_, _, keys) = try await running.get("/oauth/jwks")
-            let otherServer = try await RunningServer.start(other.router())
-            let (_, _, otherKeys) = try await Running(provider: other, server: otherServer).get("/oauth/jwks")
-            await otherServer.stop()
-            #expect(JSONValue(parsing: keys)?["keys"]?.arrayValue?.first?["kid"] != JSONValue(parsing: otherKeys)?["keys"]?.arrayValue?.first?["kid"])
+            let other = try await Running.start()
+            try await withCleanup {
+                let (_, _, otherKeys) = try await other.get("/oauth/jwks")
+                #expect(JSONValue(parsing: keys)?["keys"]?.arrayValue?.first?["kid"] != JSONValue(parsing: otherKeys)?["keys"]?.arrayValue?.first?["kid"])
+            } cleanup: {
+                await other.server.stop()
+            }
         } cleanup: {
-            await listener.stop()
             await running.server.stop()
         }
     }

@@ -31,7 +31,12 @@ struct DjangoOpenIDInteropTests {
         #expect(metadata.revocationEndpoint == nil, "DOT's discovery document lists no revocation_endpoint")
         #expect(metadata.idTokenSigningAlgorithms.contains("RS256"))
         // The issuer must be exactly the one asked for: with a trailing slash it is another.
-        await #expect(throws: OpenIDError.self) { _ = try await OpenIDProvider.discover(issuer: URL(string: openID.issuer.absoluteString + "/")!) }
+        do throws(OpenIDError) {
+            _ = try await OpenIDProvider.discover(issuer: URL(string: openID.issuer.absoluteString + "/")!)
+            Issue.record("the issuer with a trailing slash was accepted")
+        } catch {
+            #expect(error.code == .discoveryIssuerMismatch, "\(error)")
+        }
     }
 
     @Test func signInWithTheVerifiedSubjectThenUserInfo() async throws {

@@ -17,15 +17,31 @@ struct ReadmeOpenIDExampleTests {
         let development = try await DevelopmentOAuth2Provider(logger: quiet)
         let server = try await RunningServer.start(development.router(), logger: quiet)
         let issuer = server.baseURL
-        let directory = try TemporaryDirectory()
-        let sessionFile = directory.file("session.json")
-        let keyFile = directory.file("session.key")
         let opened = OpenedURLs()
         @Sendable func openInBrowser(_ url: URL) async throws {
             opened.append(url)
             try await Browser.follow(url)
         }
         try await withCleanup {
+            let directory = try TemporaryDirectory()
+            try await withCleanup {
+                try await Self.example(issuer: issuer, directory: directory, openInBrowser: openInBrowser, opened: opened, development: development)
+            } cleanup: {
+                directory.remove()
+            }
+        } cleanup: {
+            await server.stop()
+        }
+    }
+
+    /// The README's snippet, then what it must have done.
+    private static func example(
+        issuer: URL, directory: TemporaryDirectory, openInBrowser: @escaping @Sendable (URL) async throws -> Void, opened: OpenedURLs,
+        development: DevelopmentOAuth2Provider
+    ) async throws {
+        let sessionFile = directory.file("session.json")
+        let keyFile = directory.file("session.key")
+        do {
             // README: begin
             let provider = try await OpenIDProvider.discover(issuer: issuer)      // its issuer must be exactly this one
             let session = OAuth2Session(configuration: try await provider.sessionConfiguration(
@@ -36,16 +52,16 @@ struct ReadmeOpenIDExampleTests {
                 try await session.signIn(with: OpenIDAuthorizationCodeFlow(receiver: listener) { url in
                     try await openInBrowser(url)                                   // PKCE, state and a fresh nonce
                 })
-            } catch let error as OAuth2Error {
+            } catch {                                                             // signIn throws OAuth2Error
                 print(error.identityError ?? error)          // openid.nonce_mismatch: …: each check its own code; nothing stored
             }
+            await listener.stop()                                                 // the redirect came, or the sign-in failed
             print(session.identity?.subject ?? "signed out")                      // the verified sub (claims, ID token: stored encrypted)
             let userInfo = try await session.userInfo(from: provider)             // its sub must be the ID token's
             let signOut = await session.signOut(at: provider)                     // revoked, store cleared
             if let url = signOut.endSession?.url { try await openInBrowser(url) } // id_token_hint, client_id: ends it at the provider
             // README: end
 
-            await listener.stop()
             #expect(userInfo.subject == "user:jane@example.com" && userInfo.email == "jane@example.com")
             guard case .revoked = signOut.revocation else {
                 Issue.record("expected a revocation, got \(signOut.revocation)")
@@ -55,9 +71,6 @@ struct ReadmeOpenIDExampleTests {
             #expect(await development.ledger.endSessions == 1)
             let stored = try await EncryptedFileSessionStore(fileURL: sessionFile, key: .loadOrCreate(file: keyFile)).load()
             #expect(!session.isAuthenticated && stored == nil)
-        } cleanup: {
-            directory.remove()
-            await server.stop()
         }
     }
 
@@ -69,11 +82,4 @@ struct ReadmeOpenIDExampleTests {
             .split(separator: "\n", omittingEmptySubsequences: false).map { $0.dropFirst(12) }.joined(separator: "\n")
         #expect(readme.contains("```swift\n" + snippet + "```\n"), "README.md's OpenID Connect snippet and this test drifted apart")
     }
-}
-
-/// The URLs the "browser" opened.
-final class OpenedURLs: Sendable {
-    private let urls = Locked<[URL]>([])
-    func append(_ url: URL) { urls.withLock { $0.append(url) } }
-    var all: [URL] { urls.withLock { $0 } }
 }

@@ -1,3 +1,4 @@
+import Clearance
 import Foundation
 
 /// What an OpenID Connect authentication request asked the provider for, that the ID token
@@ -7,7 +8,8 @@ import Foundation
 /// The grant that sent the request sets it on its ``TokenResponse`` (ClearanceOpenID's
 /// `OpenIDAuthorizationCodeFlow` does); the session's ``IdentityVerifier`` checks the ID token
 /// against it. It is never read from the server's answer. The nonce is not secret once sent,
-/// but it is not shown either.
+/// but it is not shown either: `description`, `debugDescription` and the mirror say whether one
+/// was sent, never which.
 public struct AuthenticationRequestContext: Sendable, Hashable {
     /// The `nonce` the authorization request carried, which the ID token must echo.
     public var nonce: String?
@@ -21,7 +23,7 @@ public struct AuthenticationRequestContext: Sendable, Hashable {
     }
 }
 
-extension AuthenticationRequestContext: CustomStringConvertible {
+extension AuthenticationRequestContext: SecretRedacting {
     public var description: String {
         "AuthenticationRequestContext(nonce: \(nonce == nil ? "none" : "sent"), max_age: \(maxAge.map { "\($0)" } ?? "none"))"
     }

@@ -7,9 +7,14 @@
 /// - it returns the ``SessionIdentity`` to keep with the session (or nil for none);
 /// - it throws ``OAuth2Error/identityRefused(_:)`` when the response must not be used: a
 ///   sign-in then stores nothing; a refresh ends the session (tokens discarded, signed out,
-///   ``OAuth2SessionEvent/sessionEnded(_:)`` saying why), so an identity never changes silently;
+///   ``OAuth2SessionEvent/sessionEnded(_:)`` saying why), so an identity never changes silently.
+///   Either way the refresh token nobody holds any more is revoked, when there is a revocation
+///   endpoint;
 /// - it throws ``OAuth2Error/identityUnavailable(_:)`` when it could not decide (its provider's
-///   keys could not be fetched): a sign-in fails, a refresh fails and keeps the session.
+///   keys could not be fetched): a sign-in fails (its tokens revoked); a refresh loses nothing:
+///   the new tokens are saved and used with the identity verified before, and the ID token
+///   waits, never used, for the next refresh to verify it (``TokenResponse/idToken`` then
+///   carries it when the new response has none).
 ///
 /// Nothing it throws or logs may contain a token.
 public protocol IdentityVerifier: Sendable {

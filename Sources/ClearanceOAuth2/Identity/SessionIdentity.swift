@@ -34,15 +34,9 @@ public struct SessionIdentity: Sendable, Hashable, Codable {
     /// The `name` claim, when the provider gave one.
     public var name: String? { claims["name"]?.stringValue }
     /// When the ID token expires (`exp`).
-    public var expiresAt: Date? { Self.date(claims["exp"]) }
+    public var expiresAt: Date? { claims["exp"]?.numericDate }
     /// When the ID token was issued (`iat`).
-    public var issuedAt: Date? { Self.date(claims["iat"]) }
-
-    /// A NumericDate claim (seconds since 1970, possibly fractional) as a date.
-    static func date(_ value: JSONValue?) -> Date? {
-        guard case .number(let text)? = value, let seconds = Double(text), seconds.isFinite else { return nil }
-        return Date(timeIntervalSince1970: seconds)
-    }
+    public var issuedAt: Date? { claims["iat"]?.numericDate }
 }
 
 extension SessionIdentity: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

@@ -59,7 +59,7 @@ extension OAuth2Session {
             case .refresh(let refreshToken):
                 do {
                     // nil: the session changed meanwhile (signed out or in anew); decide again.
-                    guard let token = try await refresh(using: refreshToken, identity: current?.identity, generation: generation) else { continue }
+                    guard let token = try await refresh(using: refreshToken, current: current, generation: generation) else { continue }
                     return token
                 } catch {
                     if error.endsSession {
@@ -84,22 +84,40 @@ extension OAuth2Session {
         }
     }
 
-    private func refresh(using refreshToken: String, identity current: SessionIdentity?, generation: UInt64) async throws(OAuth2Error) -> OAuth2Token? {
+    /// Refreshes with `refreshToken` and verifies the identity the answer carries (or the ID
+    /// token still pending from an earlier refresh, when it carries none).
+    ///
+    /// - A refused identity ends the session (the caller ends it): the new tokens are discarded
+    ///   and the refresh token nobody will hold is revoked (the rotated one, else the one used).
+    /// - An identity that cannot be decided yet (its provider's keys unreachable, a key set
+    ///   lagging behind a rotation) loses nothing: the new tokens are saved and used with the
+    ///   identity verified before, and the new ID token is kept pending, never used, until a
+    ///   later refresh verifies it.
+    private func refresh(using refreshToken: String, current: SessionCore.ActiveToken?, generation: UInt64) async throws(OAuth2Error) -> OAuth2Token? {
         logger.debug("refreshing the access token", metadata: ["session": "\(name)"])
         let response = try await RefreshTokenGrant(refreshToken: refreshToken).requestToken(from: server)
         let token = response.token(receivedAt: clock.now, previousRefreshToken: refreshToken)
         let rotated = response.refreshToken != nil && response.refreshToken != refreshToken
-        let identity: SessionIdentity?
+        var checked = response
+        if response.idToken == nil, let pending = current?.pendingIDToken {
+            checked = TokenResponse(
+                accessToken: response.accessToken, tokenType: response.tokenType, expiresIn: response.expiresIn,
+                refreshToken: response.refreshToken, scopes: response.scopes, idToken: pending)
+        }
+        var identity: SessionIdentity?
+        var pending: (idToken: String, reason: OAuth2Error)?
         do {
-            identity = try await verifyIdentity(in: response, for: .refresh(current: current))
+            identity = try await verifyIdentity(in: checked, for: .refresh(current: current?.identity))
         } catch {
-            // The new tokens are discarded: a refused identity's rotated refresh token must not
-            // stay valid with nobody holding it.
-            if error.endsSession, rotated, let discarded = response.refreshToken { await revokeDiscarded(discarded) }
-            throw error
+            guard error.code == .identityUnavailable, let idToken = checked.idToken else {
+                if error.endsSession { await revokeDiscarded(response.refreshToken ?? refreshToken) }
+                throw error
+            }
+            identity = current?.identity
+            pending = (idToken, error)
         }
         // Saved before it is used: a rotated refresh token lost in a crash would end the session.
-        guard let published = await commit(token, identity: identity, receivedAt: clock.uptime, expectedGeneration: generation) else {
+        guard let published = await commit(token, identity: identity, pending: pending, receivedAt: clock.uptime, expectedGeneration: generation) else {
             // Signed out (or in anew) while the refresh ran: the sign-out revoked the old
             // refresh token; the rotated one is nobody's now and must not stay valid.
             if rotated, let discarded = response.refreshToken { await revokeDiscarded(discarded) }
@@ -109,19 +127,35 @@ extension OAuth2Session {
             "session": "\(name)", "rotated": "\(rotated)",
             "expires_in": "\(response.expiresIn.map { OAuth2Error.seconds($0) } ?? "unknown")",
         ])
+        if let pending {
+            logger.warning("tokens refreshed and saved; their ID token could not be verified yet: the identity verified before is kept, the new one is verified at the next refresh", metadata: [
+                "session": "\(name)", "code": "\(pending.reason.qualifiedCode)",
+                "reason": "\(pending.reason.identityError?.qualifiedCode ?? pending.reason.qualifiedCode)",
+            ])
+        }
         emit(.refreshed(published.info))
         return published
     }
 
-    /// Revokes a refresh token no session holds (best effort: logged, never thrown): one a sign-out
-    /// superseded, or one that came with a refused identity.
-    private func revokeDiscarded(_ refreshToken: String) async {
+    /// Revokes a token no session holds (best effort: logged, never thrown): a refresh token a
+    /// sign-out superseded, or the tokens of an identity that was refused.
+    func revokeDiscarded(_ token: String, hint: String = "refresh_token") async {
         guard configuration.endpoints.revocation != nil else { return }
         do {
-            try await server.revoke(refreshToken, hint: "refresh_token")
-            logger.debug("revoked a refresh token the session discarded", metadata: ["session": "\(name)"])
+            try await server.revoke(token, hint: hint)
+            logger.debug("revoked a token the session discarded", metadata: ["session": "\(name)", "hint": "\(hint)"])
         } catch {
-            logger.warning("revoking a discarded refresh token failed", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+            logger.warning("revoking a discarded token failed", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+        }
+    }
+
+    /// Revokes what a sign-in whose identity was not accepted obtained: its refresh token, else
+    /// its access token.
+    func revokeDiscarded(_ response: TokenResponse) async {
+        if let refreshToken = response.refreshToken {
+            await revokeDiscarded(refreshToken)
+        } else {
+            await revokeDiscarded(response.accessToken, hint: "access_token")
         }
     }
 
@@ -129,7 +163,13 @@ extension OAuth2Session {
         guard let grant = configuration.automaticSignIn else { throw .notSignedIn }
         logger.debug("signing in automatically", metadata: ["session": "\(name)", "grant": "\(grant.grantName)"])
         let response = try await grant.requestToken(from: server)
-        let identity = try await verifyIdentity(in: response, for: .signIn)
+        let identity: SessionIdentity?
+        do {
+            identity = try await verifyIdentity(in: response, for: .signIn(grant: grant.grantName))
+        } catch {
+            await revokeDiscarded(response)
+            throw error
+        }
         let token = response.token(receivedAt: clock.now)
         guard let published = await commit(token, identity: identity, receivedAt: clock.uptime, expectedGeneration: generation, isSignIn: true) else { return nil }
         logger.info("signed in automatically", metadata: ["session": "\(name)", "grant": "\(grant.grantName)"])
@@ -165,18 +205,23 @@ extension OAuth2Session {
     /// Saves `token` and `identity` to the store, then makes them current, unless the session
     /// changed generation meanwhile (signed out, or signed in anew). Returns the token, or nil
     /// when it was superseded.
-    func commit(_ token: OAuth2Token, identity: SessionIdentity?, receivedAt: Duration, expectedGeneration: UInt64?, isSignIn: Bool = false) async -> OAuth2Token? {
+    func commit(
+        _ token: OAuth2Token, identity: SessionIdentity?, pending: (idToken: String, reason: OAuth2Error)? = nil, receivedAt: Duration,
+        expectedGeneration: UInt64?, isSignIn: Bool = false
+    ) async -> OAuth2Token? {
         await commits.run { [self] () async -> OAuth2Token? in
             let stale = core.withLock { core in expectedGeneration.map { $0 != core.generation } ?? false }
             if !stale {
-                await saveToStore(token, identity: identity)
+                await saveToStore(token, identity: identity, pendingIDToken: pending?.idToken)
             }
             return update { core -> OAuth2Token? in
                 if let expectedGeneration, expectedGeneration != core.generation {
                     return nil
                 }
                 let lifetime = token.lifetime(from: token.obtainedAt)
-                core.active = SessionCore.ActiveToken(token: token, identity: identity, expiresAtUptime: lifetime.map { receivedAt + $0 })
+                core.active = SessionCore.ActiveToken(
+                    token: token, identity: identity, pendingIDToken: pending?.idToken, pendingReason: pending?.reason,
+                    expiresAtUptime: lifetime.map { receivedAt + $0 })
                 core.backoff.recordSuccess()
                 core.lastFailure = nil
                 if expectedGeneration == nil || isSignIn {
@@ -248,7 +293,8 @@ extension OAuth2Session {
             defer { core.restored = true }
             guard !core.restored, core.active == nil, let token = loaded?.token.clampingExpiry(around: now) else { return nil }
             let remaining = token.lifetime(from: now)
-            core.active = SessionCore.ActiveToken(token: token, identity: loaded?.identity, expiresAtUptime: remaining.map { uptime + $0 })
+            core.active = SessionCore.ActiveToken(
+                token: token, identity: loaded?.identity, pendingIDToken: loaded?.pendingIDToken, expiresAtUptime: remaining.map { uptime + $0 })
             core.state = .authenticated(token.info)
             return token.info
         }
@@ -258,8 +304,8 @@ extension OAuth2Session {
         }
     }
 
-    private func saveToStore(_ token: OAuth2Token, identity: SessionIdentity?) async {
-        var stored = StoredSession(token: token, identity: identity, savedAt: clock.now)
+    private func saveToStore(_ token: OAuth2Token, identity: SessionIdentity?, pendingIDToken: String?) async {
+        var stored = StoredSession(token: token, identity: identity, pendingIDToken: pendingIDToken, savedAt: clock.now)
         if configuration.storesClientConfiguration {
             stored.endpoints = configuration.endpoints
             stored.client = configuration.client

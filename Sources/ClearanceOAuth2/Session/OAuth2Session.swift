@@ -22,7 +22,9 @@ import Logging
 ///   cannot be read starts it signed out with ``OAuth2SessionEvent/storeUnreadable(_:)``.
 /// - **Identity**: with an ``OAuth2SessionConfiguration/identityVerifier`` (OpenID Connect),
 ///   every token response is verified before it is used or stored: a refused sign-in stores
-///   nothing, a refused refresh ends the session. ``identity`` is who signed in.
+///   nothing, a refused refresh ends the session (either revokes the tokens it discards); a
+///   refresh whose identity cannot be verified yet keeps its tokens and the identity verified
+///   before, and verifies the new ID token at the next refresh. ``identity`` is who signed in.
 /// - **Sign-out**: ``signOut()`` revokes the refresh token (RFC 7009) when there is a revocation
 ///   endpoint, then clears the store; it signs out even when revocation fails.
 ///
@@ -124,19 +126,31 @@ public final class OAuth2Session: RefreshableCredentialSource {
     }
 
     /// Renews the token now (refresh token, else automatic sign-in), even if it is still fresh.
+    ///
+    /// - Throws: The renewal's ``OAuth2Error``; or ``OAuth2Error/identityUnavailable(_:)`` when
+    ///   the tokens were renewed and saved but the ID token that came with them could not be
+    ///   verified yet (its provider's keys unreachable): the session goes on with the identity
+    ///   verified before and verifies the new one at the next refresh.
     @discardableResult
     public func refresh() async throws(OAuth2Error) -> TokenInfo {
         await ensureRestored()
         core.withLock { $0.active?.rejected = true }
-        return try await validToken().info
+        let token = try await validToken()
+        let unverified = core.withLock { core -> OAuth2Error? in
+            guard let active = core.active, active.token.accessToken == token.accessToken, active.pendingIDToken != nil else { return nil }
+            return active.pendingReason
+        }
+        if let unverified { throw unverified }
+        return token.info
     }
 
     /// Signs in with `grant`, replacing any current session. The new token (and the identity the
     /// ``OAuth2SessionConfiguration/identityVerifier`` established) is saved to the store before
     /// it is used.
     /// - Throws: The grant's ``OAuth2Error``, or the verifier's refusal
-    ///   (``OAuth2Error/identityRefused(_:)``); nothing is stored then, and the previous session,
-    ///   if any, is kept.
+    ///   (``OAuth2Error/identityRefused(_:)``); nothing is stored then (tokens obtained for an
+    ///   identity that was not accepted are revoked, when there is a revocation endpoint), and
+    ///   the previous session, if any, is kept.
     @discardableResult
     public func signIn(with grant: some OAuth2Grant) async throws(OAuth2Error) -> TokenInfo {
         await ensureRestored()
@@ -146,17 +160,15 @@ public final class OAuth2Session: RefreshableCredentialSource {
         let identity: SessionIdentity?
         do {
             response = try await grant.requestToken(from: server)
-            identity = try await verifyIdentity(in: response, for: .signIn)
         } catch {
-            let cancelled = error.code == .cancelled
-            update { core in
-                core.state = core.active.map { .authenticated($0.token.info) } ?? (cancelled ? .signedOut : .failed(error))
-            }
-            if !cancelled {
-                logger.warning("sign-in failed", metadata: ["session": "\(name)", "grant": "\(grant.grantName)", "code": "\(error.qualifiedCode)"])
-                emit(.signInFailed(error, grant: grant.grantName))
-            }
-            throw error
+            throw signInFailed(error, grant: grant.grantName)
+        }
+        do {
+            identity = try await verifyIdentity(in: response, for: .signIn(grant: grant.grantName))
+        } catch {
+            // Discarded: none of its tokens may stay valid with nobody holding it.
+            await revokeDiscarded(response)
+            throw signInFailed(error, grant: grant.grantName)
         }
         let token = response.token(receivedAt: clock.now)
         // An explicit sign-in is never superseded (it expects no generation).
@@ -164,6 +176,19 @@ public final class OAuth2Session: RefreshableCredentialSource {
         logger.info("signed in", metadata: ["session": "\(name)", "grant": "\(grant.grantName)", "expires_in": "\(response.expiresIn.map { OAuth2Error.seconds($0) } ?? "unknown")"])
         emit(.signedIn(published.info, grant: grant.grantName))
         return published.info
+    }
+
+    /// A failed explicit sign-in: the state goes back to what it was (or failed), reported.
+    private func signInFailed(_ error: OAuth2Error, grant: String) -> OAuth2Error {
+        let cancelled = error.code == .cancelled
+        update { core in
+            core.state = core.active.map { .authenticated($0.token.info) } ?? (cancelled ? .signedOut : .failed(error))
+        }
+        if !cancelled {
+            logger.warning("sign-in failed", metadata: ["session": "\(name)", "grant": "\(grant)", "code": "\(error.qualifiedCode)"])
+            emit(.signInFailed(error, grant: grant))
+        }
+        return error
     }
 
     /// Signs out: drops the token at once, revokes the refresh token (or the access token when

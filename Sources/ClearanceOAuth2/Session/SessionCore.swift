@@ -7,6 +7,11 @@ struct SessionCore: Sendable {
         var token: OAuth2Token
         /// Who signed in, as the identity verifier established it (nil without one).
         var identity: SessionIdentity?
+        /// An ID token that came with `token` and could not be verified yet (its provider's keys
+        /// could not be fetched): never used as the identity, verified at the next refresh.
+        var pendingIDToken: String?
+        /// Why `pendingIDToken` is not verified (not stored: nil after a restore).
+        var pendingReason: OAuth2Error?
         /// `nil` when the server gave no lifetime.
         var expiresAtUptime: Duration?
         /// The server refused it (401) or the app invalidated it.

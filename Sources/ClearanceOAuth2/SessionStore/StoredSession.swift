@@ -18,22 +18,27 @@ public struct StoredSession: Sendable, Hashable, Codable, SecretRedacting {
     /// Who signed in (OpenID Connect: the verified ID token and its provider's documents), when
     /// the session has an ``IdentityVerifier``.
     public var identity: SessionIdentity?
+    /// An ID token that came with ``token`` at a refresh and could not be verified yet (its
+    /// provider's keys could not be fetched): kept, never used as ``identity``, and verified at
+    /// the next refresh. Secret.
+    public var pendingIDToken: String?
     /// When the session was saved.
     public var savedAt: Date
 
     public init(
         token: OAuth2Token, endpoints: OAuth2Endpoints? = nil, client: OAuth2Client? = nil, headerScheme: String? = nil,
-        identity: SessionIdentity? = nil, savedAt: Date = Date()
+        identity: SessionIdentity? = nil, pendingIDToken: String? = nil, savedAt: Date = Date()
     ) {
         self.token = token
         self.endpoints = endpoints
         self.client = client
         self.headerScheme = headerScheme
         self.identity = identity
+        self.pendingIDToken = pendingIDToken
         self.savedAt = savedAt
     }
 
     public var description: String {
-        "StoredSession(\(token.info)\(endpoints.map { ", token endpoint: \($0.token)" } ?? "")\(client.map { ", \($0)" } ?? "")\(identity.map { ", \($0)" } ?? ""))"
+        "StoredSession(\(token.info)\(endpoints.map { ", token endpoint: \($0.token)" } ?? "")\(client.map { ", \($0)" } ?? "")\(identity.map { ", \($0)" } ?? "")\(pendingIDToken == nil ? "" : ", an ID token pending verification"))"
     }
 }

@@ -178,11 +178,12 @@ public final class OpenIDProvider: Sendable {
     // MARK: - Stored with the session
 
     /// The documents held now, with when they were fetched, as stored in
-    /// ``SessionIdentity/provider``.
+    /// ``SessionIdentity/provider``: under the issuer they came from, so that ``restore(_:)``
+    /// takes them back only for the same issuer.
     public var storedState: JSONValue {
         let (metadata, fetchedAt) = state.withLock { ($0.metadata, $0.fetchedAt) }
         let keys = keySet.stored
-        var object: [String: JSONValue] = [:]
+        var object: [String: JSONValue] = ["issuer": .string(issuerIdentifier)]
         if let metadata, let fetchedAt {
             object["metadata"] = .object(metadata.document)
             object["metadata_fetched_at"] = .number(String(fetchedAt.timeIntervalSince1970))
@@ -199,8 +200,14 @@ public final class OpenIDProvider: Sendable {
 
     /// Takes back the documents stored with a session (``storedState``), when they are this
     /// issuer's, usable, and newer than what the provider holds. Anything else is ignored: the
-    /// documents are then fetched when needed.
+    /// documents are then fetched when needed. Documents stored for another issuer (or without
+    /// saying for which) are ignored whole: another provider's key set never verifies this
+    /// one's tokens, and its refetch time never holds this one's refetch back.
     public func restore(_ stored: JSONValue) {
+        guard stored["issuer"]?.stringValue == issuerIdentifier else {
+            logger.debug("stored provider documents of another issuer ignored", metadata: ["issuer": "\(issuerIdentifier)"])
+            return
+        }
         func date(_ name: String) -> Date? {
             stored[name]?.scalarText.flatMap(Double.init).map { Date(timeIntervalSince1970: $0) }
         }

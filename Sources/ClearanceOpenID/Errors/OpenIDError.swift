@@ -36,6 +36,10 @@ public enum OpenIDError: ClearanceError {
     // MARK: ID token
     /// The token response of a sign-in carries no `id_token` (was `openid` among the scopes?).
     case idTokenMissing
+    /// A sign-in with the authorization code grant came without the OpenID Connect
+    /// authentication request it answers (``AuthenticationRequestContext``: no nonce was sent),
+    /// so its ID token cannot be tied to this sign-in: sign in with ``OpenIDAuthorizationCodeFlow``.
+    case authenticationRequestMissing
     /// The ID token is not a compact JWS with a JSON header and payload, or uses a header
     /// Clearance does not understand (`crit`).
     case malformedIDToken(reason: String)
@@ -47,7 +51,12 @@ public enum OpenIDError: ClearanceError {
     case hmacSecretTooShort
     /// No key of the provider's key set has the ID token's `kid` (nor fits its algorithm), even
     /// after fetching the set again (or a refetch was not allowed yet: at most one a minute).
+    /// Refused at sign-in; at a refresh the set may lag behind a rotation, so the session
+    /// reports it as ``OAuth2Error/identityUnavailable(_:)`` and is kept.
     case unknownKey(keyID: String?)
+    /// The ID token's `kid` names a key of the provider's set that does not fit its `alg` (another
+    /// key type or curve, or the key's own `alg` is another): refused, never tried.
+    case keyAlgorithmMismatch(keyID: String, algorithm: String)
     /// The ID token names no `kid` and the key set holds more than one key that fits its
     /// algorithm: the key cannot be chosen (Core §10.1).
     case keyNotIdentified(candidates: Int)
@@ -65,7 +74,8 @@ public enum OpenIDError: ClearanceError {
     case issuedAtMissing
     /// `iat` is in the future (beyond the leeway).
     case issuedInFuture(at: Date)
-    /// `nonce` is not the one this sign-in sent (or, at a refresh, the first one).
+    /// `nonce` is not the one this sign-in sent, or is present when none was sent (or, at a
+    /// refresh, is not the first one).
     case nonceMismatch
     /// `sub` is absent, empty, longer than 255 characters or not ASCII.
     case subjectMissing
@@ -90,12 +100,19 @@ public enum OpenIDError: ClearanceError {
     case userInfoFailed(AuthorizationError)
     /// The session holds no verified identity (sign in with OpenID Connect first).
     case notSignedIn
+    /// A stored session has an identity, but no ID token verifier can be made for it again
+    /// (no issuer URL, an issuer the transport rules refuse, no client id).
+    case storedIdentityUnusable(reason: String)
+    /// The provider asked (for UserInfo) is not the one that issued the session's identity:
+    /// nothing was sent to it.
+    case providerMismatch(session: String, provider: String)
 
     /// ``qualifiedCode`` is `openid.<code>`.
     public static let codeDomain = "openid"
 
     /// Whether an ID token was refused (a check failed), as opposed to a provider that could not
-    /// be asked: the session ends on a refusal at refresh, and keeps going otherwise.
+    /// be asked: the session ends on a refusal at refresh (except ``unknownKey(keyID:)``, see
+    /// there), and keeps going otherwise.
     public var isRefusal: Bool {
         switch self {
         case .discoveryUnavailable, .keySetUnavailable, .invalidDiscoveryDocument: false
@@ -136,6 +153,8 @@ public enum OpenIDError: ClearanceError {
             .init(.keySetUnavailable, "The provider's key set could not be fetched: \(Redactor.scrub(reason))\(error.map { " (\(Redactor.describe($0)))" } ?? "").")
         case .idTokenMissing:
             .init(.idTokenMissing, "The token response carries no ID token (is 'openid' among the scopes?).")
+        case .authenticationRequestMissing:
+            .init(.authenticationRequestMissing, "The sign-in used the authorization code grant without an OpenID Connect authentication request (no nonce was sent), so its ID token cannot be tied to it: sign in with OpenIDAuthorizationCodeFlow, or set the response's authenticationRequest in the grant.")
         case .malformedIDToken(let reason):
             .init(.malformedIDToken, "The ID token is malformed: \(Redactor.scrub(reason)).")
         case .algorithmNotAllowed(let algorithm):
@@ -144,6 +163,8 @@ public enum OpenIDError: ClearanceError {
             .init(.hmacSecretTooShort, "HS256 ID tokens are allowed, but the client secret is shorter than 32 bytes (RFC 7518 §3.2).")
         case .unknownKey(let keyID):
             .init(.unknownKey, "No key of the provider's key set has the ID token's key id\(keyID.map { " '\(Self.quote($0))'" } ?? "") and fits its algorithm, even after fetching the set again (at most once a minute).")
+        case .keyAlgorithmMismatch(let keyID, let algorithm):
+            .init(.keyAlgorithmMismatch, "The ID token's key id '\(Self.quote(keyID))' names a key of the provider's set that is not for '\(Self.quote(algorithm))', the token's algorithm.")
         case .keyNotIdentified(let candidates):
             .init(.keyNotIdentified, "The ID token names no key id and the provider's key set holds \(candidates) keys that fit its algorithm: it cannot be verified.")
         case .badSignature:
@@ -161,7 +182,7 @@ public enum OpenIDError: ClearanceError {
         case .issuedInFuture(let at):
             .init(.issuedInFuture, "The ID token says it was issued at \(at.formatted(.iso8601)), in the future beyond the allowed clock skew.")
         case .nonceMismatch:
-            .init(.nonceMismatch, "The ID token's nonce is not the one this sign-in sent: it was not issued for this sign-in.")
+            .init(.nonceMismatch, "The ID token's nonce is not the one this sign-in sent (or it carries one when none was sent): it was not issued for this sign-in.")
         case .subjectMissing:
             .init(.subjectMissing, "The ID token has no usable subject (sub: 1 to 255 ASCII characters).")
         case .subjectChanged:
@@ -182,6 +203,10 @@ public enum OpenIDError: ClearanceError {
             .init(.userInfoFailed, "The UserInfo request failed (\(error.qualifiedCode)): \(error.message)")
         case .notSignedIn:
             .init(.notSignedIn, "The session holds no verified OpenID Connect identity; sign in first.")
+        case .storedIdentityUnusable(let reason):
+            .init(.storedIdentityUnusable, "The stored session's OpenID Connect identity cannot be verified again: \(Redactor.scrub(reason)). Sign in again.")
+        case .providerMismatch(let session, let provider):
+            .init(.providerMismatch, "The session's identity was issued by '\(Self.quote(session))', not by '\(Self.quote(provider))': nothing was sent to that provider.")
         }
     }
 
@@ -200,10 +225,12 @@ public enum OpenIDError: ClearanceError {
         case invalidIssuer = "invalid_issuer"
         case keySetUnavailable = "key_set_unavailable"
         case idTokenMissing = "id_token_missing"
+        case authenticationRequestMissing = "authentication_request_missing"
         case malformedIDToken = "malformed_id_token"
         case algorithmNotAllowed = "algorithm_not_allowed"
         case hmacSecretTooShort = "hmac_secret_too_short"
         case unknownKey = "unknown_key"
+        case keyAlgorithmMismatch = "key_algorithm_mismatch"
         case keyNotIdentified = "key_not_identified"
         case badSignature = "bad_signature"
         case issuerMismatch = "issuer_mismatch"
@@ -223,5 +250,7 @@ public enum OpenIDError: ClearanceError {
         case invalidUserInfo = "invalid_userinfo"
         case userInfoFailed = "userinfo_failed"
         case notSignedIn = "not_signed_in"
+        case storedIdentityUnusable = "stored_identity_unusable"
+        case providerMismatch = "provider_mismatch"
     }
 }

@@ -12,6 +12,14 @@ extension OpenIDProvider {
     /// Change what the app needs on the result (`automaticSignIn`, `leeway`, the endpoints,
     /// …) before making the ``OAuth2Session``.
     ///
+    /// Sign in with ``OpenIDAuthorizationCodeFlow``: a sign-in with the authorization code grant
+    /// needs its ID token and the nonce the flow sent (a plain `AuthorizationCodeFlow` is refused
+    /// with ``OpenIDError/authenticationRequestMissing``). Another grant, as an explicit or
+    /// `automaticSignIn` (client credentials, an app, password or device grant), sends no
+    /// authentication request: its ID token, when the answer has one, is verified and must carry
+    /// no nonce; without one the session signs in with no ``OAuth2Session/identity`` (a client
+    /// signed in as itself has no user).
+    ///
     /// - Parameters:
     ///   - allowsHS256: Whether the client was registered for HS256-signed ID tokens (its client
     ///     secret is then the key). False by default: HS256 ID tokens are refused.

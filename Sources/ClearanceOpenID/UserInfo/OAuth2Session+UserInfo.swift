@@ -10,15 +10,22 @@ extension OAuth2Session {
     /// access token as `Authorization: Bearer` (refreshed once on a 401, as every request through
     /// ``AuthorizedClient`` is), under the session's transport rules.
     ///
+    /// The access token only goes to the provider that issued the session's identity: asked
+    /// about another `provider`, nothing is sent.
+    ///
     /// - Throws: ``OpenIDError/notSignedIn`` without a verified identity;
-    ///   ``OpenIDError/userInfoEndpointMissing``; ``OpenIDError/userInfoSignedUnsupported(contentType:)``
+    ///   ``OpenIDError/providerMismatch(session:provider:)`` when `provider` is not the issuer of
+    ///   the session's identity; ``OpenIDError/userInfoEndpointMissing``; ``OpenIDError/userInfoSignedUnsupported(contentType:)``
     ///   for an `application/jwt` answer; ``OpenIDError/invalidUserInfo(reason:response:)`` for
     ///   anything but a JSON object with a `sub`; ``OpenIDError/userInfoSubjectMismatch`` when
     ///   its `sub` is not the ID token's (Core §5.3.4: the answer is not used);
     ///   ``OpenIDError/userInfoFailed(_:)`` when the request fails.
     public func userInfo(from provider: OpenIDProvider) async throws(OpenIDError) -> UserInfo {
         await restore()
-        guard let subject = identity?.subject else { throw .notSignedIn }
+        guard let identity, let subject = identity.subject else { throw .notSignedIn }
+        guard identity.issuer == provider.issuerIdentifier else {
+            throw .providerMismatch(session: identity.issuer ?? "", provider: provider.issuerIdentifier)
+        }
         guard let endpoint = try await provider.metadata().userInfoEndpoint else { throw .userInfoEndpointMissing }
         let response: HTTPResponse
         let body: Data

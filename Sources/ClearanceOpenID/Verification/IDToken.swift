@@ -22,11 +22,11 @@ public struct IDToken: Sendable, Hashable {
     /// `azp`: the client the token was issued to, when named.
     public var authorizedParty: String? { claims["azp"]?.stringValue }
     /// `exp`.
-    public var expiresAt: Date { Self.date(claims["exp"]) ?? .distantPast }
+    public var expiresAt: Date { claims["exp"]?.numericDate ?? .distantPast }
     /// `iat`.
-    public var issuedAt: Date { Self.date(claims["iat"]) ?? .distantPast }
+    public var issuedAt: Date { claims["iat"]?.numericDate ?? .distantPast }
     /// `auth_time`: when the user authenticated, when given.
-    public var authenticatedAt: Date? { Self.date(claims["auth_time"]) }
+    public var authenticatedAt: Date? { claims["auth_time"]?.numericDate }
     /// `nonce`, when given.
     public var nonce: String? { claims["nonce"]?.stringValue }
     /// `email`, when given.
@@ -41,12 +41,6 @@ public struct IDToken: Sendable, Hashable {
         case .array(let many)?: many.compactMap(\.stringValue)
         default: []
         }
-    }
-
-    /// A NumericDate (a JSON number of seconds) as a date; nil when absent or not a finite number.
-    static func date(_ value: JSONValue?) -> Date? {
-        guard case .number(let text)? = value, let seconds = Double(text), seconds.isFinite else { return nil }
-        return Date(timeIntervalSince1970: seconds)
     }
 }
 

@@ -15,6 +15,10 @@ extension IDTokenVerifier {
     ///     (``OAuth2SessionConfiguration/storesClientConfiguration`` off).
     ///   - allowsHS256: Whether the stored client was registered for HS256 ID tokens; nil: as
     ///     the verifier that signed in said.
+    /// - Throws: ``OpenIDError/storedIdentityUnusable(reason:)`` when the session has an identity
+    ///   but no verifier can be made for it (no issuer URL, an issuer the transport rules refuse,
+    ///   no client id): a session going on without its verifier would take refreshed ID tokens
+    ///   unverified, so it must not go on silently.
     public init?(
         restoring stored: StoredSession,
         clientID: String? = nil,
@@ -22,11 +26,20 @@ extension IDTokenVerifier {
         transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         transportSecurity: TransportSecurity = .strict,
         logger: Logger = Logger(label: "clearance.openid")
-    ) {
-        guard let identity = stored.identity, let issuer = identity.issuer.flatMap(URL.init(string:)),
-              let client = stored.client ?? clientID.map({ OAuth2Client(id: $0) }),
-              let provider = try? OpenIDProvider(issuer: issuer, transport: transport, transportSecurity: transportSecurity, logger: logger)
-        else { return nil }
+    ) throws(OpenIDError) {
+        guard let identity = stored.identity else { return nil }
+        guard let issuerText = identity.issuer, let issuer = URL(string: issuerText) else {
+            throw .storedIdentityUnusable(reason: "it names no issuer URL")
+        }
+        guard let client = stored.client ?? clientID.map({ OAuth2Client(id: $0) }) else {
+            throw .storedIdentityUnusable(reason: "the session was stored without its client, and no client id was given")
+        }
+        let provider: OpenIDProvider
+        do {
+            provider = try OpenIDProvider(issuer: issuer, transport: transport, transportSecurity: transportSecurity, logger: logger)
+        } catch {
+            throw .storedIdentityUnusable(reason: "its issuer cannot be used: \(error.message)")
+        }
         if let documents = identity.provider { provider.restore(documents) }
         let options = identity.provider?["verifier"]
         let hs256 = allowsHS256 ?? (options?["hs256_client_secret"] == .bool(true))

@@ -13,20 +13,26 @@ import JWTKit
 ///    `none`; an RS/PS/ES/EdDSA algorithm verified with a key of the provider's key set, or
 ///    HS256 only when ``Configuration/hs256ClientSecret`` says the client was registered for
 ///    it (the client secret is the key; a key of the set never is).
-/// 3. **Key**: the set's key with the token's `kid`; without a `kid`, the one key that fits, or
-///    none. An unknown `kid` fetches the set again once (at most once a minute), then is refused.
+/// 3. **Key**: the set's key with the token's `kid`, of the type (and curve, and `alg` when the
+///    key names one) the token's algorithm needs, else refused; without a `kid`, the one key
+///    that fits, or none. An unknown `kid` fetches the set again once (at most once a minute),
+///    then is refused (at a refresh: not decided yet, the session kept).
 /// 4. **Signature**, by jwt-kit.
 /// 5. **Claims**: `iss` is the issuer; `aud` contains the client id; with several audiences (or
 ///    whenever present) `azp` is the client id; `exp` is in the future and `iat` present and
-///    not in the future, within ``Configuration/leeway``; `nonce` is the one sent; `sub` is
+///    not in the future, within ``Configuration/leeway``; `nonce` is the one sent (absent when
+///    none was); `sub` is
 ///    present; with `max_age`, `auth_time` is recent enough.
 /// 6. **At refresh**: the same `iss` and `sub` as the session's first ID token, and no other
 ///    `nonce`; no new ID token keeps the current one.
 ///
-/// Each failed check throws its own ``OpenIDError`` case; the token never appears in one.
-public struct IDTokenVerifier: IdentityVerifier {
-    /// What the verifier checks the token against, besides the provider.
-    public struct Configuration: Sendable {
+/// Each failed check throws its own ``OpenIDError`` case; the token never appears in one. Its
+/// `description`, `debugDescription` and mirror show the issuer, the client id, whether HS256 is
+/// allowed and the leeway: never the client secret.
+public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
+    /// What the verifier checks the token against, besides the provider. Holds the client secret
+    /// when HS256 is allowed: its text forms never show it.
+    public struct Configuration: Sendable, SecretRedacting {
         /// The client id the token must be for.
         public var clientID: String
         /// The client secret, when the client was registered for HS256-signed ID tokens: HS256
@@ -40,6 +46,12 @@ public struct IDTokenVerifier: IdentityVerifier {
             self.hs256ClientSecret = hs256ClientSecret
             self.leeway = leeway
         }
+
+        /// The client id, whether HS256 is allowed (never the secret) and the leeway.
+        public var description: String { "IDTokenVerifier.Configuration(\(shown))" }
+
+        /// What the text forms show.
+        var shown: String { "client: \(clientID), HS256: \(hs256ClientSecret == nil ? "refused" : "allowed"), leeway: \(leeway)" }
     }
 
     /// The longest ID token accepted, in bytes.
@@ -55,13 +67,25 @@ public struct IDTokenVerifier: IdentityVerifier {
         self.configuration = configuration
     }
 
-    /// Verifies `idToken`.
+    /// The issuer, the client id, whether HS256 is allowed and the leeway: never the client secret.
+    public var description: String {
+        "IDTokenVerifier(issuer: \(provider.issuerIdentifier), \(configuration.shown))"
+    }
+
+    /// Verifies `idToken`, the answer to an authentication request.
     ///
     /// - Parameters:
-    ///   - nonce: The nonce the authorization request sent; nil when none was (none is checked then).
+    ///   - nonce: The nonce the authorization request sent; nil when none was: a token that
+    ///     carries a `nonce` then answers another request and is refused.
     ///   - maxAge: The `max_age` the authorization request sent, if any.
     /// - Throws: The ``OpenIDError`` of the first check that fails.
     public func verify(_ idToken: String, nonce: String? = nil, maxAge: Duration? = nil) async throws(OpenIDError) -> IDToken {
+        try await verify(idToken, nonce: nonce, checksNonce: true, maxAge: maxAge)
+    }
+
+    /// Verifies `idToken`; its `nonce` is checked against `nonce` only when `checksNonce` (a
+    /// refresh checks it against the session's first ID token instead).
+    func verify(_ idToken: String, nonce: String?, checksNonce: Bool, maxAge: Duration?) async throws(OpenIDError) -> IDToken {
         let jwt: CompactJWT
         do {
             jwt = try CompactJWT(idToken, maximumLength: Self.maximumTokenLength)
@@ -81,7 +105,7 @@ public struct IDTokenVerifier: IdentityVerifier {
             throw .algorithmNotAllowed(algorithm: algorithm)
         }
         let token = IDToken(claims: jwt.payload)
-        try checkClaims(of: token, issuer: metadata.issuer, nonce: nonce, maxAge: maxAge)
+        try checkClaims(of: token, issuer: metadata.issuer, nonce: nonce, checksNonce: checksNonce, maxAge: maxAge)
         return token
     }
 
@@ -106,6 +130,8 @@ public struct IDTokenVerifier: IdentityVerifier {
         switch choice {
         case .unknown:
             throw .unknownKey(keyID: keyID)
+        case .mismatched:
+            throw .keyAlgorithmMismatch(keyID: keyID ?? "", algorithm: algorithm)
         case .ambiguous(let candidates):
             throw .keyNotIdentified(candidates: candidates)
         case .key(let key):
@@ -129,7 +155,7 @@ public struct IDTokenVerifier: IdentityVerifier {
 
     // MARK: - Claims
 
-    private func checkClaims(of token: IDToken, issuer: String, nonce: String?, maxAge: Duration?) throws(OpenIDError) {
+    private func checkClaims(of token: IDToken, issuer: String, nonce: String?, checksNonce: Bool, maxAge: Duration?) throws(OpenIDError) {
         let clientID = configuration.clientID
         let now = provider.clock.now
         let leeway = Self.seconds(configuration.leeway)
@@ -143,13 +169,18 @@ public struct IDTokenVerifier: IdentityVerifier {
                 throw .authorizedPartyMismatch(clientID: clientID, found: token.claims["azp"]?.scalarText)
             }
         }
-        guard let expiresAt = IDToken.date(token.claims["exp"]), now < expiresAt.addingTimeInterval(leeway) else {
-            throw .expired(at: IDToken.date(token.claims["exp"]))
+        guard let expiresAt = token.claims["exp"]?.numericDate, now < expiresAt.addingTimeInterval(leeway) else {
+            throw .expired(at: token.claims["exp"]?.numericDate)
         }
-        guard let issuedAt = IDToken.date(token.claims["iat"]) else { throw .issuedAtMissing }
+        guard let issuedAt = token.claims["iat"]?.numericDate else { throw .issuedAtMissing }
         guard issuedAt <= now.addingTimeInterval(leeway) else { throw .issuedInFuture(at: issuedAt) }
-        if let nonce {
-            guard let echoed = token.nonce, ConstantTime.equals(echoed, nonce) else { throw .nonceMismatch }
+        if checksNonce {
+            if let nonce {
+                guard let echoed = token.nonce, ConstantTime.equals(echoed, nonce) else { throw .nonceMismatch }
+            } else if token.claims["nonce"] != nil {
+                // No nonce was sent: a token carrying one answers another sign-in (a replay).
+                throw .nonceMismatch
+            }
         }
         guard let subject = token.claims["sub"]?.stringValue, (1...255).contains(subject.utf8.count), subject.utf8.allSatisfy({ $0 < 0x80 }) else {
             throw .subjectMissing
@@ -169,39 +200,68 @@ public struct IDTokenVerifier: IdentityVerifier {
 
     /// Verifies the ID token of a sign-in or a refresh (see the type's documentation) and
     /// returns the identity to keep, with the provider's documents to store with it.
+    ///
+    /// - **Sign-in with the authorization code grant** needs an ID token, and the
+    ///   ``AuthenticationRequestContext`` its grant set (``OpenIDAuthorizationCodeFlow`` does):
+    ///   without one, no nonce was sent and the sign-in is refused
+    ///   (``OpenIDError/authenticationRequestMissing``). A grant of your own that exchanges a code
+    ///   sets ``TokenResponse/authenticationRequest`` with the nonce it sent.
+    /// - **Sign-in with another grant** (password, device, client credentials, an extension
+    ///   grant) verifies the ID token when there is one, which must then carry no `nonce` (none
+    ///   was sent); without one the session signs in with no identity.
+    /// - **At a refresh**, a key the set lacks even after fetching it again (or with the refetch
+    ///   held back for a minute) may be a set that lags behind a rotation: the identity cannot be
+    ///   decided yet (``OAuth2Error/identityUnavailable(_:)``, the session kept). Every other
+    ///   failed check is a refusal that ends the session.
     public func verifyIdentity(in response: TokenResponse, for check: IdentityCheck) async throws(OAuth2Error) -> SessionIdentity? {
         do throws(OpenIDError) {
             switch check {
-            case .signIn:
-                guard let idToken = response.idToken else { throw OpenIDError.idTokenMissing }
-                let context = response.authenticationRequest
-                let token = try await verify(idToken, nonce: context?.nonce, maxAge: context?.maxAge)
-                return SessionIdentity(idToken: idToken, claims: token.claims, provider: storedState)
+            case .signIn(let grant):
+                return try await signInIdentity(in: response, grant: grant)
             case .refresh(let current):
-                guard let idToken = response.idToken else {
-                    return current.map { SessionIdentity(idToken: $0.idToken, claims: $0.claims, provider: storedState) }
-                }
-                let token = try await verify(idToken)
-                if let current {
-                    // Core §12.2: the same person at the same provider; a nonce, if any, the first one.
-                    guard token.issuer == current.issuer, token.subject == current.subject else { throw OpenIDError.subjectChanged }
-                    if let nonce = token.nonce, nonce != current.claims["nonce"]?.stringValue { throw OpenIDError.nonceMismatch }
-                }
-                return SessionIdentity(idToken: idToken, claims: token.claims, provider: storedState)
+                return try await refreshedIdentity(in: response, current: current)
             }
         } catch {
+            if case .refresh = check, error.code == .unknownKey { throw .identityUnavailable(error) }
             throw error.oauth2Error
         }
     }
 
-    /// Takes back the provider's documents stored with the session.
+    private func signInIdentity(in response: TokenResponse, grant: String) async throws(OpenIDError) -> SessionIdentity? {
+        let context = response.authenticationRequest
+        let answersAuthenticationRequest = grant == "authorization_code" || context != nil
+        guard let idToken = response.idToken else {
+            if answersAuthenticationRequest { throw .idTokenMissing }
+            return nil
+        }
+        if answersAuthenticationRequest && context == nil { throw .authenticationRequestMissing }
+        let token = try await verify(idToken, nonce: context?.nonce, checksNonce: true, maxAge: context?.maxAge)
+        return SessionIdentity(idToken: idToken, claims: token.claims, provider: storedState)
+    }
+
+    private func refreshedIdentity(in response: TokenResponse, current: SessionIdentity?) async throws(OpenIDError) -> SessionIdentity? {
+        guard let idToken = response.idToken else {
+            return current.map { SessionIdentity(idToken: $0.idToken, claims: $0.claims, provider: storedState) }
+        }
+        let token = try await verify(idToken, nonce: nil, checksNonce: false, maxAge: nil)
+        if let current {
+            // Core §12.2: the same person at the same provider; a nonce, if any, the first one.
+            guard token.issuer == current.issuer, token.subject == current.subject else { throw .subjectChanged }
+            if let nonce = token.nonce, nonce != current.claims["nonce"]?.stringValue { throw .nonceMismatch }
+        }
+        return SessionIdentity(idToken: idToken, claims: token.claims, provider: storedState)
+    }
+
+    /// Takes back the provider's documents stored with the session, when the identity is this
+    /// provider's: a session stored for another issuer lends it nothing.
     public func restore(_ identity: SessionIdentity) async {
-        if let stored = identity.provider { provider.restore(stored) }
+        guard identity.issuer == provider.issuerIdentifier, let stored = identity.provider else { return }
+        provider.restore(stored)
     }
 
     /// What is stored with the session (``SessionIdentity/provider``): the provider's documents
     /// (``OpenIDProvider/storedState``) and, under `verifier`, whether HS256 is allowed and the
-    /// leeway, so ``init(restoring:allowsHS256:transport:transportSecurity:logger:)`` verifies
+    /// leeway, so ``init(restoring:clientID:allowsHS256:transport:transportSecurity:logger:)`` verifies
     /// as this verifier did.
     public var storedState: JSONValue {
         var object = provider.storedState.objectValue ?? [:]
@@ -210,12 +270,5 @@ public struct IDTokenVerifier: IdentityVerifier {
             "leeway_seconds": .number(String(Int64(Self.seconds(configuration.leeway)))),
         ])
         return .object(object)
-    }
-}
-
-extension OpenIDProvider {
-    /// A verifier of this provider's ID tokens for `clientID`.
-    public func verifier(clientID: String, hs256ClientSecret: String? = nil, leeway: Duration = .seconds(60)) -> IDTokenVerifier {
-        IDTokenVerifier(provider: self, configuration: .init(clientID: clientID, hs256ClientSecret: hs256ClientSecret, leeway: leeway))
     }
 }

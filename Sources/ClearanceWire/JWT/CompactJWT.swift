@@ -63,15 +63,10 @@ package struct CompactJWT: Sendable {
 
     /// The payload's `exp` (RFC 7519 NumericDate: seconds, possibly fractional) as a date, when
     /// it is a finite number; nil when absent or of another type.
-    package var expiresAt: Date? { Self.numericDate(payload["exp"]) }
+    package var expiresAt: Date? { payload["exp"]?.numericDate }
 
     /// The payload's `nbf`, read as ``expiresAt`` is.
-    package var notBefore: Date? { Self.numericDate(payload["nbf"]) }
-
-    private static func numericDate(_ value: JSONValue?) -> Date? {
-        guard case .number(let text)? = value, let seconds = Double(text), seconds.isFinite else { return nil }
-        return Date(timeIntervalSince1970: seconds)
-    }
+    package var notBefore: Date? { payload["nbf"]?.numericDate }
 
     private static func object(_ segment: some StringProtocol, _ name: Malformed.Segment) throws(Malformed) -> [String: JSONValue] {
         guard let data = Base64URL.decode(segment) else { throw .notBase64URL(name) }

@@ -16,21 +16,18 @@ struct OpenIDHarness {
     let logs: LogCapture
     let listener: LoopbackRedirectListener
 
-    /// Starts the provider with `behaviour`, discovers it and makes the session.
-    static func start(
-        _ behaviour: HostileOpenIDProvider.Behaviour = .init(), clock: ManualClock? = nil, store: InMemorySessionStore = InMemorySessionStore(),
-        allowsHS256: Bool = false, clientSecret: String? = nil
+    /// Discovers the running `provider` and makes the session, with `listener` as the redirect
+    /// receiver. The caller owns (and stops) the provider and the listener.
+    static func make(
+        provider: HostileOpenIDProvider, listener: LoopbackRedirectListener, logs: LogCapture, clock: ManualClock? = nil,
+        store: InMemorySessionStore = InMemorySessionStore(), allowsHS256: Bool = false, clientSecret: String? = nil
     ) async throws -> OpenIDHarness {
-        let now: @Sendable () -> Date = if let clock { { clock.now } } else { { Date() } }
         let sessionClock: any OAuth2Clock = clock ?? SystemOAuth2Clock()
-        let provider = try await HostileOpenIDProvider.start(behaviour, clock: now)
-        let logs = LogCapture()
         let openID = try await OpenIDProvider.discover(issuer: provider.issuer, clock: sessionClock, logger: logs.logger("clearance.openid"))
         let authentication: ClientAuthenticationMethod? = clientSecret == nil ? nil : .clientSecretPost
         let configuration = try await openID.sessionConfiguration(
             clientID: provider.clientID, clientSecret: clientSecret, clientAuthentication: authentication,
             allowsHS256: allowsHS256, store: store, notificationCenter: nil, logger: logs.logger("clearance.oauth2"))
-        let listener = try await LoopbackRedirectListener.start(logger: logs.logger("clearance.loopback"))
         return OpenIDHarness(provider: provider, openID: openID, session: OAuth2Session(configuration: configuration), store: store, logs: logs, listener: listener)
     }
 
@@ -48,12 +45,12 @@ struct OpenIDHarness {
     }
 
     /// Signs in, expecting the refusal `code`: the OpenID error, nothing stored (the store and the
-    /// session as they were: signed out, or the earlier session kept), and no token in the logs
-    /// or the message. Returns the code observed.
+    /// session as they were: signed out, or the earlier session kept), the refresh token it got
+    /// revoked, and no token in the logs or the message. Returns the code observed.
     @discardableResult
     func expectRefusedSignIn(_ code: OpenIDError.Code, maxAge: Duration? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> OpenIDError.Code? {
         var observed: OpenIDError.Code?
-        let (storedBefore, identityBefore) = (store.current, session.identity)
+        let (storedBefore, identityBefore, liveBefore) = (store.current, session.identity, provider.counters.liveRefreshTokens)
         do {
             try await signIn(maxAge: maxAge)
             Issue.record("the sign-in was accepted; expected openid.\(code.rawValue)", sourceLocation: sourceLocation)
@@ -66,6 +63,7 @@ struct OpenIDHarness {
         }
         #expect(store.current == storedBefore, "a refused sign-in stored a session", sourceLocation: sourceLocation)
         #expect(session.identity == identityBefore && session.isAuthenticated == (identityBefore != nil), sourceLocation: sourceLocation)
+        #expect(provider.counters.liveRefreshTokens == liveBefore, "the refused sign-in's refresh token was left valid", sourceLocation: sourceLocation)
         expectNoTokenIn(logs.text, sourceLocation: sourceLocation)
         return observed
     }
@@ -81,20 +79,29 @@ struct OpenIDHarness {
             }
         }
     }
-
-    func stop() async {
-        await listener.stop()
-        await provider.stop()
-    }
 }
 
-/// Runs `body` with a harness, stopping it afterwards whatever happens.
+/// Runs `body` with a harness: the provider, then the listener, each stopped afterwards
+/// whatever happens (a failure while starting the next one included).
 func withHarness(
     _ behaviour: HostileOpenIDProvider.Behaviour = .init(), clock: ManualClock? = nil, store: InMemorySessionStore = InMemorySessionStore(),
     allowsHS256: Bool = false, clientSecret: String? = nil, _ body: (OpenIDHarness) async throws -> Void
 ) async throws {
-    let harness = try await OpenIDHarness.start(behaviour, clock: clock, store: store, allowsHS256: allowsHS256, clientSecret: clientSecret)
-    try await withCleanup { try await body(harness) } cleanup: { await harness.stop() }
+    let now: @Sendable () -> Date = if let clock { { clock.now } } else { { Date() } }
+    let provider = try await HostileOpenIDProvider.start(behaviour, clock: now)
+    try await withCleanup {
+        let logs = LogCapture()
+        let listener = try await LoopbackRedirectListener.start(logger: logs.logger("clearance.loopback"))
+        try await withCleanup {
+            let harness = try await OpenIDHarness.make(
+                provider: provider, listener: listener, logs: logs, clock: clock, store: store, allowsHS256: allowsHS256, clientSecret: clientSecret)
+            try await body(harness)
+        } cleanup: {
+            await listener.stop()
+        }
+    } cleanup: {
+        await provider.stop()
+    }
 }
 
 /// A behaviour built by `change`.

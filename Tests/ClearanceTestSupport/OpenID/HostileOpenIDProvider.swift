@@ -14,7 +14,9 @@ import Logging
 ///
 /// By default it behaves: discovery with its own issuer, an RS256 and an ES256 key, the
 /// authorization endpoint redirecting at once with a code, ID tokens signed RS256 with the
-/// nonce, refresh with a new ID token, UserInfo with the same `sub`. It counts what reached it.
+/// nonce, refresh with a new ID token and a new refresh token (the one used is refused from then
+/// on, as django-oauth-toolkit does), revocation that invalidates, UserInfo with the same `sub`.
+/// It counts what reached it.
 package final class HostileOpenIDProvider: Sendable {
     /// A key of the published key set.
     package struct PublishedKey: Sendable {
@@ -44,8 +46,8 @@ package final class HostileOpenIDProvider: Sendable {
         package var publishedKeys: [PublishedKey] = [.init(.rsa), .init(.ec)]
         /// Entries added to the key set as they are (keys Clearance cannot use, say).
         package var rawKeys: [JSONValue] = []
-        /// The ID token of a code exchange.
-        package var signIn = HostileTokenRecipe()
+        /// The ID token of a code exchange; nil: none.
+        package var signIn: HostileTokenRecipe? = HostileTokenRecipe()
         /// The ID token of a refresh; nil: none.
         package var refresh: HostileTokenRecipe? = HostileTokenRecipe()
         /// Who signs in.
@@ -56,6 +58,9 @@ package final class HostileOpenIDProvider: Sendable {
         package var userInfoContentType = "application/json"
         /// The key set endpoint answers 500.
         package var keySetFails = false
+        /// A refresh issues a new refresh token and invalidates the one used; false: the refresh
+        /// answer carries none and the one used stays valid.
+        package var rotatesRefreshTokens = true
 
         package init() {}
     }
@@ -68,6 +73,12 @@ package final class HostileOpenIDProvider: Sendable {
         package var tokenRequests: [String: Int] = [:]
         package var userInfo = 0
         package var revocations = 0
+        /// The tokens revoked, in order.
+        package var revoked: [String] = []
+        /// The refresh tokens valid now (issued, neither used up by a rotation nor revoked).
+        package var liveRefreshTokens: Set<String> = []
+        /// The path of every request, in order.
+        package var requests: [String] = []
         /// The query of every authorization request.
         package var authorizeQueries: [[String: String]] = []
         /// The `Authorization` header of every UserInfo request.
@@ -142,6 +153,7 @@ package final class HostileOpenIDProvider: Sendable {
 
     private func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: HostileRequestLog(provider: self))
         router.get("/.well-known/openid-configuration") { _, _ in self.discovery() }
         router.get("/jwks") { _, _ in self.keySet() }
         router.get("/authorize") { request, _ in self.authorize(FormFields(parsing: request.uri.query ?? "").firstValues) }
@@ -150,12 +162,24 @@ package final class HostileOpenIDProvider: Sendable {
             return try await self.token(FormFields(parsing: String(buffer: body)).firstValues)
         }
         router.get("/userinfo") { request, _ in self.userInfo(authorization: request.headers[.authorization]) }
-        router.post("/revoke") { _, _ in
-            self.state.withLock { $0.counters.revocations += 1 }
+        router.post("/revoke") { request, _ in
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            let token = FormFields(parsing: String(buffer: body)).firstValues["token"] ?? ""
+            self.state.withLock { state in
+                state.counters.revocations += 1
+                state.counters.revoked.append(token)
+                state.counters.liveRefreshTokens.remove(token)
+                state.accessTokens.remove(token)
+            }
             return Response(status: .ok)
         }
         router.get("/logout") { _, _ in Response(status: .ok) }
         return router
+    }
+
+    /// Records the path of a request that reached the provider.
+    func record(_ path: String) {
+        state.withLock { $0.counters.requests.append(path) }
     }
 
     private func discovery() -> Response {
@@ -213,21 +237,36 @@ package final class HostileOpenIDProvider: Sendable {
 
     private func token(_ form: [String: String]) async throws -> Response {
         let grant = form["grant_type"] ?? ""
-        let (behaviour, nonce, known) = state.withLock { state -> (Behaviour, String??, Bool) in
+        let accessToken = "hostile-access-" + UUID().uuidString
+        let refreshToken = "hostile-refresh-" + UUID().uuidString
+        let (behaviour, nonce, known, issuesRefreshToken) = state.withLock { state -> (Behaviour, String??, Bool, Bool) in
             state.counters.tokenRequests[grant, default: 0] += 1
-            let nonce = grant == "authorization_code" ? state.codes.removeValue(forKey: form["code"] ?? "") : nil
-            return (state.behaviour, nonce, grant == "refresh_token" || nonce != nil)
+            let behaviour = state.behaviour
+            switch grant {
+            case "authorization_code":
+                let nonce = state.codes.removeValue(forKey: form["code"] ?? "")
+                return (behaviour, nonce, nonce != nil, true)
+            case "refresh_token":
+                // A refresh token is good once when the provider rotates them (django-oauth-toolkit's default).
+                let presented = form["refresh_token"] ?? ""
+                guard state.counters.liveRefreshTokens.contains(presented) else { return (behaviour, nil, false, false) }
+                if behaviour.rotatesRefreshTokens { state.counters.liveRefreshTokens.remove(presented) }
+                return (behaviour, nil, true, behaviour.rotatesRefreshTokens)
+            default:
+                return (behaviour, nil, false, false)
+            }
         }
         guard known else { return Self.json(.object(["error": .string("invalid_grant")]), status: .badRequest) }
         let recipe = grant == "authorization_code" ? behaviour.signIn : behaviour.refresh
-        let accessToken = "hostile-access-" + UUID().uuidString
-        state.withLock { _ = $0.accessTokens.insert(accessToken) }
         var body: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": .string("Bearer"), "expires_in": .number("3600"),
-            "refresh_token": .string("hostile-refresh-" + UUID().uuidString), "scope": .string(form["scope"] ?? "openid"),
+            "scope": .string(form["scope"] ?? "openid"),
         ]
+        if issuesRefreshToken { body["refresh_token"] = .string(refreshToken) }
         if let recipe { body["id_token"] = .string(try await idToken(recipe, nonce: nonce ?? nil)) }
         state.withLock { state in
+            state.accessTokens.insert(accessToken)
+            if issuesRefreshToken { state.counters.liveRefreshTokens.insert(refreshToken) }
             state.counters.issued += [body["access_token"], body["refresh_token"]].compactMap { $0?.stringValue }
         }
         return Self.json(.object(body))

@@ -27,20 +27,23 @@ package struct HostileTokenRecipe: Sendable {
         case named(String)
     }
 
-    /// The header's `alg`.
+    /// The header's `alg` (and, for an RSA key, the padding it signs with: PSS for `PS256`).
     package var algorithm: String
     package var signature: Signature
     package var keyID: KeyID
     /// Changes the provider's correct claims (`iss`, `sub`, `aud`, `exp`, `iat`, `auth_time`, and
     /// at sign-in `nonce`).
     package var claims: @Sendable (inout [String: JSONValue]) -> Void
+    /// Members added to the header (`crit`, say).
+    package var extraHeader: [String: JSONValue]
 
     package init(
-        algorithm: String? = nil, signature: Signature = .key(.rsa), keyID: KeyID = .matching,
+        algorithm: String? = nil, signature: Signature = .key(.rsa), keyID: KeyID = .matching, extraHeader: [String: JSONValue] = [:],
         claims: @escaping @Sendable (inout [String: JSONValue]) -> Void = { _ in }
     ) {
         self.signature = signature
         self.keyID = keyID
+        self.extraHeader = extraHeader
         self.claims = claims
         switch signature {
         case .key(let key), .corrupted(let key): self.algorithm = algorithm ?? key.algorithm
@@ -54,6 +57,7 @@ package struct HostileTokenRecipe: Sendable {
         var claims = base
         self.claims(&claims)
         var header: [String: JSONValue] = ["alg": .string(algorithm), "typ": .string("JWT")]
+        header.merge(extraHeader) { $1 }
         switch (keyID, signature) {
         case (.named(let name), _): header["kid"] = .string(name)
         case (.matching, .key(let key)), (.matching, .corrupted(let key)): header["kid"] = .string(key.rawValue)
@@ -63,9 +67,9 @@ package struct HostileTokenRecipe: Sendable {
         let signatureBytes: [UInt8]
         switch signature {
         case .key(let key):
-            signatureBytes = try await keys.sign(Data(input.utf8), with: key)
+            signatureBytes = try await keys.sign(Data(input.utf8), with: key, algorithm: algorithm)
         case .corrupted(let key):
-            var bytes = try await keys.sign(Data(input.utf8), with: key)
+            var bytes = try await keys.sign(Data(input.utf8), with: key, algorithm: algorithm)
             bytes[bytes.count / 2] ^= 0x01
             signatureBytes = bytes
         case .hmac(let secret):
