@@ -30,6 +30,9 @@ final class RemoteKeySet: Sendable {
         var fetchedAt: Date?
         var generation: UInt64 = 0
         var unknownKeyRefetchAt: Date?
+        /// A refetch for an unknown key was decided and has not ended: callers that meet an
+        /// unknown key meanwhile share it (its flight may not have started yet).
+        var unknownKeyRefetchPending = false
     }
 
     /// Fetches and reads the set (from the provider's `jwks_uri`).
@@ -64,12 +67,16 @@ final class RemoteKeySet: Sendable {
     /// A set fetched again because a token named a key that `seen` lacks; nil when a refetch is
     /// not allowed yet (one a minute). A set newer than `seen` is returned without fetching.
     func refetchForUnknownKey(seen: Snapshot, now: Date, fetch: @escaping Fetch) async throws(OpenIDError) -> Snapshot? {
-        enum Decision { case use(Snapshot), join, fetch, refuse }
+        enum Decision { case use(Snapshot), join, share, fetch, refuse }
         let decision = state.withLock { state -> Decision in
             if state.generation > seen.generation, let keys = state.keys { return .use(Snapshot(keys: keys, generation: state.generation)) }
+            // Decided by another caller, whose flight may not have begun: the same refetch (it
+            // runs once through the flight, whoever starts it; a set newer than `seen` ends it).
+            if state.unknownKeyRefetchPending { return .share }
             if flight.isRunning { return .join }
             if let last = state.unknownKeyRefetchAt, abs(now.timeIntervalSince(last)) < Self.unknownKeyRefetchInterval { return .refuse }
             state.unknownKeyRefetchAt = now
+            state.unknownKeyRefetchPending = true
             return .fetch
         }
         switch decision {
@@ -78,23 +85,39 @@ final class RemoteKeySet: Sendable {
             logger.debug("unknown key id: the key set was fetched again less than a minute ago; not again yet")
             return nil
         case .join:
-            return try await refetch(unlessNewerThan: seen.generation, now: now, mayFetch: false, fetch: fetch)
+            return try await refetch(unlessNewerThan: seen.generation, now: now, mayFetch: .never, fetch: fetch)
+        case .share:
+            return try await refetch(unlessNewerThan: seen.generation, now: now, mayFetch: .whileUnknownKeyRefetchPending, fetch: fetch)
         case .fetch:
             logger.debug("unknown key id: fetching the provider's key set again")
-            return try await refetch(unlessNewerThan: seen.generation, now: now, mayFetch: true, fetch: fetch)
+            defer { state.withLock { $0.unknownKeyRefetchPending = false } }
+            return try await refetch(unlessNewerThan: seen.generation, now: now, mayFetch: .always, fetch: fetch)
         }
     }
 
+    /// When a caller's flight may fetch (rather than return the current set).
+    private enum FetchRight {
+        case always
+        /// Only while the refetch another caller decided for an unknown key has not ended.
+        case whileUnknownKeyRefetchPending
+        /// Never: a caller that only joins a running flight and finds it over.
+        case never
+    }
+
     /// Fetches through the one flight; a caller that arrives after a newer set came gets it
-    /// without a new request. A caller that only joins (`mayFetch` false) and finds the flight
-    /// already over gets the current set instead of starting another fetch.
-    private func refetch(unlessNewerThan generation: UInt64, now: Date, mayFetch: Bool = true, fetch: @escaping Fetch) async throws(OpenIDError) -> Snapshot {
+    /// without a new request, and one whose `mayFetch` does not allow a fetch gets the current set.
+    private func refetch(unlessNewerThan generation: UInt64, now: Date, mayFetch: FetchRight = .always, fetch: @escaping Fetch) async throws(OpenIDError) -> Snapshot {
         do {
             return try await flight.run { [self] () async throws -> Snapshot in
-                let (newer, current) = state.withLock { state in
-                    (state.generation > generation, state.keys.map { Snapshot(keys: $0, generation: state.generation) })
+                let (newer, allowed, current) = state.withLock { state in
+                    let allowed = switch mayFetch {
+                    case .always: true
+                    case .whileUnknownKeyRefetchPending: state.unknownKeyRefetchPending
+                    case .never: false
+                    }
+                    return (state.generation > generation, allowed, state.keys.map { Snapshot(keys: $0, generation: state.generation) })
                 }
-                if let current, newer || !mayFetch { return current }
+                if let current, newer || !allowed { return current }
                 let keys = try await fetch()
                 return state.withLock { state in
                     state.keys = keys

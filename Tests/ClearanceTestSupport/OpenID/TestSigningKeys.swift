@@ -1,5 +1,4 @@
 import ClearanceWire
-import CryptoExtras
 import Foundation
 import JWTKit
 
@@ -33,7 +32,9 @@ package enum TestKey: String, Sendable, CaseIterable {
     }
 }
 
-/// The hostile provider's keys, made once per test process (RSA generation is slow).
+/// The hostile provider's keys, once per test process: the RSA keys are fixed test keys read from
+/// `Fixtures/openid-*.pem` (swift-crypto's RSA key generation leaks the exponent's BIGNUM words,
+/// which LeakSanitizer reports, and takes seconds under a sanitizer); the others are made here.
 package struct TestSigningKeys: Sendable {
     package static let shared = TestSigningKeys()
 
@@ -46,13 +47,13 @@ package struct TestSigningKeys: Sendable {
     let ed25519: EdDSA.PrivateKey
 
     private init() {
-        func rsaKey() -> JWTKit.Insecure.RSA.PrivateKey {
+        func rsaKey(_ name: String) -> JWTKit.Insecure.RSA.PrivateKey {
             // 2048 bits: jwt-kit refuses smaller RSA keys.
-            try! JWTKit.Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
+            try! JWTKit.Insecure.RSA.PrivateKey(pem: String(decoding: Fixture.data("openid-\(name).pem"), as: UTF8.self))
         }
-        rsa = rsaKey()
-        rotatedRSA = rsaKey()
-        pss = rsaKey()
+        rsa = rsaKey("rsa-1")
+        rotatedRSA = rsaKey("rsa-2")
+        pss = rsaKey("ps-1")
         ec = ES256PrivateKey()
         ec384 = ES384PrivateKey()
         ec521 = ES512PrivateKey()
