@@ -16,7 +16,7 @@ import Logging
 ///   new one, never an empty one.
 /// - Progress comes as an `AsyncSequence` of ``DownloadProgress`` (``ContentDownload/progress``).
 /// - A 401 asks the provider for fresh credentials once and retries once; a second 401 is an error.
-/// - Redirects are followed here (``RedirectStep``'s rules): the credentials and the extra
+/// - Redirects are followed here (`RedirectStep`'s rules): the credentials and the extra
 ///   headers stay with the original origin and never follow a redirect to another.
 public struct ContentDownloader: Sendable {
     /// Where the credentials come from.

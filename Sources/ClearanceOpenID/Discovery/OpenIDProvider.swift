@@ -178,7 +178,7 @@ public final class OpenIDProvider: Sendable {
     // MARK: - Stored with the session
 
     /// The documents held now, with when they were fetched, as stored in
-    /// ``SessionIdentity/provider``.
+    /// `SessionIdentity.provider`.
     public var storedState: JSONValue {
         let (metadata, fetchedAt) = state.withLock { ($0.metadata, $0.fetchedAt) }
         let keys = keySet.stored
