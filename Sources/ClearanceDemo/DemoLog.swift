@@ -35,7 +35,11 @@ final class DemoLog: Sendable {
     func markInstalled() { state.withLock { $0.installed = true } }
 
     /// The handler for `label`, writing into this log (info and above).
-    func handler(label: String) -> any LogHandler { Handler(label: label, sink: self) }
+    func handler(label: String) -> any LogHandler {
+        LineLogHandler(label: label, logLevel: .info) { line in
+            self.record(Line(level: line.level, label: line.label, message: line.message, metadata: line.metadata))
+        }
+    }
 
     /// Starts collecting the lines of a step.
     func beginStep() { state.withLock { $0.step = [] } }
@@ -55,7 +59,7 @@ final class DemoLog: Sendable {
         }
     }
 
-    fileprivate func record(_ line: Line) {
+    private func record(_ line: Line) {
         let collected = state.withLock { state -> Bool in
             guard state.step != nil else { return false }
             state.step!.append(line)
@@ -64,24 +68,6 @@ final class DemoLog: Sendable {
         if !collected && line.level >= .warning {
             let stamp = Date().formatted(.iso8601)
             FileHandle.standardError.write(Data("\(stamp) \(line.level) \(line.label): \(line.metadata.isEmpty ? "" : line.metadata + " ")\(line.message)\n".utf8))
-        }
-    }
-
-    private struct Handler: LogHandler {
-        let label: String
-        let sink: DemoLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .info
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-            let rendered = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            sink.record(Line(level: event.level, label: label, message: "\(event.message)", metadata: rendered))
         }
     }
 }

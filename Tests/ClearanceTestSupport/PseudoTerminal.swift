@@ -46,7 +46,7 @@ package enum PseudoTerminal {
             while true {
                 let ready = poll(&watched, 1, 50)
                 if ready > 0 {
-                    let count = buffer.withUnsafeMutableBytes { readTerminal(controller, $0.baseAddress, $0.count) }
+                    let count = buffer.withUnsafeMutableBytes { readDescriptor(controller, $0.baseAddress, $0.count) }
                     if count > 0 {
                         captured.withLock { $0.text.append(contentsOf: buffer[0..<count]) }
                         continue
@@ -90,13 +90,4 @@ package enum PseudoTerminal {
         _ = fcntl(terminal, F_SETFD, FD_CLOEXEC)
         return (controller, terminal)
     }
-}
-
-/// `read(2)`, named apart from Foundation's.
-private func readTerminal(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(descriptor, buffer, count)
-    #else
-    Darwin.read(descriptor, buffer, count)
-    #endif
 }
