@@ -28,8 +28,10 @@ public enum Bench {
         public init() {}
     }
 
-    /// Runs the chosen figures, printing each as it is measured.
+    /// Runs the chosen figures, printing each as it is measured (and, on standard error, what is
+    /// being measured while it is: ``BenchStatus``).
     public static func run(_ options: Options) async throws {
+        defer { BenchStatus.clear() }
         #if DEBUG
         print("note: this is a debug build; run `swift run -c release clearance bench` for meaningful numbers.\n")
         #endif

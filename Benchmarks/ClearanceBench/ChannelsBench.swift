@@ -42,6 +42,7 @@ struct ChannelsBench {
         do {
             for run in 0..<runs {
                 for batched in [false, true] {
+                    BenchStatus.measuring("run \(run + 1) of \(runs): \(channels) channels \(batched ? "batched" : "one request each")")
                     let (time, count) = try await subscribeAll(run: run, batched: batched, hub: hub, user: user, httpClient: httpClient, logger: quiet)
                     times[batched]!.append(time)
                     requests[batched] = count

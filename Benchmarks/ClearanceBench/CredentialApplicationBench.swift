@@ -18,16 +18,19 @@ struct CredentialApplicationBench {
         let headerValue = "Bearer \(token)"
 
         var sink = 0
+        BenchStatus.measuring("baseline: header set by hand (\(iterations) requests)")
         let baseline = Measure.secondsPerIteration(iterations) { _ in
             var request = template
             request.headerFields[.authorization] = headerValue
             sink &+= request.headerFields.count
         }
+        BenchStatus.measuring("Credential.apply (\(iterations) requests)")
         let applied = Measure.secondsPerIteration(iterations) { _ in
             var request = template
             credential.apply(to: &request)
             sink &+= request.headerFields.count
         }
+        BenchStatus.measuring("CachingCredentialSource.credential() + apply (\(iterations) requests)")
         let cached = try await Measure.nanosecondsPerCall(iterations) {
             var request = template
             try await cache.credential().apply(to: &request)

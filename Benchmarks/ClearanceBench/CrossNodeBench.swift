@@ -19,6 +19,7 @@ struct CrossNodeBench {
     }
 
     private func measure() async throws {
+        BenchStatus.measuring("starting PostgreSQL and two hubs")
         let database = try await ThrowawayPostgres.start()
         do {
             let nodeA = try ServerProcess.hub(backplane: database.url)
@@ -35,6 +36,7 @@ struct CrossNodeBench {
             try await FanOutClients.with([local, remote], closeServers: { nodeA.stop(); nodeB.stop() }) { setup in
                 let ready = local.samples.subscribedCount + remote.samples.subscribedCount
                 // Node A relays to node B once it knows B's subscribers.
+                BenchStatus.measuring("\(events) events to \(ready) connections across the two hubs")
                 try await waitUntilKnown(ready, by: nodeA)
                 for index in 0..<events {
                     try await nodeA.trigger(channel: "bench", name: "bench-tick", data: FanOutClients.stampedData())

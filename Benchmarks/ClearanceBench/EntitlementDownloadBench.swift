@@ -61,13 +61,15 @@ struct EntitlementDownloadBench {
         }
 
         // Warm up both paths, then alternate so load changes hit both alike.
+        BenchStatus.measuring("warm-up: one plain GET and one authorized download")
         let plainFile = directory.appending(path: "plain.zip"), protectedFile = directory.appending(path: "protected.zip")
         func clear() throws { for file in [plainFile, protectedFile] { try? FileManager.default.removeItem(at: file) } }
         try await plainGet(plainFile)
         try await authorized(protectedFile)
         var plainTimes: [Double] = []
         var authorizedTimes: [Double] = []
-        for _ in 0..<downloads {
+        for run in 0..<downloads {
+            BenchStatus.measuring("download \(run + 1) of \(downloads): plain GET, then authorized")
             try clear()
             var start = ContinuousClock.now
             try await plainGet(plainFile)

@@ -29,7 +29,9 @@ struct FanOutBench {
         print("\nHub fan-out (one HTTP API event to N loopback WebSocket connections), against a minimal broadcaster on the same stack")
         for size in sizes {
             do {
+                BenchStatus.measuring("N=\(size): the minimal broadcaster")
                 let baseline = try await measure(connections: size, server: ServerProcess.broadcaster)
+                BenchStatus.measuring("N=\(size): the hub")
                 let hub = try await measure(connections: size, server: { try ServerProcess.hub() })
                 report(size: size, baseline: baseline, hub: hub)
             } catch {

@@ -22,18 +22,22 @@ struct RefreshFanInBench {
                 try await api.mintCustomerToken(customerIDs: ["registered": "bench"], expiresAt: Date().addingTimeInterval(3600))
             }
             // Warm up connections and the server.
+            BenchStatus.measuring("warm-up (500 requests)")
             _ = try await fire(requests: min(requests, 500), url: url, source: CachingCredentialSource(ClosureCredentialSource.bearerToken(mint)), transport: transport)
 
             let fresh = try await api.mintCustomerToken(customerIDs: ["registered": "bench"], expiresAt: Date().addingTimeInterval(3600))
             let freshSource = CachingCredentialSource(ClosureCredentialSource.bearerToken(mint), initial: .bearer(fresh, expiresAt: Date().addingTimeInterval(3600)))
+            BenchStatus.measuring("baseline: \(requests) requests on a fresh credential")
             let freshTime = try await fire(requests: requests, url: url, source: freshSource, transport: transport)
 
             let expired = try await api.mintCustomerToken(customerIDs: ["registered": "bench"], expiresAt: Date().addingTimeInterval(-60))
             let expiredSource = CachingCredentialSource(ClosureCredentialSource.bearerToken(mint), initial: .bearer(expired, expiresAt: Date().addingTimeInterval(-60)))
+            BenchStatus.measuring("\(requests) requests on an expired credential (known expiry)")
             let expiredTime = try await fire(requests: requests, url: url, source: expiredSource, transport: transport)
 
             // The expiry unknown to the client: every request meets a 401 first, one refresh, then retries.
             let unknownSource = CachingCredentialSource(ClosureCredentialSource.bearerToken(mint), initial: .bearer(expired))
+            BenchStatus.measuring("\(requests) requests on an expired credential (unknown expiry: 401 first)")
             let reactiveTime = try await fire(requests: requests, url: url, source: unknownSource, transport: transport)
 
             print("  " + "baseline: fresh credential".padding(toLength: 60, withPad: " ", startingAt: 0) + String(format: "%10.1f ms   (%d token fetches)", freshTime * 1000, freshSource.fetchCount))

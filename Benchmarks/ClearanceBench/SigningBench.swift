@@ -14,6 +14,7 @@ struct SigningBench {
     func run() {
         print("Channel authorization signing")
         let inputs = SigningInputs(count: 1_024)
+        BenchStatus.measuring("the official Python library's signing (baseline)")
         let python = PythonSigningBaseline.microsecondsPerSignature(key: inputs.key, secret: inputs.secret, pairs: Array(zip(inputs.socketIDs, inputs.channels)))
         signing(inputs, python: python)
         verification(inputs)
@@ -42,10 +43,12 @@ struct SigningBench {
         let key = SymmetricKey(data: Data(inputs.secret.utf8))
         let count = inputs.socketIDs.count
         var sink = 0
+        BenchStatus.measuring("ChannelAuthSigner signing (\(signatures) signatures)")
         let ours = Measure.secondsPerIteration(signatures) { index in
             let slot = index % count
             sink &+= try! signer.authorizeChannel(socketID: inputs.socketIDs[slot], channelName: inputs.channels[slot]).auth.utf8.count
         }
+        BenchStatus.measuring("swift-crypto one-shot HMAC signing (baseline)")
         let oneShot = Measure.secondsPerIteration(signatures) { index in
             let code = HMAC<SHA256>.authenticationCode(for: inputs.messages[index % count], using: key)
             sink &+= (inputs.key + ":" + Self.hex(code)).utf8.count
@@ -62,10 +65,12 @@ struct SigningBench {
         let count = inputs.socketIDs.count
         let auths = (0..<count).map { try! signer.authorizeChannel(socketID: inputs.socketIDs[$0], channelName: inputs.channels[$0]).auth }
         var sink = 0
+        BenchStatus.measuring("verifyChannelAuth (\(signatures) verifications)")
         let ours = Measure.secondsPerIteration(signatures) { index in
             let slot = index % count
             if signer.verifyChannelAuth(auth: auths[slot], socketID: inputs.socketIDs[slot], channelName: inputs.channels[slot]) { sink &+= 1 }
         }
+        BenchStatus.measuring("swift-crypto one-shot HMAC verification (baseline)")
         let oneShot = Measure.secondsPerIteration(signatures) { index in
             let slot = index % count
             let code = HMAC<SHA256>.authenticationCode(for: inputs.messages[slot], using: key)
@@ -78,6 +83,7 @@ struct SigningBench {
     }
 
     private func twoBlocks(_ inputs: SigningInputs, sink: inout Int) -> Double {
+        BenchStatus.measuring("two SHA-256 block compressions (the limit)")
         let count = inputs.blocks.count
         var local = 0
         let seconds = Measure.secondsPerIteration(signatures) { index in

@@ -45,9 +45,11 @@ struct SoakBench {
                 if index % 250 == 249 { try await Task.sleep(for: .milliseconds(100)) }  // open in waves
             }
             group.addTask { await load.trigger(server, until: stopAt) }
+            BenchStatus.measuring("warm-up: \(connections) clients connecting")
             try await Task.sleep(until: stopAt - duration, clock: .continuous)
             let start = try reading(server, connected: load.connected)
             print("  after warm-up (\(Measure.seconds(warmUp)) s): \(start)")
+            BenchStatus.measuring("the soak: \(String(format: "%g", minutes)) min of churn")
             try await Task.sleep(until: stopAt - .milliseconds(500), clock: .continuous)
             let end = try reading(server, connected: load.connected)
             try await group.waitForAll()

@@ -113,7 +113,10 @@ struct APIAuthorizationDemo {
             }
         }
 
-        await report.step("misconfiguration (an empty API key, a policy naming an unknown source) is an error at configuration time") {
+        await report.step("misconfiguration (an empty API key, a policy naming an unknown source) is an error at configuration time", logs: [
+            DemoLogExpectation("clearance.bloomreach", "misconfigured Bloomreach authorization"),
+            DemoLogExpectation("clearance.authorizer", "misconfigured authorization policy"),
+        ]) {
             // Advanced auth without a customer-token provider cannot even be written: Bloomreach.Authorization has no such case.
             var refusals: [String] = []
             do throws(AuthorizationError) {

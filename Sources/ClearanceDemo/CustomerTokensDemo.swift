@@ -19,6 +19,8 @@ struct CustomerTokensDemo {
     private static let route = "/webxp/projects/{projectToken}/appinbox/fetch"
     private static let jane: CustomerIDs = ["registered": "jane@example.com"]
     private static let john: CustomerIDs = ["registered": "john@example.com"]
+    /// `CustomerTokenSource`'s logger: what it says about customer switches and refusals.
+    private static let logLabel = "clearance.bloomreach.customer-token"
 
     func run() async {
         report.begin("Customer tokens (Bloomreach advanced auth): expiry from the JWT, customer switches, refusals")
@@ -42,10 +44,11 @@ struct CustomerTokensDemo {
     private func expiryReadFromTheToken() async {
         await report.step("expiry read from the token: renewed 60 s before its exp, never earlier") {
             let offset = Locked<TimeInterval>(0), calls = Locked(0)
-            let mint = backend()
-            let tokens = CustomerTokenSource(customer: Self.jane, leeway: 60, notificationCenter: nil, now: { Date().addingTimeInterval(offset.withLock { $0 }) }) { customer in
+            let now: @Sendable () -> Date = { Date().addingTimeInterval(offset.withLock { $0 }) }
+            // The backend mints on the same (moved) clock: 600 s from the source's now.
+            let tokens = CustomerTokenSource(customer: Self.jane, leeway: 60, notificationCenter: nil, now: now) { [api] customer in
                 calls.withLock { $0 += 1 }
-                return try await mint(customer)
+                return try await api.mintCustomerToken(customerIDs: customer.values, expiresAt: now().addingTimeInterval(600))
             }
             let events = DemoEvents(tokens)
             let client = try client(tokens)
@@ -69,7 +72,10 @@ struct CustomerTokensDemo {
     }
 
     private func customerSwitchDuringAFetch() async {
-        await report.step("customer switch while jane's token is being fetched: it is thrown away, only john's is sent") {
+        await report.step("customer switch while jane's token is being fetched: it is thrown away, only john's is sent", logs: [
+            DemoLogExpectation(Self.logLabel, "customer changed; the previous customer's token was dropped"),
+            DemoLogExpectation(Self.logLabel, "a customer token arrived after the customer changed; thrown away"),
+        ]) {
             let (entered, enteredSignal) = AsyncStream<Void>.makeStream()
             let (gate, opener) = AsyncStream<Void>.makeStream()
             let mint = backend()
@@ -98,7 +104,9 @@ struct CustomerTokensDemo {
     }
 
     private func rejectedTokenRefreshedOnce() async {
-        await report.step("rejected token (signed with a retired secret): 401 → rejected → one refresh → one retry → 200") {
+        await report.step("rejected token (signed with a retired secret): 401 → rejected → one refresh → one retry → 200", logs: [
+            DemoLogExpectation(Self.logLabel, "the server refused the customer token; fetching a new one"),
+        ]) {
             let retired = await CustomerTokenMinter(key: try CustomerTokenKey(id: DemoAPI.customerTokenKeyID, secret: String(repeating: "retired!", count: 4)))
             let calls = Locked(0)
             let mint = backend()
@@ -117,7 +125,9 @@ struct CustomerTokensDemo {
     }
 
     private func anonymousSendsNothing() async {
-        await report.step("anonymize(): the token is dropped at once; no token, no request (not_provided)") {
+        await report.step("anonymize(): the token is dropped at once; no token, no request (not_provided)", logs: [
+            DemoLogExpectation(Self.logLabel, "customer changed; the previous customer's token was dropped"),
+        ]) {
             let tokens = CustomerTokenSource(customer: Self.jane, notificationCenter: nil, provider: backend())
             let events = DemoEvents(tokens)
             let client = try client(tokens)

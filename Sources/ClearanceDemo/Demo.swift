@@ -4,6 +4,14 @@ import Logging
 /// What `clearance demo` runs: every job of Clearance against development servers on
 /// 127.0.0.1 (free ports, no setup, no network), reported step by step on standard output.
 public enum Demo {
+    /// Makes the demo's log the process's logging system (call it once, before ``run()``): each
+    /// log line then belongs to the step that logged it, and nothing raw is printed between the
+    /// steps unless nobody expected it.
+    public static func bootstrapLogging() {
+        LoggingSystem.bootstrap { label in DemoLog.shared.handler(label: label) }
+        DemoLog.shared.markInstalled()
+    }
+
     /// Runs every part; returns true when every step behaved as expected.
     public static func run() async throws -> Bool {
         let report = DemoReport()

@@ -18,19 +18,39 @@ final class DemoReport: @unchecked Sendable {
         print(String(repeating: "─", count: title.count))
     }
 
-    /// Runs one step; a thrown error fails the step with its message.
-    func step(_ title: String, _ body: () async throws -> (Bool, String)) async {
+    /// Runs one step; a thrown error fails the step with its message. The log lines logged while
+    /// it runs are its own (``DemoLog``): those in `logs` (provoked on purpose) are shown under it
+    /// as `logged: …` and must appear; any other warning or error is shown as `unexpected log: …`;
+    /// the rest is silenced.
+    func step(_ title: String, logs expected: [DemoLogExpectation] = [], _ body: () async throws -> (Bool, String)) async {
         let number = steps.count + 1
-        let result: Step
+        let log = DemoLog.shared
+        log.beginStep()
+        var result: Step
         do {
             let (passed, detail) = try await body()
             result = Step(title: title, passed: passed, detail: detail)
         } catch {
             result = Step(title: title, passed: false, detail: "unexpected error: \(error)")
         }
+        let lines = await log.endStep(expecting: expected)
+        var notes: [String] = []
+        for line in lines {
+            if expected.contains(where: { $0.matches(line) }) {
+                notes.append("logged: \(line)")
+            } else if line.level >= .warning {
+                notes.append("unexpected log: \(line)")
+            }
+        }
+        if log.isInstalled {
+            for expectation in expected where !lines.contains(where: expectation.matches) {
+                result.passed = false
+                notes.append("expected a log line that did not come: \(expectation)")
+            }
+        }
         steps.append(result)
         print("\(result.passed ? "PASS" : "FAIL")  \(number). \(title)")
-        for line in result.detail.split(separator: "\n") { print("        \(line)") }
+        for line in result.detail.split(separator: "\n").map(String.init) + notes { print("        \(line)") }
     }
 
     var allPassed: Bool { steps.allSatisfy(\.passed) }

@@ -22,27 +22,14 @@ public final class LogCapture: Sendable {
 
     /// A logger at trace level that writes into this capture.
     public func logger(_ label: String = "test") -> Logger {
-        var logger = Logger(label: label) { _ in Handler(capture: self) }
+        var logger = Logger(label: label) { label in
+            LineLogHandler(label: label, logLevel: .trace) { line in
+                self.append("\(line.level) [\(line.source)] \(line.message) \(line.metadata)")
+            }
+        }
         logger.logLevel = .trace
         return logger
     }
 
     func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    struct Handler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-            let rendered = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            capture.append("\(event.level) [\(event.source)] \(event.message) \(rendered)")
-        }
-    }
 }

@@ -10,6 +10,7 @@ struct DemoCommand: AsyncParsableCommand {
     )
 
     func run() async throws {
+        Demo.bootstrapLogging()
         guard try await Demo.run() else { throw ExitCode(1) }
     }
 }

@@ -139,11 +139,18 @@ struct EntitlementsCommand: AsyncParsableCommand {
     }
 
     struct Download: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Fetch protected content with fresh edition credentials; the file appears only when complete.")
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch protected content with fresh edition credentials; the file appears only when complete.",
+            discussion: """
+                Progress goes to standard error: on a terminal, one line updated in place (bytes, percent, rate); \
+                otherwise a line at every 10 % (every 5 s when the size is unknown). --quiet turns it off. \
+                The result is one JSON line on standard output.
+                """)
         @OptionGroup var service: ServiceOptions
         @Option(help: "The product (issue) id.") var product: String
         @Option(help: "The content URL.") var url: String
         @Option(help: "The file to write.") var output: String
+        @Flag(help: "Show no progress.") var quiet = false
 
         func validate() throws {
             try service.require([("--credentials-url", service.credentialsURL)])
@@ -156,10 +163,21 @@ struct EntitlementsCommand: AsyncParsableCommand {
             let source = URL(string: url)!
             try await service.withProvider { provider, transport in
                 let downloader = ContentDownloader(provider: provider, transport: transport, transportSecurity: service.transportSecurity)
+                let display = Locked((shown: DownloadProgressDisplay(style: .standardError(quiet: quiet), product: product), last: DownloadProgress?.none))
+                @Sendable func show(_ text: String?) {
+                    if let text { FileHandle.standardError.write(Data(text.utf8)) }
+                }
                 do throws(EntitlementError) {
-                    let bytes = try await downloader.download(product, from: source, to: destination)
+                    let bytes = try await downloader.download(product, from: source, to: destination) { progress in
+                        show(display.withLock { state in
+                            state.last = progress
+                            return state.shown.update(progress)
+                        })
+                    }
+                    show(display.withLock { $0.shown.finish($0.last) })
                     say(JSONWriter.object(raw: [("product", JSONWriter.quoted(product)), ("bytes", "\(bytes)"), ("output", JSONWriter.quoted(destination.path))]))
                 } catch {
+                    show(display.withLock { $0.shown.finish($0.last) })
                     CommandFailure.exit(error)
                 }
             }

@@ -159,8 +159,8 @@ package final class ChildProcess: Sendable {
     }
 }
 
-/// `read(2)`, named apart from ``ChildProcess``'s own `read`.
-private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+/// `read(2)`, named apart from ``ChildProcess``'s own `read` (``PseudoTerminal`` reads with it too).
+func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
     Glibc.read(descriptor, buffer, count)
     #else

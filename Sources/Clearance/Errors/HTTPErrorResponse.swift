@@ -26,6 +26,10 @@ public struct HTTPErrorResponse: Sendable, Hashable, CustomStringConvertible, Cu
     /// Keeps what the server answered.
     ///
     /// - Parameters:
+    ///   - status: The HTTP status code.
+    ///   - headerFields: The response's header fields (its `WWW-Authenticate` challenges and
+    ///     `Retry-After` are read from them).
+    ///   - body: The response body; up to ``maximumBodySize`` bytes are kept.
     ///   - secrets: Values of the request that caused the answer (a password, a client secret, a
     ///     token), masked in ``bodySnippet`` should the server echo them.
     ///   - keepsBody: False for an answer whose body may itself carry a credential (a token

@@ -6,8 +6,8 @@ import Logging
 /// credential each request needs, checks it may travel, sends, and on a 401 that allows it,
 /// refreshes **once** (shared with every other request waiting) and retries **once**.
 ///
-/// Both ``AuthorizedClient`` (in ClearanceHTTP) and the OpenAPI middleware are thin shells
-/// around ``send(_:attachCredential:using:)``.
+/// Both `AuthorizedClient` (in ClearanceHTTP) and the OpenAPI middleware are thin shells
+/// around ``send(_:attachCredential:errorBody:using:)``.
 public struct RequestAuthorizer: Sendable {
     /// A credential that was put on a request, and where it came from.
     public struct AppliedCredential: Sendable {
@@ -57,6 +57,7 @@ public struct RequestAuthorizer: Sendable {
     /// Sends `request` through `transmit` with the credential the policy asks for.
     ///
     /// - Parameters:
+    ///   - request: The request; its method, host and path choose the policy rule.
     ///   - attachCredential: false to send without any credential (after a cross-origin redirect).
     ///   - errorBody: Reads a 401 or 403 answer's body (at most ``HTTPErrorResponse/maximumBodySize``
     ///     bytes), kept in the error.

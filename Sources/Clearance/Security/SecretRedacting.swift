@@ -1,4 +1,4 @@
-/// A value that holds a secret and shows only its ``description`` (which must not contain the
+/// A value that holds a secret and shows only its `description` (which must not contain the
 /// secret) in every text form: `debugDescription`, and a mirror whose one child is that
 /// description, so `dump()`, `print(reflecting:)` and debuggers show no secret either.
 ///

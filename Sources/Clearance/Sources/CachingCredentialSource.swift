@@ -33,6 +33,7 @@ public final class CachingCredentialSource: RefreshableCredentialSource {
     ///   - leeway: How long before expiry a credential is renewed. Default 30 s.
     ///   - maxAge: Lifetime of a credential that carries no expiry; `nil` keeps it until invalidated.
     ///   - events: Where ``AuthorizationEvent``s are posted.
+    ///   - logger: Where it logs (never a credential).
     ///   - now: The clock; injectable for tests.
     public init(
         _ upstream: any CredentialSource,

@@ -11,13 +11,13 @@ public protocol CredentialSource: Sendable {
 
 /// A source that can drop a credential the server refused and fetch a new one.
 ///
-/// ``AuthorizedClient`` calls ``refreshCredential(after:)`` at most once per request, after a 401
+/// `AuthorizedClient` calls ``refreshCredential(after:)`` at most once per request, after a 401
 /// that allows it; implementations share one fetch among every concurrent caller and return a
 /// newer credential at once when one was already fetched after `rejected`.
 public protocol RefreshableCredentialSource: CredentialSource {
     /// Replaces `rejected` (if it is still the current credential) and returns the new one.
     func refreshCredential(after rejected: Credential) async throws(AuthorizationError) -> Credential
-    /// Forgets the current credential; the next call to ``credential()`` fetches a new one.
+    /// Forgets the current credential; the next call to ``CredentialSource/credential()`` fetches a new one.
     func invalidate()
 }
 

@@ -2,13 +2,13 @@ import Clearance
 import ClearanceEntitlements
 import Foundation
 
-/// An ``EntitlementProvider`` on verified App Store transactions, on any platform: the portable
+/// An `EntitlementProvider` on verified App Store transactions, on any platform: the portable
 /// part of StoreKit support. It is fed signed transactions (by `StoreKitEntitlementProvider` on
 /// Apple platforms, or by a server that receives them), verifies each with an
 /// ``AppStoreTransactionVerifier``, and grants what the active ones grant.
 ///
-/// - ``access(to:)``: ``EntitlementAccess/notClaimed`` while it holds no transaction (so an
-///   ``EntitlementChain`` asks the next provider) and for products outside ``claims``; otherwise
+/// - ``access(to:)``: `EntitlementAccess.notClaimed` while it holds no transaction (so an
+///   `EntitlementChain` asks the next provider) and for products outside `claims`; otherwise
 ///   granted when an active (unexpired, unrevoked) transaction grants the product, else denied.
 /// - ``credentials(for:)``: what the app's `credentials` closure makes of the granting
 ///   transaction (an App Store purchase carries no content password: a server exchanges it).
@@ -25,9 +25,12 @@ public actor AppStoreEntitlementProvider: EntitlementProvider {
 
     /// - Parameters:
     ///   - verifier: Checks every signed transaction.
+    ///   - name: The provider's name in logs and change events.
     ///   - grants: The content products a transaction grants (default: its own product id; a
-    ///     subscription usually grants ``ProductAccess/all``).
+    ///     subscription usually grants `ProductAccess.all`).
     ///   - claims: The products this provider decides (default: every product).
+    ///   - notificationCenter: Where changes are posted; nil posts none.
+    ///   - now: The clock, against which transactions expire; injectable for tests.
     ///   - credentials: The content credentials for a product and the transaction granting it.
     public init(
         verifier: AppStoreTransactionVerifier,

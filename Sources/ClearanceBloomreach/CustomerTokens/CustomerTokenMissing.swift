@@ -1,7 +1,7 @@
 import Clearance
 
 /// Why a ``CustomerTokenSource`` has no token: the `underlying` error of its
-/// ``AuthorizationError/missingCredential(source:underlying:)``.
+/// `AuthorizationError.missingCredential`.
 public enum CustomerTokenMissing: ClearanceError, Equatable {
     /// No customer is identified (anonymous): no token is asked for.
     case anonymous

@@ -9,7 +9,7 @@ import Logging
 /// - **Expiry from the token.** The JWT's `exp` is read (decoded, never trusted: the server
 ///   decides) and the token is renewed `leeway` before it; a token without `exp` lives `maxAge`
 ///   from its arrival (or until refused, when `maxAge` is nil). One provider call however many
-///   requests wait (``SingleFlight``).
+///   requests wait (`SingleFlight`).
 /// - **Identity.** ``identify(_:)`` and ``anonymize()`` drop the token at once. A token fetched
 ///   for one customer is never applied after the customer changed, even when the fetch was in
 ///   flight during the switch: it is thrown away (``CustomerTokenEvent/discarded(_:)``) and the
@@ -19,7 +19,7 @@ import Logging
 /// - **Events** (``events``, and `NotificationCenter` posts named
 ///   ``CustomerTokenEvent/notificationName``): about to expire, expired, rejected, not provided,
 ///   and what the source did about them. Expiry is noticed when a request asks for the token.
-/// - **Persistence** (optional): the current token in a ``SecureStore`` (an encrypted file, see
+/// - **Persistence** (optional): the current token in a `SecureStore` (an encrypted file, see
 ///   ``StoredCustomerToken/fileStore(at:key:)``, or the Keychain), keyed by the customer it was
 ///   fetched for: restored only for that customer, cleared when the customer changes.
 ///
@@ -94,9 +94,9 @@ public final class CustomerTokenSource: RefreshableCredentialSource {
     /// The current customer's token: the cached one while it is more than `leeway` from its
     /// expiry, else one fetch shared by every caller.
     ///
-    /// - Throws: ``AuthorizationError/missingCredential(source:underlying:)`` when no customer is
+    /// - Throws: `AuthorizationError.missingCredential` when no customer is
     ///   identified or the provider returned nothing (nothing is sent), the provider's error
-    ///   otherwise, ``AuthorizationError/cancelled`` when the caller was cancelled.
+    ///   otherwise, `AuthorizationError.cancelled` when the caller was cancelled.
     public func credential() async throws(AuthorizationError) -> Credential {
         while true {
             if Task.isCancelled { throw .cancelled }

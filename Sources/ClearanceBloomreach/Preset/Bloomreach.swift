@@ -73,9 +73,9 @@ public enum Bloomreach {
         return policy
     }
 
-    /// A ready ``RequestAuthorizer`` for Bloomreach.
+    /// A ready `RequestAuthorizer` for Bloomreach.
     ///
-    /// - Throws: ``AuthorizationError/misconfigured(reason:)`` when the API key is empty (and logs
+    /// - Throws: `AuthorizationError.misconfigured` when the API key is empty (and logs
     ///   an error saying so): at configuration time, never as a silent request without a credential.
     public static func authorizer(
         _ authorization: Authorization,

@@ -2,13 +2,13 @@ import Clearance
 import ClearanceStore
 import Foundation
 
-/// What a ``CustomerTokenSource`` keeps in its ``SecureStore``: the current customer token and
+/// What a ``CustomerTokenSource`` keeps in its `SecureStore`: the current customer token and
 /// the customer it was fetched for, which is its key (a token is restored only for that very
 /// customer, and the record is cleared when the customer changes).
 ///
 /// Holds a secret (the token): its `description` does not show it.
 public struct StoredCustomerToken: Sendable, Hashable, Codable, SecretRedacting {
-    /// The envelope format of a customer-token store file (``EncryptedFileStore/format``).
+    /// The envelope format of a customer-token store file (`EncryptedFileStore.format`).
     public static let format = "clearance.customer-token"
 
     /// The customer the token was fetched for.
@@ -30,7 +30,7 @@ public struct StoredCustomerToken: Sendable, Hashable, Codable, SecretRedacting 
     }
 
     /// An encrypted file store for these (AES-256-GCM, format ``format``), by default
-    /// `customer-token.json` in ``SecureStoreLocation/defaultDirectory(environment:)``.
+    /// `customer-token.json` in `SecureStoreLocation.defaultDirectory`.
     public static func fileStore(
         at fileURL: URL = SecureStoreLocation.defaultDirectory().appendingPathComponent("customer-token.json"),
         key: SessionStoreKey

@@ -7,7 +7,7 @@ import ClearanceSigning
 /// test suite). Anyone who holds a client built with the app secret can subscribe to every
 /// channel of the app and impersonate any presence member: never ship it in an app.
 ///
-/// Presence channels need `channel_data`; ``presenceChannelData`` supplies it per channel
+/// Presence channels need `channel_data`; `presenceChannelData` (see ``init(signer:presenceChannelData:)``) supplies it per channel
 /// (for example `{"user_id":"alice","user_info":{"name":"Alice"}}`). Encrypted channels need the
 /// encryption master key in the signer.
 public struct InlineSecretChannelAuthorizer: ChannelAuthorizer {

@@ -15,7 +15,7 @@ import HTTPTypes
 ///
 /// Nothing secret travels where it should not: when the request carries anything beyond the
 /// socket id and channel name (a credential, fixed headers, header providers, parameters), plain
-/// `http` is refused unless the endpoint is loopback or ``TransportSecurity`` allows its host; a
+/// `http` is refused unless the endpoint is loopback or `TransportSecurity` allows its host; a
 /// redirect to another origin is never followed (its 3xx is a
 /// ``ChannelAuthorizationError/httpStatus(_:)``), so neither the form nor the headers go there.
 ///

@@ -15,7 +15,7 @@
 /// A connection counts as stable once it has lived ``stableConnectionDuration``: only then does
 /// the count of attempts start again, so a server that accepts and drops connections at once is
 /// not hammered. A value type with no clock of its own: the caller passes the attempt numbers
-/// and a random number generator (``ConnectionMachine`` counts them), which keeps it
+/// and a random number generator (`ConnectionMachine` counts them), which keeps it
 /// deterministic under test.
 public struct ReconnectPolicy: Sendable, Hashable {
     /// The first back-off delay (attempt 1) for causes that back off.

@@ -94,7 +94,7 @@ public enum ChannelAuthorizationError: ClearanceError {
     }
 
     /// Wraps any error from an authorizer: passes a ``ChannelAuthorizationError`` through, maps
-    /// cancellation to ``cancelled``, a Clearance ``AuthorizationError`` to ``credential(_:)``
+    /// cancellation to ``cancelled``, a Clearance `AuthorizationError` to ``credential(_:)``
     /// (or what it means), and anything else to ``custom(underlying:)``.
     public init(wrapping error: any Error) {
         switch error {

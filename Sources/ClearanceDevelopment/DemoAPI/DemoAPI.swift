@@ -7,7 +7,7 @@ import Hummingbird
 import NIOCore
 
 /// A Bloomreach-shaped API for demos and tests, on loopback: public endpoints that require
-/// `Authorization: Token <apiKey>`, private App Inbox endpoints behind ``CustomerTokenMiddleware``
+/// `Authorization: Token <apiKey>`, private App Inbox endpoints behind `CustomerTokenMiddleware`
 /// (a customer JWT, `Bearer`, HS256, `kid` = ``customerTokenKeyID``), plus a few helpers
 /// (redirects, an always-401 route, an echo that reports whether a credential arrived without
 /// ever echoing it).
@@ -24,7 +24,7 @@ public struct DemoAPI: Sendable {
     /// - Parameters:
     ///   - apiKey: The public API key to accept.
     ///   - signingKey: The secret of customer tokens (at least 32 bytes, else every private
-    ///     request is answered 500 and minting throws ``CustomerTokenError/weakSecret(byteCount:)``);
+    ///     request is answered 500 and minting throws `CustomerTokenError.weakSecret`);
     ///     random by default.
     public init(apiKey: String = "demo-public-api-key", signingKey: SymmetricKey = SymmetricKey(size: .bits256)) async {
         self.apiKey = apiKey
@@ -40,7 +40,7 @@ public struct DemoAPI: Sendable {
         }
     }
 
-    /// Mints a customer token the way the app's backend would (``CustomerTokenMinter``: HS256,
+    /// Mints a customer token the way the app's backend would (`CustomerTokenMinter`: HS256,
     /// `kid` header, `sub` = customer ids). A past `expiresAt` mints an expired token.
     public func mintCustomerToken(customerIDs: [String: String], expiresAt: Date?) async throws -> String {
         try await customerTokens.get().minter.mint(customerIDs: customerIDs, expiresAt: expiresAt)

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// A hub for development: the production ``HubServer`` with ``DevelopmentUserDirectory`` auth
+/// A hub for development: the production `HubServer` with ``DevelopmentUserDirectory`` auth
 /// endpoints at `/pusher/auth` and `/pusher/user-auth`, signing with the first app, and the
 /// development Pugpig endpoints (``DevelopmentPugpigServer``: `/pugpig/…`, `/content/…`) for
 /// the same users. What `clearance serve`, the demo and the tests run.
@@ -45,7 +45,7 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
     }
 
     /// Reads a JSON file; validates it unless `validating` is false (for callers that complete it first).
-    /// - Throws: ``HubConfigurationError`` or ``DevelopmentUserError``.
+    /// - Throws: `HubConfigurationError` or ``DevelopmentUserError``.
     public static func load(contentsOf url: URL, validating: Bool = true) throws -> DevelopmentHub {
         var hub = try HubConfiguration.decodeFile(url, as: DevelopmentHub.self)
         if let directory = hub.pugpig.contentDirectory, !directory.hasPrefix("/") {
@@ -56,7 +56,7 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
     }
 
     /// Checks the hub configuration and the users.
-    /// - Throws: ``HubConfigurationError`` or ``DevelopmentUserError``.
+    /// - Throws: `HubConfigurationError` or ``DevelopmentUserError``.
     public func validate() throws {
         try configuration.validate()
         try DevelopmentUserDirectory(users: users).validate()

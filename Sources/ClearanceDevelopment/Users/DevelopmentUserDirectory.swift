@@ -54,7 +54,7 @@ public struct DevelopmentUserDirectory: Sendable {
     /// Routes that mount these users' auth endpoints (`/pusher/auth`, `/pusher/user-auth`),
     /// signing with the first app of `configuration`: pass them to `HubServer.start` or
     /// `HubService` as `additionalRoutes`.
-    /// - Throws: ``HubConfigurationError`` when the configuration has no usable first app.
+    /// - Throws: `HubConfigurationError` when the configuration has no usable first app.
     public func routes(signingFor configuration: HubConfiguration) throws(HubConfigurationError) -> @Sendable (Router<BasicRequestContext>) -> Void {
         guard let app = configuration.apps.first else { throw .noApps }
         let signer: ChannelAuthSigner

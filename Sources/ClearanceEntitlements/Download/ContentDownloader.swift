@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceHTTP
+import ClearanceStore
 import Foundation
 import HTTPTypes
 import Logging
@@ -10,10 +11,12 @@ import Logging
 ///   HTTP to loopback, unless allowed by ``transportSecurity``).
 /// - The body is streamed to a temporary file beside the destination and renamed into place
 ///   only when complete (and as long as `Content-Length` announced); cancellation and failure
-///   remove it and leave the destination as it was.
+///   remove it and leave the destination as it was. The file is `fsync`ed before the rename and
+///   its directory after it: after a power loss the destination is the old file or the complete
+///   new one, never an empty one.
 /// - Progress comes as an `AsyncSequence` of ``DownloadProgress`` (``ContentDownload/progress``).
 /// - A 401 asks the provider for fresh credentials once and retries once; a second 401 is an error.
-/// - Redirects are followed here (``RedirectStep``'s rules): the credentials and the extra
+/// - Redirects are followed here (`RedirectStep`'s rules): the credentials and the extra
 ///   headers stay with the original origin and never follow a redirect to another.
 public struct ContentDownloader: Sendable {
     /// Where the credentials come from.
@@ -25,6 +28,8 @@ public struct ContentDownloader: Sendable {
     /// How many redirects are followed (a negative value given to the initializer counts as 0).
     public let maximumRedirects: Int
     private let logger: Logger
+    /// The fsync and rename calls (the system's; a test watches them).
+    package let syncing: any FileSyncing
 
     /// A downloader taking credentials from `provider`.
     public init(
@@ -34,11 +39,21 @@ public struct ContentDownloader: Sendable {
         maximumRedirects: Int = 10,
         logger: Logger = Logger(label: "clearance.entitlements.download")
     ) {
+        self.init(provider: provider, transport: transport, transportSecurity: transportSecurity, maximumRedirects: maximumRedirects,
+                  logger: logger, syncing: SystemFileSyncing())
+    }
+
+    /// A downloader whose fsync and rename calls go through `syncing`.
+    package init(
+        provider: any EntitlementProvider, transport: any HTTPTransport, transportSecurity: TransportSecurity = .strict,
+        maximumRedirects: Int = 10, logger: Logger = Logger(label: "clearance.entitlements.download"), syncing: any FileSyncing
+    ) {
         self.provider = provider
         self.transport = transport
         self.transportSecurity = transportSecurity
         self.maximumRedirects = max(0, maximumRedirects)
         self.logger = logger
+        self.syncing = syncing
     }
 
     /// Starts downloading `product` from `url` into `destination` and returns at once: follow
@@ -126,7 +141,7 @@ public struct ContentDownloader: Sendable {
             return try await transport.stream(request, body: nil) { response, body async throws -> Step in
                 switch response.status.code {
                 case 200:
-                    return .complete(try await Self.write(body, expected: response.headerFields[.contentLength].flatMap { Int64($0) }, to: destination, progress: progress))
+                    return .complete(try await write(body, expected: response.headerFields[.contentLength].flatMap { Int64($0) }, to: destination, progress: progress))
                 case 300...399 where response.headerFields[.location] != nil:
                     return .redirect(response)
                 default:
@@ -144,8 +159,8 @@ public struct ContentDownloader: Sendable {
     }
 
     /// Streams `body` into a temporary file and renames it over `destination` once complete.
-    private static func write(_ body: HTTPResponseBody, expected: Int64?, to destination: URL, progress: @Sendable (DownloadProgress) -> Void) async throws -> Int64 {
-        var file = try PartialFile(beside: destination)
+    private func write(_ body: HTTPResponseBody, expected: Int64?, to destination: URL, progress: @Sendable (DownloadProgress) -> Void) async throws -> Int64 {
+        var file = try PartialFile(beside: destination, syncing: syncing)
         do {
             progress(DownloadProgress(bytesReceived: 0, expectedBytes: expected))
             for try await chunk in body {

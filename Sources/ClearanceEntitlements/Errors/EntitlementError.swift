@@ -3,7 +3,7 @@ import Foundation
 
 /// Why a provider could not decide, sign in, or hand over credentials: Pugpig's provider error
 /// codes, with stable qualified codes (`entitlements.<code>`), a human message, the server's
-/// answer (``HTTPErrorResponse``) and the underlying error when there is one.
+/// answer (`HTTPErrorResponse`) and the underlying error when there is one.
 public enum EntitlementError: ClearanceError {
     /// The service could not be reached (no connection, a timeout, a TLS failure, cancelled).
     case networkFailure(underlying: any Error)

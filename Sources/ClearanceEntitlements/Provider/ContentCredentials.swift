@@ -23,7 +23,7 @@ public struct ContentCredentials: Sendable, Hashable {
     }
 
     /// The Basic credential.
-    /// - Throws: ``EntitlementError/unknown(reason:response:underlying:)`` when the user id holds a
+    /// - Throws: ``EntitlementError/unknown(reason:status:response:underlying:)`` when the user id holds a
     ///   colon, which RFC 7617 forbids.
     public func basicCredential() throws(EntitlementError) -> Credential {
         do {

@@ -14,7 +14,7 @@ public struct PugpigConfiguration: Sendable {
     public var usernameField: String
     /// See ``usernameField``.
     public var passwordField: String
-    /// Where the token and the snapshot are kept: an ``EncryptedFileStore`` (see
+    /// Where the token and the snapshot are kept: an `EncryptedFileStore` (see
     /// ``StoredEntitlements/fileStore(at:key:)``), a `KeychainStore`, or memory (the default).
     public var store: any SecureStore<StoredEntitlements>
     /// How long a snapshot is trusted before the service is asked again (default 24 hours).

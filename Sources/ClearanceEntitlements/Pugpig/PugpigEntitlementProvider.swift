@@ -10,7 +10,7 @@ import Logging
 ///   through `SingleFlight`), then verifies again. A refused renewal ends the session: the store
 ///   is cleared, the state is ``SubscriptionState/signedOut`` and a change is sent.
 /// - **Snapshot**: the last answer (state, products, message, time) is kept with the token in
-///   the configured ``SecureStore``; ``status()`` asks the service again once it is older than
+///   the configured `SecureStore`; ``status()`` asks the service again once it is older than
 ///   ``PugpigConfiguration/verificationInterval``, and serves it for
 ///   ``PugpigConfiguration/offlineGrace`` when the service cannot be reached, saying so.
 /// - **Changes**: ``changes`` and `NotificationCenter` posts (``EntitlementChange/notificationName``) when the

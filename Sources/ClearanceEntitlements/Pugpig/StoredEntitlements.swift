@@ -2,13 +2,13 @@ import Clearance
 import ClearanceStore
 import Foundation
 
-/// What ``PugpigEntitlementProvider`` keeps in its ``SecureStore`` while signed in: the token,
+/// What ``PugpigEntitlementProvider`` keeps in its `SecureStore` while signed in: the token,
 /// the optional global auth password, and the last snapshot. Nothing is stored once the
 /// session ends.
 ///
 /// Holds secrets (the token and the password): its `description` shows neither.
 public struct StoredEntitlements: Sendable, Hashable, Codable, SecretRedacting {
-    /// The envelope format of an entitlement store file (``EncryptedFileStore/format``).
+    /// The envelope format of an entitlement store file (`EncryptedFileStore.format`).
     public static let format = "clearance.entitlements"
 
     /// The service's token. Secret.

@@ -3,21 +3,21 @@ import Foundation
 import HTTPTypes
 import Logging
 
-/// An HTTP client that authorizes every request by its ``RequestAuthorizer``'s policy.
+/// An HTTP client that authorizes every request by its `RequestAuthorizer`'s policy.
 ///
 /// - Applies the credential the endpoint needs, fetched per request from its source.
 /// - On a 401 whose challenge allows it (`invalid_token`, or no reason given) and a source that
 ///   can refresh: refreshes **once** (one fetch shared by every waiting request) and retries
-///   **once**. A second 401 is ``AuthorizationError/unauthorized(_:)``: never a loop.
+///   **once**. A second 401 is `AuthorizationError.unauthorized`: never a loop.
 /// - Follows redirects itself (up to ``maximumRedirects``) and strips every credential when the
 ///   origin changes, whatever the transport; with ``followsCrossOriginRedirects`` false, a
 ///   redirect to another origin is not followed at all (the 3xx answer is returned).
 /// - Refuses to send a credential over plain HTTP except to loopback, unless allowed by the
-///   authorizer's ``TransportSecurity``.
-/// - Honours task cancellation (``AuthorizationError/cancelled``).
+///   authorizer's `TransportSecurity`.
+/// - Honours task cancellation (`AuthorizationError.cancelled`).
 /// - Lets the app adjust every outgoing request through ``RequestHook``.
 ///
-/// Every error it throws is an ``AuthorizationError``.
+/// Every error it throws is an `AuthorizationError`.
 public struct AuthorizedClient: Sendable {
     /// Adjusts an outgoing request just before it is sent (libPusher's `willAuthorizeChannel:withAuthOperation:`).
     public typealias RequestHook = @Sendable (_ request: inout HTTPRequest, _ context: HookContext) async throws -> Void
@@ -36,7 +36,7 @@ public struct AuthorizedClient: Sendable {
     public let authorizer: RequestAuthorizer
     /// The transport the requests go through.
     public let transport: any HTTPTransport
-    /// How many redirects are followed before ``AuthorizationError/tooManyRedirects(limit:last:)``.
+    /// How many redirects are followed before `AuthorizationError.tooManyRedirects`.
     public let maximumRedirects: Int
     /// Whether a redirect to another origin is followed (without any credential) or returned to
     /// the caller as it is. An auth endpoint's client returns it: its form body and the app's

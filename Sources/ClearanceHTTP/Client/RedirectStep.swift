@@ -21,7 +21,10 @@ public struct RedirectStep: Sendable, Equatable {
     public static let credentialHeaders: [HTTPField.Name] = [.authorization, .proxyAuthorization, .cookie]
 
     /// The next step for `response` to `request`, or nil when `response` is not a redirect one can follow.
-    /// - Parameter original: The first request of the chain; credentials follow only while the origin equals its origin.
+    /// - Parameters:
+    ///   - response: The answer to `request` (301, 302, 303, 307 or 308 with a `Location`).
+    ///   - request: The request that was just sent.
+    ///   - original: The first request of the chain; credentials follow only while the origin equals its origin.
     public static func next(after response: HTTPResponse, to request: HTTPRequest, original: HTTPRequest) -> RedirectStep? {
         guard [301, 302, 303, 307, 308].contains(response.status.code),
               let location = response.headerFields[.location],

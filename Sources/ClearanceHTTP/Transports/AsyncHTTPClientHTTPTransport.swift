@@ -19,7 +19,7 @@ public struct AsyncHTTPClientHTTPTransport: HTTPTransport {
     public let streamTimeout: TimeAmount
 
     /// Uses `client`, which must be configured with `redirectConfiguration: .disallow`
-    /// (see ``makeClient(eventLoopGroup:)``); its lifetime stays the caller's.
+    /// (see ``makeClient(eventLoopGroup:connectionsPerHost:)``); its lifetime stays the caller's.
     ///
     /// At most `maximumConcurrentRequests` requests are handed to the client at once; the rest
     /// wait in a cancellable FIFO queue. (Measured here: 10,000 requests queued inside

@@ -55,7 +55,10 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
     }
 
     /// Starts listening on `host` (127.0.0.1 by default) at a free port.
-    /// - Parameter path: The redirect path, `/callback` by default.
+    /// - Parameters:
+    ///   - path: The redirect path, `/callback` by default.
+    ///   - host: The loopback address to listen on (RFC 8252 §7.3 prefers the IP literal).
+    ///   - logger: Where it logs (never a code or a state).
     public static func start(path: String = "/callback", host: String = "127.0.0.1", logger: Logger = Logger(label: "clearance.oauth2.loopback")) async throws -> LoopbackRedirectListener {
         let normalizedPath = path.hasPrefix("/") ? path : "/" + path
         // The handlers exist before the listener does: they deliver through this slot.

@@ -7,14 +7,14 @@ import Foundation
 /// Every case has a stable ``code`` (safe to log and to switch on), a human ``message`` and,
 /// where there is one, the ``underlying``. No message or description ever contains a
 /// token, secret, password, authorization code or PKCE verifier. ``authorizationError(source:)``
-/// converts it for code that speaks Clearance's ``AuthorizationError``.
+/// converts it for code that speaks Clearance's `AuthorizationError`.
 public enum OAuth2Error: ClearanceError {
     /// The authorization server answered with an `error` (RFC 6749 §5.2 and friends).
     case server(OAuth2ServerError)
     /// The authorization server could not be reached.
     case networkFailure(underlying: any Error)
     /// The authorization server answered 5xx without an OAuth error (its `Retry-After` is the
-    /// response's ``HTTPErrorResponse/retryAfter``).
+    /// response's `HTTPErrorResponse.retryAfter`).
     case serverUnavailable(HTTPErrorResponse)
     /// The server answered something that is not a usable token response.
     case badResponse(HTTPErrorResponse, reason: String)
@@ -110,16 +110,16 @@ public enum OAuth2Error: ClearanceError {
         }
     }
 
-    /// Converts to Clearance's ``AuthorizationError``, keeping this error as the underlying one
+    /// Converts to Clearance's `AuthorizationError`, keeping this error as the underlying one
     /// wherever the target case has room for it.
     ///
-    /// - Network failures stay ``AuthorizationError/networkFailure(underlying:)``.
+    /// - Network failures stay `AuthorizationError.networkFailure`.
     /// - Transient trouble (5xx, `server_error`, the refresh window, backoff, the store, a
-    ///   broken response, a timeout) is ``AuthorizationError/unavailable(reason:underlying:)``.
-    /// - A session configuration that cannot work is ``AuthorizationError/misconfigured(reason:)``.
+    ///   broken response, a timeout) is `AuthorizationError.unavailable`.
+    /// - A session configuration that cannot work is `AuthorizationError.misconfigured`.
     /// - Everything else means the session has no credential to give (not signed in, the grant
-    ///   refused or ended, the client refused): ``AuthorizationError/missingCredential(source:underlying:)``,
-    ///   so a ``FallbackCredentialSource`` may try its next source.
+    ///   refused or ended, the client refused): `AuthorizationError.missingCredential`,
+    ///   so a `FallbackCredentialSource` may try its next source.
     public func authorizationError(source: String) -> AuthorizationError {
         switch code {
         case .cancelled: return .cancelled

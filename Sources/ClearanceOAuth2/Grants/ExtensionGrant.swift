@@ -10,7 +10,7 @@ public struct ExtensionGrant: OAuth2Grant, SecretRedacting {
     public var grantType: String
     /// The grant's form fields, in order.
     public var fields: [(name: String, value: String)]
-    /// More field names whose values are secret, beyond ``Redactor/secretNames``.
+    /// More field names whose values are secret, beyond `Redactor.secretNames`.
     public var secretFieldNames: Set<String>
     /// The scopes to ask for; `nil` uses the session's.
     public var scopes: [String]?

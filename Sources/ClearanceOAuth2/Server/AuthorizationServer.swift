@@ -56,7 +56,7 @@ public struct AuthorizationServer: Sendable {
     ///
     /// - Parameters:
     ///   - fields: The grant's form fields, `grant_type` first.
-    ///   - secretFieldNames: Fields whose values are secret beyond ``Redactor/secretNames`` (masked in errors).
+    ///   - secretFieldNames: Fields whose values are secret beyond `Redactor.secretNames` (masked in errors).
     /// - Throws: ``OAuth2Error`` (a server `error` even with HTTP 200, a 5xx, a network failure, …).
     public func requestToken(_ fields: [(name: String, value: String)], secretFieldNames: Set<String> = []) async throws(OAuth2Error) -> TokenResponse {
         let grantType = fields.first { $0.name == "grant_type" }?.value ?? "?"
@@ -91,7 +91,10 @@ public struct AuthorizationServer: Sendable {
 
     /// Revokes `token` (RFC 7009 §2.1). A 503 with a `Retry-After` of at most `retryLimit` is retried once.
     ///
-    /// - Parameter hint: `refresh_token` or `access_token`.
+    /// - Parameters:
+    ///   - token: The refresh or access token to revoke.
+    ///   - hint: `refresh_token` or `access_token`.
+    ///   - retryLimit: The longest `Retry-After` waited for before the one retry.
     /// - Throws: ``OAuth2Error/misconfigured(reason:)`` without a revocation endpoint, or the server's error.
     public func revoke(_ token: String, hint: String, retryLimit: Duration = .seconds(5)) async throws(OAuth2Error) {
         guard let url = endpoints.revocation else {

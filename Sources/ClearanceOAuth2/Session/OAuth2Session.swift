@@ -3,21 +3,21 @@ import Foundation
 import Logging
 
 /// An OAuth 2.0 session: signs in with a grant, keeps the token fresh, stores it, and is a
-/// Clearance credential source, so ``AuthorizedClient`` and the channel authorizers use it directly.
+/// Clearance credential source, so `AuthorizedClient` and the channel authorizers use it directly.
 ///
 /// - **Sign-in**: ``signIn(with:)`` with any ``OAuth2Grant`` (password, client credentials,
 ///   PodioKit's `app` grant, authorization code with PKCE, device flow), or automatically on the
 ///   first request that needs a token (``OAuth2SessionConfiguration/automaticSignIn``).
 ///   Concurrent requests share that one sign-in and, on failure, all get the same error.
 /// - **Refresh**: proactively within the leeway before expiry (expiry = arrival time +
-///   `expires_in`, on the monotonic clock), and reactively when ``AuthorizedClient`` reports a 401
+///   `expires_in`, on the monotonic clock), and reactively when `AuthorizedClient` reports a 401
 ///   through ``refreshCredential(after:)``. One refresh at a time, shared by every waiter
-///   (``SingleFlight``). The old refresh token is kept when none is returned; a rotated one is
+///   (`SingleFlight`). The old refresh token is kept when none is returned; a rotated one is
 ///   saved to the store *before* the new access token is used. At most 5 automatic token
 ///   requests in 30 s (``RefreshWindow``); failures that keep the session back off
 ///   (``RefreshBackoff``). `invalid_grant` ends the session: signed out, event, store cleared.
-/// - **State**: ``state``, ``isAuthenticated``, ``states()`` and a `NotificationCenter` post named
-///   ``stateDidChangeNotification`` on every change; ``events()`` for what happened.
+/// - **State**: ``state``, ``isAuthenticated``, ``states`` and a `NotificationCenter` post named
+///   ``stateDidChangeNotification`` on every change; ``events`` for what happened.
 /// - **Storage**: restores itself from the store on first use (or ``restore()``); a store that
 ///   cannot be read starts it signed out with ``OAuth2SessionEvent/storeUnreadable(_:)``.
 /// - **Identity**: with an ``OAuth2SessionConfiguration/identityVerifier`` (OpenID Connect),
@@ -84,7 +84,7 @@ public final class OAuth2Session: RefreshableCredentialSource {
 
     /// The credential for the next request: the access token under the configured scheme.
     /// Signs in automatically or refreshes first when needed.
-    /// - Throws: ``AuthorizationError`` whose underlying error is the ``OAuth2Error``.
+    /// - Throws: `AuthorizationError` whose underlying error is the ``OAuth2Error``.
     public func credential() async throws(AuthorizationError) -> Credential {
         do {
             return try await currentCredential()

@@ -56,6 +56,22 @@ public struct OAuth2SessionConfiguration: Sendable {
     ///   - revocationEndpoint: The RFC 7009 revocation endpoint, if the server has one.
     ///   - authorizationEndpoint: The authorization endpoint, for the authorization code grant.
     ///   - deviceAuthorizationEndpoint: The RFC 8628 device authorization endpoint, for the device grant.
+    ///   - headerScheme: The `Authorization` scheme of the access token (``headerScheme``): `Bearer`, or `OAuth2` for Podio.
+    ///   - scopes: The scopes requested when a grant names none.
+    ///   - store: Where the session is kept between launches (in memory by default).
+    ///   - automaticSignIn: The grant to sign in with by itself when a request needs a token (``automaticSignIn``).
+    ///   - identityVerifier: Who checks the identity in every token response (``identityVerifier``).
+    ///   - transport: How requests reach the authorization server.
+    ///   - transportSecurity: Where secrets may be sent.
+    ///   - clock: The clock; inject a manual one in tests.
+    ///   - leeway: How long before expiry the token is refreshed proactively.
+    ///   - refreshWindow: The limit on automatic token requests.
+    ///   - backoff: The wait after a failed automatic token request.
+    ///   - storesClientConfiguration: Whether the store also keeps the endpoints and the client (``storesClientConfiguration``).
+    ///   - name: The name in errors, events and logs.
+    ///   - notificationCenter: Where state changes are posted; nil posts none.
+    ///   - authorizationEvents: Clearance's generic events, if the app listens to them.
+    ///   - logger: Where the session logs (never a secret).
     public init(
         tokenEndpoint: URL,
         clientID: String,

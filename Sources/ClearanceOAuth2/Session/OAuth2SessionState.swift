@@ -1,6 +1,6 @@
 /// Where an ``OAuth2Session`` stands. Carries token information, never a token.
 ///
-/// Published on every change through ``OAuth2Session/states()`` and as a `NotificationCenter`
+/// Published on every change through ``OAuth2Session/states`` and as a `NotificationCenter`
 /// post named ``OAuth2Session/stateDidChangeNotification``.
 public enum OAuth2SessionState: Sendable, CustomStringConvertible {
     /// No session: sign in, or let automatic sign-in do it on the first request.

@@ -2,7 +2,7 @@ import Clearance
 import ClearanceStore
 import Foundation
 
-/// A session store for Linux, servers and command-line tools: an ``EncryptedFileStore`` of
+/// A session store for Linux, servers and command-line tools: an `EncryptedFileStore` of
 /// ``StoredSession``s (format `clearance.oauth2-session`): one file, AES-256-GCM encrypted
 /// (swift-crypto), mode 0600, written crash-safely.
 ///
@@ -11,9 +11,9 @@ import Foundation
 ///   old session or the new one, never a mix.
 /// - **A file that cannot be read** (corrupt, sealed with another key, an unknown format
 ///   version) is moved aside to `<file>.corrupt-<UTC timestamp>`, never deleted, and
-///   ``EncryptedFileStore/load()`` throws the cause; the session then starts signed out and
+///   `EncryptedFileStore.load` throws the cause; the session then starts signed out and
 ///   reports it.
-/// - The key comes from a ``SessionStoreKey``: a key file, an environment variable, or generated.
+/// - The key comes from a `SessionStoreKey`: a key file, an environment variable, or generated.
 ///
 /// Operations in one process are serialized; processes sharing the file see whole sessions
 /// (the last writer wins).
@@ -33,7 +33,7 @@ extension EncryptedFileStore: SessionStore where Value == StoredSession {
         self.init(fileURL: fileURL, key: key, format: Self.format, now: now)
     }
 
-    /// The directory for Clearance's files (``SecureStoreLocation/defaultDirectory(environment:)``).
+    /// The directory for Clearance's files (`SecureStoreLocation.defaultDirectory`).
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         SecureStoreLocation.defaultDirectory(environment: environment)
     }

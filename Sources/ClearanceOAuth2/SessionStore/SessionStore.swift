@@ -7,7 +7,7 @@ import ClearanceStore
 /// ``EncryptedFileSessionStore`` (Linux, servers, command-line tools) and, on Apple platforms,
 /// `KeychainSessionStore`.
 ///
-/// A store never crashes on bad data: ``load()`` throws ``SessionStoreError`` and the session
+/// A store never crashes on bad data: ``load()`` throws `SessionStoreError` and the session
 /// starts signed out, reporting the cause.
 public protocol SessionStore: Sendable {
     /// The stored session, or nil when there is none.

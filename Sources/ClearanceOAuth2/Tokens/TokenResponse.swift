@@ -47,6 +47,8 @@ public struct TokenResponse: Sendable {
     /// Parses a token endpoint response.
     ///
     /// - Parameters:
+    ///   - response: The token endpoint's response head.
+    ///   - body: Its body (JSON).
     ///   - secrets: Values of the request that must not appear in any error (masked in `error_description`).
     ///   - scheme: The `Authorization` scheme the token will be sent with; `token_type` must be
     ///     `Bearer` (any case) or this.
@@ -86,8 +88,10 @@ public struct TokenResponse: Sendable {
 
     /// The token set this response gives, arriving at `receivedAt`.
     ///
-    /// - Parameter previousRefreshToken: The refresh token to keep when the response carries none
-    ///   (RFC 6749 §6: the server may or may not rotate it).
+    /// - Parameters:
+    ///   - receivedAt: When the response arrived; `expires_in` counts from it.
+    ///   - previousRefreshToken: The refresh token to keep when the response carries none
+    ///     (RFC 6749 §6: the server may or may not rotate it).
     public func token(receivedAt: Date, previousRefreshToken: String? = nil) -> OAuth2Token {
         OAuth2Token(
             accessToken: accessToken, tokenType: tokenType, refreshToken: refreshToken ?? previousRefreshToken,

@@ -178,7 +178,7 @@ public final class OpenIDProvider: Sendable {
     // MARK: - Stored with the session
 
     /// The documents held now, with when they were fetched, as stored in
-    /// ``SessionIdentity/provider``: under the issuer they came from, so that ``restore(_:)``
+    /// `SessionIdentity.provider`: under the issuer they came from, so that ``restore(_:)``
     /// takes them back only for the same issuer.
     public var storedState: JSONValue {
         let (metadata, fetchedAt) = state.withLock { ($0.metadata, $0.fetchedAt) }

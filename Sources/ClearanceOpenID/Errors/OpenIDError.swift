@@ -10,10 +10,10 @@ import Foundation
 /// message or description ever contains a token: claims are named, values that come from the
 /// provider are scrubbed and shortened, and the token itself is never quoted.
 ///
-/// An ``OAuth2Session`` reports them wrapped in ``OAuth2Error/identityRefused(_:)`` (a check
+/// An `OAuth2Session` reports them wrapped in `OAuth2Error.identityRefused` (a check
 /// failed: nothing stored at sign-in, the session ended at refresh) or
-/// ``OAuth2Error/identityUnavailable(_:)`` (keys or metadata could not be fetched);
-/// ``OAuth2Error/identityError`` gives this error back.
+/// `OAuth2Error.identityUnavailable` (keys or metadata could not be fetched);
+/// `OAuth2Error.identityError` gives this error back.
 public enum OpenIDError: ClearanceError {
     // MARK: Discovery
     /// The discovery document's `issuer` is not exactly the issuer asked for (Discovery §4.3):
@@ -120,8 +120,8 @@ public enum OpenIDError: ClearanceError {
         }
     }
 
-    /// This error as an ``OAuth2Session`` reports it: ``OAuth2Error/identityRefused(_:)``, or
-    /// ``OAuth2Error/identityUnavailable(_:)`` when the provider could not be asked.
+    /// This error as an `OAuth2Session` reports it: `OAuth2Error.identityRefused`, or
+    /// `OAuth2Error.identityUnavailable` when the provider could not be asked.
     public var oauth2Error: OAuth2Error {
         isRefusal ? .identityRefused(self) : .identityUnavailable(self)
     }

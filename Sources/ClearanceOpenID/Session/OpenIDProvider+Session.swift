@@ -10,7 +10,7 @@ extension OpenIDProvider {
     /// ``IDTokenVerifier`` for `clientID` as its identity verifier.
     ///
     /// Change what the app needs on the result (`automaticSignIn`, `leeway`, the endpoints,
-    /// …) before making the ``OAuth2Session``.
+    /// …) before making the `OAuth2Session`.
     ///
     /// Sign in with ``OpenIDAuthorizationCodeFlow``: a sign-in with the authorization code grant
     /// needs its ID token and the nonce the flow sent (a plain `AuthorizationCodeFlow` is refused
@@ -21,9 +21,19 @@ extension OpenIDProvider {
     /// signed in as itself has no user).
     ///
     /// - Parameters:
+    ///   - clientID: The client id registered at the provider.
+    ///   - clientSecret: The client secret, for confidential clients.
+    ///   - clientAuthentication: How the secret is sent; HTTP Basic when there is one, by default.
+    ///   - scopes: The scopes to ask for (`openid` is added).
     ///   - allowsHS256: Whether the client was registered for HS256-signed ID tokens (its client
     ///     secret is then the key). False by default: HS256 ID tokens are refused.
     ///   - idTokenLeeway: The clock skew allowed on the ID token's times.
+    ///   - store: Where the session (tokens and the verified identity) is kept.
+    ///   - storesClientConfiguration: Whether the store also keeps the endpoints and the client,
+    ///     so a relaunched process can restore the session without configuring it again.
+    ///   - name: The session's name in errors, events and logs.
+    ///   - notificationCenter: Where state changes are posted; nil posts none.
+    ///   - logger: Where the session logs (never a token or secret).
     /// - Throws: The discovery errors of ``metadata()``.
     public func sessionConfiguration(
         clientID: String,

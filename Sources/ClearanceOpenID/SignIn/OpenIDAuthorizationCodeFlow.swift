@@ -4,12 +4,12 @@ import ClearanceWire
 import Crypto
 import Foundation
 
-/// Sign-in with OpenID Connect's authorization code flow (Core §3.1) as one ``OAuth2Grant``:
-/// ``AuthorizationCodeFlow`` (PKCE, `state`, the redirect) with `openid` among the scopes and a
+/// Sign-in with OpenID Connect's authorization code flow (Core §3.1) as one `OAuth2Grant`:
+/// `AuthorizationCodeFlow` (PKCE, `state`, the redirect) with `openid` among the scopes and a
 /// fresh random `nonce` for every attempt, plus `prompt`, `max_age` and `login_hint` when asked.
 ///
 /// The nonce (and `max_age`) travel with the token response
-/// (``TokenResponse/authenticationRequest``) to the session's ``IDTokenVerifier``, which
+/// (`TokenResponse.authenticationRequest`) to the session's ``IDTokenVerifier``, which
 /// refuses an ID token that does not echo them: the session then stores nothing.
 ///
 /// ```swift

@@ -8,7 +8,7 @@ import HTTPTypes
 extension OAuth2Session {
     /// Asks `provider`'s UserInfo endpoint about the signed-in user: a `GET` with the session's
     /// access token as `Authorization: Bearer` (refreshed once on a 401, as every request through
-    /// ``AuthorizedClient`` is), under the session's transport rules.
+    /// `AuthorizedClient` is), under the session's transport rules.
     ///
     /// The access token only goes to the provider that issued the session's identity: asked
     /// about another `provider`, nothing is sent.

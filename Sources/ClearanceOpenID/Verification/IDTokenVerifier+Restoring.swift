@@ -11,10 +11,14 @@ extension IDTokenVerifier {
     /// Connect identity.
     ///
     /// - Parameters:
+    ///   - stored: The stored session (`OAuth2Session`'s store holds it).
     ///   - clientID: The client id, when the session was stored without its client
-    ///     (``OAuth2SessionConfiguration/storesClientConfiguration`` off).
+    ///     (`OAuth2SessionConfiguration.storesClientConfiguration` off).
     ///   - allowsHS256: Whether the stored client was registered for HS256 ID tokens; nil: as
     ///     the verifier that signed in said.
+    ///   - transport: The transport for the provider's key set and discovery document.
+    ///   - transportSecurity: Where the provider may be reached (https, or loopback, by default).
+    ///   - logger: Where it logs (never a token).
     /// - Throws: ``OpenIDError/storedIdentityUnusable(reason:)`` when the session has an identity
     ///   but no verifier can be made for it (no issuer URL, an issuer the transport rules refuse,
     ///   no client id): a session going on without its verifier would take refreshed ID tokens

@@ -5,7 +5,7 @@ import Foundation
 import JWTKit
 
 /// Verifies ID tokens for one client of one provider (OpenID Connect Core §3.1.3.7, §12.2;
-/// go-oidc's `IDTokenVerifier`), and is the ``IdentityVerifier`` an ``OAuth2Session`` calls for
+/// go-oidc's `IDTokenVerifier`), and is the `IdentityVerifier` an `OAuth2Session` calls for
 /// every token response:
 ///
 /// 1. **Shape**: a compact JWS, at most 64 KiB, no `crit` header.
@@ -75,6 +75,7 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
     /// Verifies `idToken`, the answer to an authentication request.
     ///
     /// - Parameters:
+    ///   - idToken: The ID token, a compact JWS.
     ///   - nonce: The nonce the authorization request sent; nil when none was: a token that
     ///     carries a `nonce` then answers another request and is refused.
     ///   - maxAge: The `max_age` the authorization request sent, if any.
@@ -259,7 +260,7 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
         provider.restore(stored)
     }
 
-    /// What is stored with the session (``SessionIdentity/provider``): the provider's documents
+    /// What is stored with the session (`SessionIdentity.provider`): the provider's documents
     /// (``OpenIDProvider/storedState``) and, under `verifier`, whether HS256 is allowed and the
     /// leeway, so ``init(restoring:clientID:allowsHS256:transport:transportSecurity:logger:)`` verifies
     /// as this verifier did.

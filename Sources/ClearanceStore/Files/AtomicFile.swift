@@ -13,7 +13,9 @@ import Foundation
 /// file, key files). A write goes to a new temporary file in the same directory (mode 0600, `O_EXCL`), is
 /// `fsync`ed, renamed over the destination (atomic on POSIX file systems) and the directory is
 /// `fsync`ed: a crash at any moment leaves the old file or the new one, never a mix. The
-/// temporary files of processes that died mid-write are removed later.
+/// temporary files of processes that died mid-write are removed later. The fsync and rename
+/// steps are also offered on their own (``synchronize(_:at:for:syncing:)``,
+/// ``moveIntoPlace(_:over:syncing:)``) for files written elsewhere, such as downloads.
 package enum AtomicFile {
     /// Files larger than this are not what a store keeps: reading stops and reports corruption.
     package static let maximumSize = 1 << 20
@@ -49,17 +51,31 @@ package enum AtomicFile {
     }
 
     /// Replaces `path` with `data` atomically and durably; the file gets mode 0600.
-    package static func write(_ data: Data, to path: String) throws(SessionStoreError) {
-        let directory = directoryOf(path)
-        try ensureDirectory(directory, for: path)
+    package static func write(_ data: Data, to path: String, syncing: any FileSyncing = SystemFileSyncing()) throws(SessionStoreError) {
+        try ensureDirectory(directoryOf(path), for: path)
         let temporary = temporaryPath(for: path)
-        try writeNewFile(data, at: temporary, finalPath: path)
-        if rename(temporary, path) != 0 {
+        try writeNewFile(data, at: temporary, finalPath: path, syncing: syncing)
+        try moveIntoPlace(temporary, over: path, syncing: syncing)
+    }
+
+    /// Flushes the file open at `descriptor` (being written at `temporary` for `path`) to stable
+    /// storage: what a rename over `path` must come after, or a crash can leave `path` empty.
+    package static func synchronize(_ descriptor: Int32, at temporary: String, for path: String, syncing: any FileSyncing = SystemFileSyncing()) throws(SessionStoreError) {
+        if syncing.synchronize(descriptor, path: temporary) != 0 {
+            throw .writeFailed(path: path, reason: "fsync: \(describe(errno))")
+        }
+    }
+
+    /// Renames the complete, already synchronized `temporary` over `path` (atomic on POSIX file
+    /// systems) and flushes the directory, so that the rename itself survives a power loss.
+    /// `temporary` is removed when the rename fails.
+    package static func moveIntoPlace(_ temporary: String, over path: String, syncing: any FileSyncing = SystemFileSyncing()) throws(SessionStoreError) {
+        if syncing.rename(temporary, over: path) != 0 {
             let code = errno
             unlink(temporary)
             throw .writeFailed(path: path, reason: "rename: \(describe(code))")
         }
-        try syncDirectory(directory, for: path)
+        try syncDirectory(directoryOf(path), for: path, syncing: syncing)
     }
 
     /// Creates `path` with `data` only if it does not exist yet; returns false when it already did.
@@ -132,7 +148,7 @@ package enum AtomicFile {
 
     // MARK: - Pieces
 
-    private static func writeNewFile(_ data: Data, at temporary: String, finalPath: String) throws(SessionStoreError) {
+    private static func writeNewFile(_ data: Data, at temporary: String, finalPath: String, syncing: any FileSyncing = SystemFileSyncing()) throws(SessionStoreError) {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw .writeFailed(path: finalPath, reason: "create \(fileName(temporary)): \(describe(errno))")
@@ -154,7 +170,7 @@ package enum AtomicFile {
                 return nil
             }
         }
-        if failure == nil && fsync(fd) != 0 { failure = "fsync: \(describe(errno))" }
+        if failure == nil && syncing.synchronize(fd, path: temporary) != 0 { failure = "fsync: \(describe(errno))" }
         if close(fd) != 0 && failure == nil { failure = "close: \(describe(errno))" }
         if let failure {
             unlink(temporary)
@@ -175,12 +191,12 @@ package enum AtomicFile {
         }
     }
 
-    private static func syncDirectory(_ directory: String, for path: String) throws(SessionStoreError) {
+    private static func syncDirectory(_ directory: String, for path: String, syncing: any FileSyncing = SystemFileSyncing()) throws(SessionStoreError) {
         let fd = open(directory, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         defer { close(fd) }
         // Some file systems refuse fsync on a directory (EINVAL); the rename is still atomic there.
-        if fsync(fd) != 0 {
+        if syncing.synchronize(fd, path: directory) != 0 {
             let code = errno
             if code != EINVAL && code != EBADF && code != ENOTSUP {
                 throw .writeFailed(path: path, reason: "fsync of the directory: \(describe(code))")

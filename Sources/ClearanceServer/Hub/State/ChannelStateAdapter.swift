@@ -32,10 +32,9 @@ public protocol ChannelStateAdapter: Sendable {
     ///
     /// On success delivers `subscription_succeeded` to the connection (with the member list,
     /// including `member`, for presence channels), then `member_added` to the channel's other
-    /// subscribers when `member` is a user not yet present.
-    /// - Parameters:
-    ///   - member: The presence member, for presence channels; `nil` for the others.
-    ///   - maxPresenceMembers: The most distinct users the presence channel may hold.
+    /// subscribers when `member` is a user not yet present. `member` is the presence member, for
+    /// presence channels (`nil` for the others); `maxPresenceMembers` is the most distinct users
+    /// the presence channel may hold.
     func subscribe(
         socketID: String,
         appID: String,

@@ -1,7 +1,7 @@
 import ClearanceSigning
 
 /// Channel state for a single hub process: everything in one actor's memory (a
-/// ``ChannelTable`` with no other node).
+/// `ChannelTable` with no other node).
 ///
 /// Deliveries are queued on the connections' outboxes while the actor is isolated, so every
 /// connection sees a channel's events in the order the actor processed them.
