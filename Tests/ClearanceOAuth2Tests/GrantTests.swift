@@ -99,6 +99,29 @@ import Testing
         #expect(try await harness.callAPI(harness.client(session)) == 200)
     }
 
+    /// A scripted browser has delivered the redirect before the flow waits for it: the flow takes
+    /// it at once, whatever its clock does (the manual clock's sleep returns at once, so a flow
+    /// that raced its deadline against an arrived redirect timed out now and then under load).
+    @Test func aRedirectThatArrivedBeforeTheWaitIsTakenWhateverTheClock() async throws {
+        let harness = try await SessionHarness.start()
+        let listener = try await LoopbackRedirectListener.start()
+        try await withCleanup {
+            let session = harness.session()
+            let flow = AuthorizationCodeFlow(receiver: listener, scopes: ["profile"], timeout: .seconds(20)) { url in
+                try await Browser.follow(url)
+            }
+            for _ in 0..<100 {
+                try await session.signIn(with: flow)
+                #expect(session.isAuthenticated)
+                _ = await session.signOut()
+            }
+            #expect(listener.pendingCount == 0)
+        } cleanup: {
+            await listener.stop()
+            await harness.stop()
+        }
+    }
+
     @Test func authorizationRedirectWithAnotherStateIsRefused() throws {
         let request = try AuthorizationRequest(
             authorizationEndpoint: URL(string: "https://auth.example.com/authorize?tenant=1")!, clientID: "c",

@@ -16,4 +16,11 @@ package struct TemporaryDirectory: Sendable {
     }
 
     package func remove() { try? FileManager.default.removeItem(at: url) }
+
+    /// Runs `body` with a fresh directory's URL and removes the directory afterwards, also when
+    /// `body` throws.
+    package static func with<T>(_ body: (URL) async throws -> T) async throws -> T {
+        let directory = try TemporaryDirectory()
+        return try await withCleanup { try await body(directory.url) } cleanup: { directory.remove() }
+    }
 }

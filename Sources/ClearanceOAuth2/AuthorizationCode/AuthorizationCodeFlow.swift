@@ -55,6 +55,7 @@ public struct AuthorizationCodeFlow: OAuth2Grant {
     private func waitForRedirect(state: String, clock: any OAuth2Clock) async throws(OAuth2Error) -> URL {
         let receiver = self.receiver
         let timeout = self.timeout
+        if let arrived = receiver.takeArrivedRedirect(state: state) { return arrived }
         do {
             return try await withThrowingTaskGroup(of: URL?.self) { group in
                 group.addTask { try await receiver.receiveRedirect(state: state) }

@@ -16,8 +16,14 @@ public protocol AuthorizationRedirectReceiver: Sendable {
     /// redirects apart ignores the others (a forged or stale redirect must not end the sign-in);
     /// by default, the first redirect (the flow then checks its `state` itself).
     func receiveRedirect(state: String) async throws -> URL
+    /// The redirect whose `state` is `state` when it has already arrived (taken, as
+    /// ``receiveRedirect(state:)`` would take it), without waiting; nil when it has not. The flow
+    /// asks first, so that a redirect already there is never raced against the sign-in's
+    /// deadline (a scripted browser is done before the flow waits). By default nil.
+    func takeArrivedRedirect(state: String) -> URL?
 }
 
 extension AuthorizationRedirectReceiver {
     public func receiveRedirect(state: String) async throws -> URL { try await receiveRedirect() }
+    public func takeArrivedRedirect(state: String) -> URL? { nil }
 }

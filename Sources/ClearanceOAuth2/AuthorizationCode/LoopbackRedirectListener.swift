@@ -109,6 +109,15 @@ public final class LoopbackRedirectListener: AuthorizationRedirectReceiver {
         try await wait(for: state)
     }
 
+    /// The redirect whose `state` is `state` if it already arrived, taken; nil otherwise. Redirects
+    /// with another (or no) `state` are dropped, as ``receiveRedirect(state:)`` drops them.
+    public func takeArrivedRedirect(state expected: String) -> URL? {
+        state.withLock { state in
+            state.received.removeAll { Self.state(of: $0) != expected }
+            return state.received.isEmpty ? nil : state.received.removeFirst()
+        }
+    }
+
     /// Redirects received that no caller took yet (for tests).
     package var pendingCount: Int { state.withLock { $0.received.count } }
 

@@ -1,0 +1,98 @@
+import ClearanceTestSupport
+import Foundation
+import Testing
+
+/// The sanitizer scripts as CI runs them: `scripts/check-suppressions` refuses patterns that
+/// cannot match, and `scripts/sanitizer-summary` sums each suppression's count over every
+/// sanitized process of a run and fails it when one reported.
+@Suite("Sanitizer scripts")
+struct SanitizerScriptTests {
+    private static func run(_ script: String, _ arguments: [String]) async throws -> ChildProcess.Output {
+        let path = try PackageRoot.url().appendingPathComponent("scripts/\(script)").path
+        return try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [path] + arguments, timeout: .seconds(30))
+    }
+
+    @Test func theCommittedSuppressionFilesPass() async throws {
+        let directory = try PackageRoot.url().appendingPathComponent("scripts/sanitize-suppressions")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".supp") }
+        #expect(files.contains("thread.supp") && files.contains("leak.supp"))
+        let output = try await Self.run("check-suppressions", files.map { directory.appendingPathComponent($0).path })
+        #expect(output.status == 0, "\(output.stderr)")
+    }
+
+    @Test(arguments: [
+        ("race:$s7NIOCore28NIOPooledRecvBufferAllocatorV014_reuseExistingD0*", "starts with $"),
+        ("race:NIOCore$Allocator", "other than as anchors"),
+        ("race:^NIO^Core", "other than as anchors"),
+        ("leak:", "empty pattern"),
+        ("just a name", "is not type:pattern"),
+    ])
+    func patternsThatCannotMatchAreRefusedWithTheirLine(_ line: String, _ message: String) async throws {
+        try await TemporaryDirectory.with { directory in
+            let file = directory.appendingPathComponent("bad.supp")
+            try "# a comment\n\nrace:fine_function*\n\(line)\n".write(to: file, atomically: true, encoding: .utf8)
+            let output = try await Self.run("check-suppressions", [file.path])
+            #expect(output.status == 1)
+            #expect(output.stderr.contains("bad.supp:4:"), "\(output.stderr)")
+            #expect(output.stderr.contains(message), "\(output.stderr)")
+        }
+    }
+
+    @Test func anchorsAtTheEndsAreAccepted() async throws {
+        try await TemporaryDirectory.with { directory in
+            let file = directory.appendingPathComponent("good.supp")
+            try "race:^s7NIOCore*\nrace:reuseExisting$\nleak:libcurl.so\n".write(to: file, atomically: true, encoding: .utf8)
+            let output = try await Self.run("check-suppressions", [file.path])
+            #expect(output.status == 0, "\(output.stderr)")
+        }
+    }
+
+    @Test func theSummarySumsEachSuppressionOverEveryProcessAndFailsOnAReport() async throws {
+        try await TemporaryDirectory.with { directory in
+            let supp = directory.appendingPathComponent("thread.supp")
+            try "# why\nrace:first_function*\nrace:second_function*\nrace:never_matched\n".write(to: supp, atomically: true, encoding: .utf8)
+            let logs = directory.appendingPathComponent("logs")
+            try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+            // What ThreadSanitizer writes at exit with print_suppressions=1, in two processes.
+            try "ThreadSanitizer: Matched 2 suppressions (pid=10):\n3 race:first_function*\n1 race:second_function*\n"
+                .write(to: logs.appendingPathComponent("report.10"), atomically: true, encoding: .utf8)
+            try "ThreadSanitizer: Matched 1 suppressions (pid=11):\n4 race:first_function*\n"
+                .write(to: logs.appendingPathComponent("report.11"), atomically: true, encoding: .utf8)
+            var output = try await Self.run("sanitizer-summary", [logs.path, supp.path])
+            #expect(output.status == 0, "\(output.stdout)")
+            let counts = output.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+            #expect(counts.contains { $0.first == "7" && $0.dropFirst().first == "race:first_function*" }, "\(output.stdout)")
+            #expect(counts.contains { $0.first == "1" && $0.dropFirst().first == "race:second_function*" }, "\(output.stdout)")
+            #expect(counts.contains { $0.first == "0" && $0.dropFirst().first == "race:never_matched" }, "\(output.stdout)")
+
+            // A report in any process fails the run, and is printed whole.
+            try "==================\nWARNING: ThreadSanitizer: data race (pid=12)\n  Write of size 8 by thread T1:\nSUMMARY: ThreadSanitizer: data race\n"
+                .write(to: logs.appendingPathComponent("report.12"), atomically: true, encoding: .utf8)
+            output = try await Self.run("sanitizer-summary", [logs.path, supp.path])
+            #expect(output.status == 1)
+            #expect(output.stdout.contains("== sanitizer report in report.12") && output.stdout.contains("Write of size 8 by thread T1"), "\(output.stdout)")
+        }
+    }
+
+    @Test func leakSanitizerCountsAreReadToo() async throws {
+        try await TemporaryDirectory.with { directory in
+            let supp = directory.appendingPathComponent("leak.supp")
+            try "leak:libcurl.so\nleak:swift::RefCounts*::formWeakReference\n".write(to: supp, atomically: true, encoding: .utf8)
+            let logs = directory.appendingPathComponent("logs")
+            try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+            try """
+            -----------------------------------------------------
+            Suppressions used:
+              count      bytes template
+                171       2894 libcurl.so
+                 14        448 swift::RefCounts*::formWeakReference
+            -----------------------------------------------------
+
+            """.write(to: logs.appendingPathComponent("report.20"), atomically: true, encoding: .utf8)
+            let output = try await Self.run("sanitizer-summary", [logs.path, supp.path])
+            #expect(output.status == 0, "\(output.stdout)")
+            #expect(output.stdout.contains("171  leak:libcurl.so"), "\(output.stdout)")
+            #expect(output.stdout.contains("14  leak:swift::RefCounts*::formWeakReference"), "\(output.stdout)")
+        }
+    }
+}
