@@ -12,6 +12,10 @@ import Musl
 /// macOS 14 and iOS 17. `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere, each
 /// allocated once so its address never moves. ``withLock(_:)`` takes a synchronous closure, so the
 /// lock can never be held across an `await`.
+///
+/// The state must not be empty (`Void`): Swift's exclusivity checks give a zero-sized stored
+/// property an address that is not its own (the end of the object, where the next heap block
+/// may begin), and ThreadSanitizer then reports accesses to unrelated memory as races.
 package final class Locked<State>: @unchecked Sendable {
     private var state: State
     #if canImport(Darwin)
@@ -22,6 +26,7 @@ package final class Locked<State>: @unchecked Sendable {
 
     /// A lock guarding `initial`.
     package init(_ initial: State) {
+        precondition(MemoryLayout<State>.size > 0, "Locked needs a state that is not empty; guard a counter instead of Void")
         state = initial
         lock = .allocate(capacity: 1)
         #if canImport(Darwin)

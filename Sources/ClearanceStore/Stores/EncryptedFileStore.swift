@@ -33,7 +33,8 @@ public final class EncryptedFileStore<Value: Codable & Sendable>: SecureStore {
     public let format: String
     private let key: SessionStoreKey
     private let now: @Sendable () -> Date
-    private let serial = Locked(())
+    /// Serializes this process's reads and writes of the file; counts the writes made.
+    private let serial = Locked<UInt64>(0)
 
     /// - Parameters:
     ///   - fileURL: The file; its directory is created (mode 0700) on the first save.
@@ -54,11 +55,17 @@ public final class EncryptedFileStore<Value: Codable & Sendable>: SecureStore {
 
     public func save(_ value: Value) async throws(SessionStoreError) {
         let data = try seal(value)
-        try serial.withLock { _ throws(SessionStoreError) in try AtomicFile.write(data, to: fileURL.path) }
+        try serial.withLock { writes throws(SessionStoreError) in
+            try AtomicFile.write(data, to: fileURL.path)
+            writes += 1
+        }
     }
 
     public func clear() async throws(SessionStoreError) {
-        try serial.withLock { _ throws(SessionStoreError) in try AtomicFile.remove(fileURL.path) }
+        try serial.withLock { writes throws(SessionStoreError) in
+            try AtomicFile.remove(fileURL.path)
+            writes += 1
+        }
     }
 
     /// Seals `value` into the file's bytes.
