@@ -5,7 +5,7 @@ import Foundation
 import HTTPTypes
 
 /// A JSON document a provider publishes (its discovery document, its key set), fetched with a
-/// `GET` under the transport rules, bounded, and read with ``JSONScanner`` (hostile input never
+/// `GET` under the transport rules, bounded, and read with `JSONScanner` (hostile input never
 /// traps). Redirects are not followed: a provider's documents live at their URLs.
 struct ProviderDocument: Sendable {
     /// The largest document accepted.

@@ -37,7 +37,7 @@ public enum OpenIDError: ClearanceError {
     /// The token response of a sign-in carries no `id_token` (was `openid` among the scopes?).
     case idTokenMissing
     /// A sign-in with the authorization code grant came without the OpenID Connect
-    /// authentication request it answers (``AuthenticationRequestContext``: no nonce was sent),
+    /// authentication request it answers (`AuthenticationRequestContext`: no nonce was sent),
     /// so its ID token cannot be tied to this sign-in: sign in with ``OpenIDAuthorizationCodeFlow``.
     case authenticationRequestMissing
     /// The ID token is not a compact JWS with a JSON header and payload, or uses a header
@@ -52,7 +52,7 @@ public enum OpenIDError: ClearanceError {
     /// No key of the provider's key set has the ID token's `kid` (nor fits its algorithm), even
     /// after fetching the set again (or a refetch was not allowed yet: at most one a minute).
     /// Refused at sign-in; at a refresh the set may lag behind a rotation, so the session
-    /// reports it as ``OAuth2Error/identityUnavailable(_:)`` and is kept.
+    /// reports it as `OAuth2Error.identityUnavailable` and is kept.
     case unknownKey(keyID: String?)
     /// The ID token's `kid` names a key of the provider's set that does not fit its `alg` (another
     /// key type or curve, or the key's own `alg` is another): refused, never tried.

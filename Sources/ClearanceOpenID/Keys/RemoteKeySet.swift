@@ -11,7 +11,7 @@ import Logging
 /// - a token whose key is not in the set causes **one** refetch, and such refetches happen at
 ///   most once per ``unknownKeyRefetchInterval`` (a minute): the first fetch and the 24 h
 ///   refresh do not count;
-/// - every fetch goes through one ``SingleFlight``: verifications that need the set at the same
+/// - every fetch goes through one `SingleFlight`: verifications that need the set at the same
 ///   time share one request.
 final class RemoteKeySet: Sendable {
     /// How old a cached set may be before it is fetched again.

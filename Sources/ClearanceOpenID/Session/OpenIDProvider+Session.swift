@@ -17,7 +17,7 @@ extension OpenIDProvider {
     /// with ``OpenIDError/authenticationRequestMissing``). Another grant, as an explicit or
     /// `automaticSignIn` (client credentials, an app, password or device grant), sends no
     /// authentication request: its ID token, when the answer has one, is verified and must carry
-    /// no nonce; without one the session signs in with no ``OAuth2Session/identity`` (a client
+    /// no nonce; without one the session signs in with no `OAuth2Session.identity` (a client
     /// signed in as itself has no user).
     ///
     /// - Parameters:

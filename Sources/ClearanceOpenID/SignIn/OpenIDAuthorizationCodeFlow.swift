@@ -29,7 +29,7 @@ public struct OpenIDAuthorizationCodeFlow: OAuth2Grant {
     /// `login_hint`: who the app expects to sign in (an email address, say).
     public var loginHint: String?
 
-    /// - Parameters: as ``AuthorizationCodeFlow``'s, and OpenID Connect's `prompt`, `max_age`
+    /// - Parameters: as `AuthorizationCodeFlow`'s, and OpenID Connect's `prompt`, `max_age`
     ///   and `login_hint`.
     public init(
         receiver: any AuthorizationRedirectReceiver,

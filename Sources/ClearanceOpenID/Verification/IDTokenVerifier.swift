@@ -203,16 +203,16 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
     /// returns the identity to keep, with the provider's documents to store with it.
     ///
     /// - **Sign-in with the authorization code grant** needs an ID token, and the
-    ///   ``AuthenticationRequestContext`` its grant set (``OpenIDAuthorizationCodeFlow`` does):
+    ///   `AuthenticationRequestContext` its grant set (``OpenIDAuthorizationCodeFlow`` does):
     ///   without one, no nonce was sent and the sign-in is refused
     ///   (``OpenIDError/authenticationRequestMissing``). A grant of your own that exchanges a code
-    ///   sets ``TokenResponse/authenticationRequest`` with the nonce it sent.
+    ///   sets `TokenResponse.authenticationRequest` with the nonce it sent.
     /// - **Sign-in with another grant** (password, device, client credentials, an extension
     ///   grant) verifies the ID token when there is one, which must then carry no `nonce` (none
     ///   was sent); without one the session signs in with no identity.
     /// - **At a refresh**, a key the set lacks even after fetching it again (or with the refetch
     ///   held back for a minute) may be a set that lags behind a rotation: the identity cannot be
-    ///   decided yet (``OAuth2Error/identityUnavailable(_:)``, the session kept). Every other
+    ///   decided yet (`OAuth2Error.identityUnavailable`, the session kept). Every other
     ///   failed check is a refusal that ends the session.
     public func verifyIdentity(in response: TokenResponse, for check: IdentityCheck) async throws(OAuth2Error) -> SessionIdentity? {
         do throws(OpenIDError) {
