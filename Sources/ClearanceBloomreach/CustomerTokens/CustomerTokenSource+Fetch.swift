@@ -20,13 +20,18 @@ extension CustomerTokenSource {
         let credential = try Credential.bearer(raw).validated(source: name)
         let receivedAt = now()
         let token = CustomerTokenCache.Token(credential: credential, raw: raw, expiresAt: expiry(of: raw, receivedAt: receivedAt), receivedAt: receivedAt)
-        guard state.withLock({ $0.accept(token, from: attempt) }) else {
+        let accepted = state.withLock { cache in
+            guard cache.accept(token, from: attempt) else { return false }
+            publisher.enqueue(.received(attempt.customer, expiresAt: token.expiresAt))
+            return true
+        }
+        guard accepted else {
             logger.info("a customer token arrived after the customer changed; thrown away", metadata: ["source": "\(name)"])
             announce(.discarded(attempt.customer))
             return credential
         }
         logger.debug("customer token received", metadata: ["source": "\(name)", "expiresAt": "\(token.expiresAt.map { "\($0)" } ?? "none")"])
-        announce(.received(attempt.customer, expiresAt: token.expiresAt))
+        publisher.flush()
         await save(StoredCustomerToken(customerIDs: attempt.customer, token: raw, expiresAt: token.expiresAt, receivedAt: receivedAt), for: attempt)
         return credential
     }
@@ -95,8 +100,13 @@ extension CustomerTokenSource {
         if let expiry = stored.expiresAt, now().addingTimeInterval(leeway) >= expiry { return nil }
         guard let credential = try? Credential.bearer(stored.token).validated(source: name) else { return nil }
         let token = CustomerTokenCache.Token(credential: credential, raw: stored.token, expiresAt: stored.expiresAt, receivedAt: stored.receivedAt)
-        guard state.withLock({ $0.accept(token, from: attempt) }) else { return nil }
-        announce(.restored(attempt.customer, expiresAt: stored.expiresAt))
+        let accepted = state.withLock { cache in
+            guard cache.accept(token, from: attempt) else { return false }
+            publisher.enqueue(.restored(attempt.customer, expiresAt: stored.expiresAt))
+            return true
+        }
+        guard accepted else { return nil }
+        publisher.flush()
         return credential
     }
 

@@ -121,14 +121,17 @@ public final class CustomerTokenSource: RefreshableCredentialSource {
     /// ``CustomerTokenEvent/rejected(_:)``, and it is removed from the store) and returns the
     /// current customer's token, fetched once however many requests were refused.
     public func refreshCredential(after rejected: Credential) async throws(AuthorizationError) -> Credential {
-        let dropped = state.withLock { cache -> (customer: CustomerIDs, raw: String)? in
+        // The event is taken in its place under the lock that drops the token: a caller that
+        // then fetches the next one cannot announce it first.
+        let dropped = state.withLock { cache -> String? in
             guard let token = cache.token, cache.drop(rejected) else { return nil }
-            return (cache.customer, token.raw)
+            publisher.enqueue(.rejected(cache.customer))
+            return token.raw
         }
         if let dropped {
+            publisher.flush()
             logger.info("the server refused the customer token; fetching a new one", metadata: ["source": "\(name)"])
-            announce(.rejected(dropped.customer))
-            await forgetStored(dropped.raw)
+            await forgetStored(dropped)
         }
         return try await credential()
     }
@@ -149,9 +152,14 @@ public final class CustomerTokenSource: RefreshableCredentialSource {
     /// for the previous customer will be thrown away; the store is cleared before this returns.
     /// Identifying the current customer again changes nothing.
     public func identify(_ customer: CustomerIDs) async {
-        guard let previous = state.withLock({ $0.switchCustomer(to: customer) }) else { return }
+        let changed = state.withLock { cache -> Bool in
+            guard let previous = cache.switchCustomer(to: customer) else { return false }
+            publisher.enqueue(.customerChanged(from: previous, to: customer))
+            return true
+        }
+        guard changed else { return }
+        publisher.flush()
         logger.info("customer changed; the previous customer's token was dropped", metadata: ["source": "\(name)", "customer": "\(customer)"])
-        announce(.customerChanged(from: previous, to: customer))
         await clearStore()
     }
 
