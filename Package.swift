@@ -419,7 +419,7 @@ let package = Package(
             name: "ClearanceServerTests",
             dependencies: [
                 "ClearanceServer", "ClearanceDevelopment", "ClearanceSigning", "ClearanceWire", "Clearance",
-                "ClearanceTesting", "ClearanceTestSupport",
+                "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

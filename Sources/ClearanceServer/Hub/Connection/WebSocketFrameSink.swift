@@ -4,19 +4,30 @@ import NIOCore
 import NIOWebSocket
 
 /// A connection's WebSocket as a ``ConnectionSink``: each delivery becomes a text frame written
-/// and flushed on the connection's channel at once, in the order of the calls, with no task in
-/// between.
+/// and flushed on the connection's channel, in the order of the calls, with no task in between.
+/// A shared frame (``EncodedFrame``) is written from its one buffer: NIO's encoder writes the
+/// header apart and never copies the payload.
 ///
-/// The channel buffers what the client has not read yet; once it stops being writable (its
-/// high-water mark), each further delivery counts, and beyond `maxQueuedFrames` of them the
-/// client is too slow a reader and the connection is dropped. After the close frame nothing more
-/// is written; ``closeSent`` tells the ``PusherChannelHandler`` that the client's close frame
-/// answers ours.
+/// What the client has not read is bounded by ``HubLimits/maxOutboundBytes``: the bytes handed
+/// to the channel's event loop and not yet written into the channel (counted here), and the
+/// bytes the channel holds because the socket would not take them (NIO's own count, read after
+/// each write). A connection past the budget gets no more deliveries: it is closed with 4100
+/// ("over capacity": the client comes back after a backoff), counted
+/// (``HubCounter/slowReadersClosed``) and logged (throttled), and disconnected once the close
+/// frame is written or after ``HubLimits/closeTimeout``, whichever comes first.
+///
+/// After the close frame nothing more is written; ``closeSent`` tells the
+/// ``PusherChannelHandler`` that the client's close frame answers ours.
 final class WebSocketFrameSink: ConnectionSink {
+    /// What each frame costs beyond its payload: its header and NIO's bookkeeping of a pending
+    /// write (an estimate, so that a flood of tiny frames is bounded too).
+    static let frameOverhead = 128
+
     private struct State {
         var closed = false
         var closeSent = false
-        var unwritableDeliveries = 0
+        /// Bytes handed to the event loop, not yet written into the channel.
+        var inFlight = 0
         var socketID: String?
     }
 
@@ -25,14 +36,14 @@ final class WebSocketFrameSink: ConnectionSink {
     }
 
     private let channel: any Channel
-    private let maxQueuedFrames: Int
-    private let logger: Logger
+    private let hub: Hub
+    private let maxOutboundBytes: Int
     private let state = Locked(State())
 
-    init(channel: any Channel, maxQueuedFrames: Int, logger: Logger) {
+    init(channel: any Channel, hub: Hub) {
         self.channel = channel
-        self.maxQueuedFrames = maxQueuedFrames
-        self.logger = logger
+        self.hub = hub
+        maxOutboundBytes = hub.limits.maxOutboundBytes
     }
 
     /// Whether the hub sent its close frame.
@@ -44,34 +55,75 @@ final class WebSocketFrameSink: ConnectionSink {
     }
 
     func deliver(_ delivery: ConnectionOutbox.Delivery) {
-        let (verdict, socketID) = state.withLock { state -> (Verdict, String?) in
-            if state.closed { return (.drop, nil) }
-            if channel.isWritable {
-                state.unwritableDeliveries = 0
-            } else {
-                state.unwritableDeliveries += 1
-                if state.unwritableDeliveries > maxQueuedFrames {
-                    state.closed = true
-                    return (.overflow, state.socketID)
-                }
+        let payload: ByteBuffer
+        switch delivery {
+        case let .encoded(frame): payload = frame.bytes
+        case .subscriptionSucceeded: payload = channel.allocator.buffer(string: delivery.text)
+        }
+        let cost = payload.readableBytes + Self.frameOverhead
+        let verdict = state.withLock { state -> Verdict in
+            if state.closed { return .drop }
+            state.inFlight += cost
+            guard state.inFlight <= maxOutboundBytes else {
+                state.closed = true
+                return .overflow
             }
-            return (.write, nil)
+            return .write
         }
         switch verdict {
         case .write:
-            let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: delivery.text))
-            channel.writeAndFlush(frame, promise: nil)
+            let frame = WebSocketFrame(fin: true, opcode: .text, data: payload)
+            if channel.eventLoop.inEventLoop {
+                write(frame, cost: cost)
+            } else {
+                channel.eventLoop.execute { self.write(frame, cost: cost) }
+            }
         case .drop:
             break
         case .overflow:
-            // The client does not read: a close frame would queue behind everything else.
-            logger.warning("hub.connection.slowReader", metadata: ["socket_id": "\(socketID ?? "")", "queued": "\(maxQueuedFrames)"])
-            channel.close(promise: nil)
+            overflowed()
         }
     }
 
+    /// On the event loop: writes `frame`, then checks what the channel could not send.
+    private func write(_ frame: WebSocketFrame, cost: Int) {
+        channel.writeAndFlush(frame, promise: nil)
+        let buffered = (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        let overflow = state.withLock { state -> Bool in
+            state.inFlight -= cost
+            guard !state.closed, buffered > maxOutboundBytes else { return false }
+            state.closed = true
+            return true
+        }
+        if overflow { overflowed() }
+    }
+
+    /// The client left more than the budget unread: no more deliveries (already decided), 4100
+    /// after what is queued, and the connection cut once that is written or after the close
+    /// timeout (a client that reads nothing never takes it).
+    private func overflowed() {
+        hub.counters.increment(.slowReadersClosed)
+        let socketID = state.withLock { $0.socketID }
+        hub.slowReaderLog.record(["socket_id": "\(socketID ?? "")", "limit": "\(maxOutboundBytes)"])
+        let error = PusherFrame.error(HubCloseCode.overCapacity)
+        let channel = channel
+        if channel.eventLoop.inEventLoop {
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: error)), promise: nil)
+        } else {
+            channel.eventLoop.execute {
+                channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: error)), promise: nil)
+            }
+        }
+        close(.overCapacity, thenDisconnect: true)
+        disconnect(after: .seconds(hub.limits.closeTimeout))
+    }
+
     func close(_ code: HubCloseCode) {
-        close(code: WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: code.message)
+        close(code, thenDisconnect: false)
+    }
+
+    private func close(_ code: HubCloseCode, thenDisconnect: Bool) {
+        close(code: WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: code.message, thenDisconnect: thenDisconnect)
     }
 
     /// Writes the close frame with `code` (once); nothing is written after it. With
