@@ -1,4 +1,5 @@
 import ClearanceDevelopment
+import ClearanceServer
 import Foundation
 
 /// Fan-out across a cluster: two hubs (`clearance serve --backplane`) on a throwaway PostgreSQL,
@@ -21,8 +22,9 @@ struct CrossNodeBench {
     private func measure() async throws {
         let database = try await ThrowawayPostgres.start()
         do {
-            let nodeA = try ServerProcess.hub(backplane: database.url)
-            let nodeB = try ServerProcess.hub(backplane: database.url)
+            let clusterKey = HubConfiguration.randomSecret() + HubConfiguration.randomSecret()
+            let nodeA = try ServerProcess.hub(backplane: (database.url, clusterKey))
+            let nodeB = try ServerProcess.hub(backplane: (database.url, clusterKey))
             defer {
                 nodeA.stop()
                 nodeB.stop()
