@@ -101,6 +101,8 @@ struct HubConfigurationTests {
         ("httpRequestTimeout", Self.limits { $0.httpRequestTimeout = .infinity }),
         ("maxOutboundBytes", Self.limits { $0.maxOutboundBytes = .max }),
         ("maxOutboundBytes", Self.limits { $0.maxOutboundBytes = 1_000 }),
+        ("maxTotalOutboundBytes", Self.limits { $0.maxTotalOutboundBytes = .max }),
+        ("maxTotalOutboundBytes", Self.limits { $0.maxTotalOutboundBytes = 1 }),
         ("maxHTTPConnections", Self.limits { $0.maxHTTPConnections = 0 }),
         ("maxConnectionsPerIP", Self.limits { $0.maxConnectionsPerIP = 0 }),
         ("maxConnectionsPerIP", Self.limits { $0.maxConnectionsPerIP = .max }),
@@ -155,6 +157,7 @@ struct HubConfigurationTests {
         #expect(limits.maxHTTPConnections == 1_000)
         #expect(limits.maxConnectionsPerIP == nil)
         #expect(limits.maxSubscriptions == 200_000)
+        #expect(limits.maxTotalOutboundBytes == 268_435_456)
         try HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits).validate()
     }
 
@@ -170,6 +173,13 @@ struct HubConfigurationTests {
         } catch {
             #expect(error.code == .conflictingLimits)
             #expect(error.message.contains("maxOutboundBytes (1048576) must be at least twice the largest event frame"), "\(error.message)")
+        }
+        let total = Self.limits {
+            $0.maxOutboundBytes = 8_388_608
+            $0.maxTotalOutboundBytes = 4_194_304
+        }
+        #expect(throws: HubConfigurationError.conflictingLimits("maxTotalOutboundBytes (4194304) must be at least maxOutboundBytes (8388608)")) {
+            try HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: total).validate()
         }
     }
 

@@ -1,4 +1,5 @@
 import ClearanceServer
+import ClearanceTesting
 import ClearanceTestSupport
 import Foundation
 import Testing
@@ -89,6 +90,48 @@ struct HubSlowReaderTests {
             }
             #expect(pongs == 2_000)
             await client.disconnect()
+        }
+    }
+}
+
+@Suite("Hub unsent bytes across connections", .timeLimit(.minutes(1)))
+struct HubTotalOutboundTests {
+    /// Clients that stop reading cannot together hold more than `maxTotalOutboundBytes`, however
+    /// many they are; a client that reads is not affected, and once they are gone nothing stays
+    /// counted.
+    @Test func nonReadersTogetherArePastTheHubsLimitAndAReaderIsNot() async throws {
+        let limits = TestHub.limits {
+            $0.maxOutboundBytes = 1_048_576
+            $0.maxTotalOutboundBytes = 1_048_576
+        }
+        let logs = LogCapture()
+        let hub = try await TestHub.start(TestHub.configuration(limits: limits), logger: logs.logger("hub"))
+        try await withCleanup {
+            let (reader, socketID) = try await TestHub.connect(hub)
+            try await TestHub.subscribe(reader, socketID: socketID, channel: "flood")
+            var stalled: [RawWebSocket] = []
+            defer { stalled.forEach { $0.shutdownSocket() } }
+            for _ in 0..<4 { stalled.append(try await HubSlowReaderTests.stalledSubscriber(hub, channel: "flood")) }
+            try await eventually("five subscribers") {
+                try await TestHTTP(hub).signed("GET", "/apps/1234/channels/flood", query: ["info": "subscription_count"]).json["subscription_count"] as? Int == 5
+            }
+            var calls = 0
+            while hub.counters.value(.slowReadersClosed) < 4, calls < 2_000 {
+                calls += 1
+                _ = try await TestHTTP(hub).signed("POST", "/apps/1234/batch_events", body: HubSlowReaderTests.batch(channel: "flood"))
+                // The reader keeps up.
+                while let frame = await reader.next(timeout: .milliseconds(1)), frame.event == "bulk" {}
+            }
+            #expect(hub.counters.value(.slowReadersClosed) == 4)
+            #expect(logs.text.contains("maxTotalOutboundBytes 1048576"), "the hub's limit closed them, before their own")
+            reader.send(#"{"event":"pusher:ping","data":{}}"#)
+            _ = try await reader.next(event: "pusher:pong")
+            try await eventually("nothing counted once they are gone") { hub.counters.gauge(.unsentBytes) == 0 }
+            await reader.disconnect()
+            try await eventually("no socket left") { hub.counters.gauge(.openSockets) == 0 }
+            #expect(hub.counters.gauge(.subscriptions) == 0)
+        } cleanup: {
+            await hub.stop()
         }
     }
 }

@@ -92,6 +92,12 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// connections (events) are held once whatever the number of their readers. Default
     /// 1,048,576 (1 MiB); 65,536 to 1,073,741,824, and at least twice the largest event.
     public var maxOutboundBytes: Int
+    /// Bytes all WebSockets together may leave unsent: while they have more, any connection that
+    /// is behind by more than 64 KiB (its channel's high-water mark) is closed with 4100 as its next
+    /// frame comes, so that clients that stop reading cannot together hold more of the hub's
+    /// memory, however many they are (connections that still read are not affected). Default
+    /// 268,435,456 (256 MiB); 1 MiB to 64 GiB, and at least ``maxOutboundBytes``.
+    public var maxTotalOutboundBytes: Int
     /// Seconds the hub waits for a client to answer its close frame. Default 5; at most 600.
     public var closeTimeout: Double
     /// Seconds over which a stopping hub spreads its close frames (4200), so that its clients do
@@ -124,6 +130,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         httpIdleTimeout: Double = 30,
         httpRequestTimeout: Double = 30,
         maxOutboundBytes: Int = 1_048_576,
+        maxTotalOutboundBytes: Int = 268_435_456,
         closeTimeout: Double = 5,
         shutdownSpread: Double = 1
     ) {
@@ -151,6 +158,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.httpIdleTimeout = httpIdleTimeout
         self.httpRequestTimeout = httpRequestTimeout
         self.maxOutboundBytes = maxOutboundBytes
+        self.maxTotalOutboundBytes = maxTotalOutboundBytes
         self.closeTimeout = closeTimeout
         self.shutdownSpread = shutdownSpread
     }
@@ -191,6 +199,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         httpIdleTimeout = try value(.httpIdleTimeout, defaults.httpIdleTimeout)
         httpRequestTimeout = try value(.httpRequestTimeout, defaults.httpRequestTimeout)
         maxOutboundBytes = try value(.maxOutboundBytes, defaults.maxOutboundBytes)
+        maxTotalOutboundBytes = try value(.maxTotalOutboundBytes, defaults.maxTotalOutboundBytes)
         closeTimeout = try value(.closeTimeout, defaults.closeTimeout)
         shutdownSpread = try value(.shutdownSpread, defaults.shutdownSpread)
     }
@@ -219,6 +228,9 @@ public struct HubLimits: Sendable, Hashable, Codable {
         if maxOutboundBytes < 2 * largestEventFrame {
             return "maxOutboundBytes (\(maxOutboundBytes)) must be at least twice the largest event frame (\(largestEventFrame) bytes "
                 + "with maxEventDataBytes \(maxEventDataBytes)): a connection could not receive two events in a row"
+        }
+        if maxTotalOutboundBytes < maxOutboundBytes {
+            return "maxTotalOutboundBytes (\(maxTotalOutboundBytes)) must be at least maxOutboundBytes (\(maxOutboundBytes))"
         }
         return nil
     }
@@ -255,6 +267,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         .seconds("httpIdleTimeout", { $0.httpIdleTimeout }, atMost: 3_600),
         .seconds("httpRequestTimeout", { $0.httpRequestTimeout }, atMost: 3_600),
         .count("maxOutboundBytes", { $0.maxOutboundBytes }, 65_536...1_073_741_824),
+        .count("maxTotalOutboundBytes", { $0.maxTotalOutboundBytes }, 1_048_576...68_719_476_736),
         .seconds("closeTimeout", { $0.closeTimeout }, atMost: 600),
         .seconds("shutdownSpread", { $0.shutdownSpread }, atMost: 60, zeroAllowed: true),
     ]

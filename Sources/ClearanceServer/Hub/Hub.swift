@@ -18,6 +18,8 @@ final class Hub: Sendable {
     let sockets: SocketBudget
     /// Every subscription, against ``HubLimits/maxSubscriptions``.
     let subscriptions: SubscriptionBudget
+    /// Every connection's unsent bytes, against ``HubLimits/maxTotalOutboundBytes``.
+    let outbound: OutboundBytes
     let socketRefusalLog: ThrottledLog
     let requestDeadlineLog: ThrottledLog
     let slowReaderLog: ThrottledLog
@@ -55,10 +57,14 @@ final class Hub: Sendable {
         sockets = SocketBudget(limits: .init(
             sockets: socketBudget, httpSockets: limits.maxHTTPConnections, perAddress: limits.maxConnectionsPerIP))
         subscriptions = SubscriptionBudget(limit: limits.maxSubscriptions)
+        outbound = OutboundBytes(limit: limits.maxTotalOutboundBytes)
         socketRefusalLog = ThrottledLog("hub.socket.refused", logger: logger)
         requestDeadlineLog = ThrottledLog("hub.request.deadline", level: .info, logger: logger)
         slowReaderLog = ThrottledLog("hub.connection.slowReader", logger: logger)
         subscriptionRefusalLog = ThrottledLog("hub.subscriptions.full", logger: logger)
+        counters.register(.openSockets) { [sockets] in sockets.openSockets }
+        counters.register(.subscriptions) { [subscriptions] in subscriptions.count }
+        counters.register(.unsentBytes) { [outbound] in outbound.value }
     }
 
     /// How a WebSocket upgraded at `path` starts: a connection of its app, or refused with the

@@ -8,13 +8,16 @@ import NIOWebSocket
 /// A shared frame (``EncodedFrame``) is written from its one buffer: NIO's encoder writes the
 /// header apart and never copies the payload.
 ///
-/// What the client has not read is bounded by ``HubLimits/maxOutboundBytes``: the bytes handed
-/// to the channel's event loop and not yet written into the channel (counted here), and the
-/// bytes the channel holds because the socket would not take them (NIO's own count, read after
-/// each write). A connection past the budget gets no more deliveries: it is closed with 4100
-/// ("over capacity": the client comes back after a backoff), counted
-/// (``HubCounter/slowReadersClosed``) and logged (throttled), and disconnected once the close
-/// frame is written or after ``HubLimits/closeTimeout``, whichever comes first.
+/// What the client has not read is counted: the bytes handed to the channel's event loop and not
+/// yet written into the channel (here), and, while the channel is not writable (past its
+/// high-water mark), the bytes it holds because the socket would not take them (NIO's own count,
+/// read after each write and whenever the channel's writability changes). A connection past
+/// ``HubLimits/maxOutboundBytes`` gets no more deliveries: it is closed with 4100 ("over capacity":
+/// the client comes back after a backoff), counted (``HubCounter/slowReadersClosed``) and logged
+/// (throttled), and disconnected once the close frame is written or after
+/// ``HubLimits/closeTimeout``, whichever comes first. While every connection together has more than
+/// ``HubLimits/maxTotalOutboundBytes`` unsent, the same happens to any that is behind by more than
+/// its channel's high-water mark (``laggingBytes``), as its next frame comes.
 ///
 /// After the close frame nothing more is written; ``closeSent`` tells the
 /// ``PusherChannelHandler`` that the client's close frame answers ours.
@@ -22,17 +25,31 @@ final class WebSocketFrameSink: ConnectionSink {
     /// What each frame costs beyond its payload: its header and NIO's bookkeeping of a pending
     /// write (an estimate, so that a flood of tiny frames is bounded too).
     static let frameOverhead = 128
+    /// Unsent bytes beyond which a connection is behind (NIO's default high-water mark): the
+    /// ones closed first when the hub's total is past its limit.
+    static let laggingBytes = 65_536
 
     private struct State {
         var closed = false
         var closeSent = false
+        /// The connection ended: nothing is counted any more.
+        var finished = false
         /// Bytes handed to the event loop, not yet written into the channel.
         var inFlight = 0
+        /// What the channel holds unsent while it is not writable (0 while it is).
+        var buffered = 0
         var socketID: String?
+
+        var unsent: Int { inFlight + buffered }
+    }
+
+    /// Which limit a connection passed.
+    private enum Limit {
+        case connection, hub
     }
 
     private enum Verdict {
-        case write, drop, overflow
+        case write, drop, overflow(Limit)
     }
 
     private let channel: any Channel
@@ -61,17 +78,23 @@ final class WebSocketFrameSink: ConnectionSink {
         case .subscriptionSucceeded: payload = channel.allocator.buffer(string: delivery.text)
         }
         let cost = payload.readableBytes + Self.frameOverhead
+        let outbound = hub.outbound
         let verdict = state.withLock { state -> Verdict in
             if state.closed { return .drop }
-            state.inFlight += cost
-            guard state.inFlight <= maxOutboundBytes else {
+            if state.unsent + cost > maxOutboundBytes {
                 state.closed = true
-                return .overflow
+                return .overflow(.connection)
             }
+            if state.buffered > Self.laggingBytes, outbound.value + cost > outbound.limit {
+                state.closed = true
+                return .overflow(.hub)
+            }
+            state.inFlight += cost
             return .write
         }
         switch verdict {
         case .write:
+            outbound.add(cost)
             let frame = WebSocketFrame(fin: true, opcode: .text, data: payload)
             if channel.eventLoop.inEventLoop {
                 write(frame, cost: cost)
@@ -80,31 +103,59 @@ final class WebSocketFrameSink: ConnectionSink {
             }
         case .drop:
             break
-        case .overflow:
-            overflowed()
+        case let .overflow(limit):
+            overflowed(limit)
         }
     }
 
-    /// On the event loop: writes `frame`, then checks what the channel could not send.
+    /// On the event loop: writes `frame`, then counts what the channel could not send.
     private func write(_ frame: WebSocketFrame, cost: Int) {
         channel.writeAndFlush(frame, promise: nil)
-        let buffered = (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
-        let overflow = state.withLock { state -> Bool in
+        let buffered = unsentInChannel()
+        var overflow = false
+        let delta = state.withLock { state -> Int in
+            guard !state.finished else { return 0 }
             state.inFlight -= cost
-            guard !state.closed, buffered > maxOutboundBytes else { return false }
-            state.closed = true
-            return true
+            let delta = buffered - state.buffered - cost
+            state.buffered = buffered
+            if !state.closed, state.unsent > maxOutboundBytes {
+                state.closed = true
+                overflow = true
+            }
+            return delta
         }
-        if overflow { overflowed() }
+        hub.outbound.add(delta)
+        if overflow { overflowed(.connection) }
+    }
+
+    /// On the event loop: the channel became writable (its client caught up) or stopped being
+    /// so; what it holds is counted again.
+    func writabilityChanged() {
+        let buffered = unsentInChannel()
+        let delta = state.withLock { state -> Int in
+            guard !state.finished else { return 0 }
+            defer { state.buffered = buffered }
+            return buffered - state.buffered
+        }
+        hub.outbound.add(delta)
+    }
+
+    /// On the event loop: what the channel holds unsent while it is not writable; 0 while it is.
+    private func unsentInChannel() -> Int {
+        guard !channel.isWritable else { return 0 }
+        return (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
     }
 
     /// The client left more than the budget unread: no more deliveries (already decided), 4100
     /// after what is queued, and the connection cut once that is written or after the close
     /// timeout (a client that reads nothing never takes it).
-    private func overflowed() {
+    private func overflowed(_ limit: Limit) {
         hub.counters.increment(.slowReadersClosed)
         let socketID = state.withLock { $0.socketID }
-        hub.slowReaderLog.record(["socket_id": "\(socketID ?? "")", "limit": "\(maxOutboundBytes)"])
+        hub.slowReaderLog.record([
+            "socket_id": "\(socketID ?? "")",
+            "limit": limit == .connection ? "maxOutboundBytes \(maxOutboundBytes)" : "maxTotalOutboundBytes \(hub.outbound.limit)",
+        ])
         let error = PusherFrame.error(HubCloseCode.overCapacity)
         let channel = channel
         if channel.eventLoop.inEventLoop {
@@ -159,7 +210,18 @@ final class WebSocketFrameSink: ConnectionSink {
         }
     }
 
+    /// The connection ended: nothing more is sent, and what it had unsent no longer counts.
     func finish() {
-        state.withLock { $0.closed = true }
+        let delta = state.withLock { state -> Int in
+            state.closed = true
+            guard !state.finished else { return 0 }
+            state.finished = true
+            defer {
+                state.inFlight = 0
+                state.buffered = 0
+            }
+            return -state.unsent
+        }
+        hub.outbound.add(delta)
     }
 }

@@ -1,10 +1,12 @@
 import Clearance
 
-/// The hub's ``HubCounter``s: incremented where the hub refuses or cuts something, read by
-/// anyone (tests, an operator's code, a metrics exporter). One instance per hub; pass your own
-/// to ``HubService`` to read it while the hub runs.
+/// The hub's ``HubCounter``s, incremented where the hub refuses or cuts something, and its
+/// ``HubGauge``s, what it holds now: read by anyone (tests, an operator's code, a metrics
+/// exporter). One instance per hub; pass your own to ``HubService`` to read it while the hub runs
+/// (gauges read 0 until it starts).
 public final class HubCounters: Sendable {
     private let values = Locked([HubCounter: Int]())
+    private let gauges = Locked([HubGauge: @Sendable () -> Int]())
 
     /// Counters at zero.
     public init() {}
@@ -19,6 +21,16 @@ public final class HubCounters: Sendable {
         values.withLock { values in
             Dictionary(uniqueKeysWithValues: HubCounter.allCases.map { ($0, values[$0] ?? 0) })
         }
+    }
+
+    /// The current value of `gauge`; 0 before the hub starts.
+    public func gauge(_ gauge: HubGauge) -> Int {
+        gauges.withLock { $0[gauge] }?() ?? 0
+    }
+
+    /// Reads `gauge` from `read` from now on (the hub, when it starts).
+    func register(_ gauge: HubGauge, _ read: @escaping @Sendable () -> Int) {
+        gauges.withLock { $0[gauge] = read }
     }
 
     /// Adds one to `counter` and returns its new value.
