@@ -43,7 +43,10 @@ public enum Bench {
         if figures.contains(.credentials) { try await CredentialApplicationBench(iterations: options.iterations).run() }
         if figures.contains(.fanIn) { try await RefreshFanInBench(requests: options.requests).run() }
         if figures.contains(.signing) { SigningBench().run() }
-        if figures.contains(.hub) { try await FanOutBench().run() }
+        if figures.contains(.hub) {
+            try FanOutAllocationBench().run()
+            try await FanOutBench().run()
+        }
         if figures.contains(.cluster) { try await CrossNodeBench().run() }
         if figures.contains(.channels) { try await ChannelsBench(channels: options.channels, runs: options.channelRuns).run() }
         if figures.contains(.entitlements) { try await EntitlementDownloadBench(downloads: options.downloads).run() }

@@ -1,4 +1,5 @@
 import ClearanceDevelopment
+import ClearanceServer
 import Foundation
 
 /// Fan-out across a cluster: two hubs (`clearance serve --backplane`) on a throwaway PostgreSQL,
@@ -22,8 +23,9 @@ struct CrossNodeBench {
         BenchStatus.measuring("starting PostgreSQL and two hubs")
         let database = try await ThrowawayPostgres.start()
         do {
-            let nodeA = try ServerProcess.hub(backplane: database.url)
-            let nodeB = try ServerProcess.hub(backplane: database.url)
+            let clusterKey = HubConfiguration.randomSecret() + HubConfiguration.randomSecret()
+            let nodeA = try ServerProcess.hub(backplane: (database.url, clusterKey))
+            let nodeB = try ServerProcess.hub(backplane: (database.url, clusterKey))
             defer {
                 nodeA.stop()
                 nodeB.stop()

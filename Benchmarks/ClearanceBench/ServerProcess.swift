@@ -29,15 +29,16 @@ final class ServerProcess: Sendable {
         self.output = output
     }
 
-    /// `clearance serve` on a free port; with `backplane`, a node of the cluster on that database.
-    static func hub(backplane: String? = nil) throws -> ServerProcess {
+    /// `clearance serve` on a free port; with `backplane`, a node of the cluster on that database
+    /// whose nodes share `clusterKey`.
+    static func hub(backplane: (url: String, clusterKey: String)? = nil) throws -> ServerProcess {
         let directory = try makeDirectory()
         let configuration = directory.appendingPathComponent("hub.json")
         // Room above the largest figure (10,000 connections): the bench measures fan-out, not the limit.
         let json = #"{"host":"127.0.0.1","port":0,"apps":[{"id":"\#(appID)","key":"\#(key)","secret":"\#(secret)"}],"limits":{"maxConnections":50000}}"#
         try Data(json.utf8).write(to: configuration)
-        let arguments = ["serve", "--config", configuration.path, "--log-level", "error"] + (backplane.map { ["--backplane", $0] } ?? [])
-        return try start(arguments, in: directory)
+        let arguments = ["serve", "--config", configuration.path, "--log-level", "error"] + (backplane.map { ["--backplane", $0.url] } ?? [])
+        return try start(arguments, in: directory, environment: backplane.map { ["CLEARANCE_CLUSTER_KEY": $0.clusterKey] } ?? [:])
     }
 
     /// `clearance bench-broadcaster` on a free port.
@@ -52,12 +53,13 @@ final class ServerProcess: Sendable {
     }
 
     /// Starts `<this executable> arguments` and waits for its `ready … http=URL` line.
-    private static func start(_ arguments: [String], in directory: URL) throws -> ServerProcess {
+    private static func start(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> ServerProcess {
         let output = directory.appendingPathComponent("stdout.txt")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
         process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -4,13 +4,14 @@ import ClearanceWire
 import Foundation
 
 extension FuzzTarget {
-    /// A Pusher HTTP API request as the hub reads it: the first line is the query string (decoded
-    /// with `FormFields`, checked with `RESTRequestVerifier`), the rest the body (`/events` and
-    /// `/batch_events`, read into `TriggerEvent`s).
+    /// A Pusher HTTP API request as the hub reads it: the first line is the query string (read
+    /// with `RESTRequestParameters`, checked with `RESTRequestVerifier`), the rest the body
+    /// (`/events` and `/batch_events`, read into `TriggerEvent`s).
     ///
-    /// Invariants: a request the signer signs for these parameters and body verifies, also after
-    /// its query is encoded and decoded again; an accepted event is within every limit.
-    static let httpAPI = FuzzTarget(name: "http-api", summary: "HTTP API query (FormFields, RESTRequestVerifier) and bodies (TriggerEvent)") { data throws(FuzzViolation) in
+    /// Invariants: a request the signer signs for these parameters and body verifies once its
+    /// query is encoded, and what the verifier returns is exactly what was signed; an accepted
+    /// event is within every limit.
+    static let httpAPI = FuzzTarget(name: "http-api", summary: "HTTP API query (RESTRequestParameters, RESTRequestVerifier) and bodies (TriggerEvent)") { data throws(FuzzViolation) in
         let newline = data.firstIndex(of: UInt8(ascii: "\n")) ?? data.endIndex
         let query = String(decoding: data[data.startIndex..<newline], as: UTF8.self)
         let body = Data(data[newline...].dropFirst())
@@ -31,16 +32,13 @@ enum HTTPAPIFuzzing {
     }()
 
     static func checkQuery(_ query: String, body: Data) throws(FuzzViolation) {
-        let fields = FormFields(parsing: query)
-        guard fields.duplicateName == nil else { return }
-        let parameters = fields.firstValues
-        _ = verifier.isValid(method: "POST", path: path, query: parameters, body: body, now: now)
-        guard let signature = try? signer.sign(method: "POST", path: path, query: parameters, body: body, now: now) else { return }
-        try FuzzViolation.require(
-            verifier.isValid(method: "POST", path: path, query: signature.queryParameters, body: body, now: now),
-            "a signed request does not verify: \(signature.stringToSign)")
-        let wire = FormFields(parsing: signature.percentEncodedQuery).firstValues
-        try FuzzViolation.require(wire == signature.queryParameters, "the signed query does not decode back: \(signature.percentEncodedQuery)")
+        _ = try? verifier.verify(method: "POST", path: path, percentEncodedQuery: query, body: body, now: now)
+        guard let parameters = try? RESTRequestParameters(percentEncodedQuery: query),
+              let signature = try? signer.sign(method: "POST", path: path, query: parameters.all, body: body, now: now)
+        else { return }
+        let verified = try? verifier.verify(method: "POST", path: path, percentEncodedQuery: signature.percentEncodedQuery, body: body, now: now)
+        try FuzzViolation.require(verified != nil, "a signed request does not verify: \(signature.stringToSign)")
+        try FuzzViolation.require(verified?.parameters.all == signature.queryParameters, "what was verified is not what was signed: \(signature.percentEncodedQuery)")
     }
 
     static func checkBody(_ body: Data) throws(FuzzViolation) {

@@ -1,13 +1,19 @@
 import Clearance
+import ClearanceServer
+import Foundation
 import Logging
 import PostgresNIO
 
 /// One node's link to the others through PostgreSQL: two connections (one listens, one
 /// notifies and keeps the heartbeat), re-opened after any failure until ``stop(farewell:)``.
 ///
-/// While the link is up, messages queued on ``queue`` are packed into notifications and sent in
-/// order; notifications from other nodes go to the ``BackplaneMember``; every heartbeat interval
-/// the node records that it is alive and the member forgets nodes that stopped doing so.
+/// While the link is up, messages queued on ``queue`` are packed into notifications, sealed with
+/// the cluster key (``BackplaneSeal``) and sent in order, each with the next number of this
+/// node's sequence; notifications from other nodes are opened and checked against replays
+/// (``BackplaneReplayGuard``) before they go to the ``BackplaneMember``: one that does not open,
+/// or was seen before, is dropped, counted and logged (throttled), never applied. Every
+/// heartbeat interval the node records that it is alive and the member forgets nodes that
+/// stopped doing so.
 final class BackplaneLink: Sendable {
     let configuration: PostgresBackplaneConfiguration
     let nodeID: String
@@ -19,6 +25,11 @@ final class BackplaneLink: Sendable {
     private let finished = StopSignal()
     private let started = Locked(false)
     private let connectionIDs = Locked(0)
+    private let seal: BackplaneSeal
+    private let sequence = Locked<UInt64>(0)
+    private let replays = Locked(BackplaneReplayGuard())
+    private let rejections = Locked(0)
+    private let rejectionLog: ThrottledLog
     /// The notifications stopped: the listening connection is gone.
     private struct ListenEnded: Error, CustomStringConvertible {
         var description: String { "the listening connection ended" }
@@ -34,12 +45,23 @@ final class BackplaneLink: Sendable {
         self.logger = logger
         states = Broadcaster(replaying: .connecting)
         schema = BackplaneSchema(namespace: configuration.namespace)
+        seal = BackplaneSeal(key: configuration.clusterKey, namespace: configuration.namespace)
+        rejectionLog = ThrottledLog("backplane.message.rejected", logger: logger)
     }
+
+    /// Messages from other nodes dropped because they did not open or were seen before.
+    var rejectedMessages: Int { rejections.withLock { $0 } }
 
     /// Keeps the link up until ``stop(farewell:)`` (then sends what is queued, at most
     /// ``flushTimeout`` long) or cancellation.
     func run(for member: some BackplaneMember) async {
         started.withLock { $0 = true }
+        if configuration.isUnprotectedRemoteDatabase {
+            logger.warning("backplane.tls.off", metadata: [
+                "database": "\(configuration)",
+                "hint": "the database is not on this machine and TLS is off: add ?sslmode=require to the backplane URL",
+            ])
+        }
         defer {
             states.send(.stopped)
             finished.fire()
@@ -123,31 +145,74 @@ final class BackplaneLink: Sendable {
         try? await writer.close()
     }
 
+    /// Opens a notification from another node, checks it was not seen before, and hands its
+    /// messages (read from the payload table when it points there) to the member.
     private func received(_ text: String, member: some BackplaneMember, writer: BoundedConnection) async throws {
-        switch BackplanePayload(text) {
-        case let .messages(node, lines)? where node != nodeID:
+        guard let (node, sealed) = BackplanePayload.split(notification: text) else {
+            return reject("not a sealed notification (a node of an earlier version, or a forgery)", node: nil)
+        }
+        guard node != nodeID else { return }
+        guard let envelope = try? seal.open(sealed, node: node, carrier: .notification) else {
+            return reject("does not open (another cluster key, or a forgery)", node: node)
+        }
+        if let refusal = replays.withLock({ $0.admit(node: node, sequence: envelope.sequence, sentAt: envelope.sentAt, now: Date()) }) {
+            return reject(refusal == .replayed ? "seen before (a replay)" : "sealed too long ago (a replay, or clocks apart)", node: node)
+        }
+        switch BackplanePayload(body: envelope.body) {
+        case let .messages(lines)?:
             await member.receive(lines.compactMap(BackplaneMessage.init(line:)), from: node)
-        case let .stored(node, id)? where node != nodeID:
-            guard let body = try await schema.storedPayload(id: id, on: writer, logger: logger),
-                  case let .messages(storedNode, lines)? = BackplanePayload(body), storedNode == node
-            else {
+        case let .stored(id)?:
+            guard let row = try await schema.storedPayload(id: id, on: writer, logger: logger) else {
                 logger.warning("backplane.payload.missing", metadata: ["node": "\(node)", "id": "\(id)"])
                 return
             }
+            guard let stored = try? seal.open(row, node: node, carrier: .storedPayload), stored.sequence == envelope.sequence,
+                  case let .messages(lines)? = BackplanePayload(body: stored.body)
+            else { return reject("its stored payload does not open or is not the one sealed with it", node: node) }
             await member.receive(lines.compactMap(BackplaneMessage.init(line:)), from: node)
-        default:
-            break
+        case nil:
+            reject("an unreadable body", node: node)
         }
+    }
+
+    /// A notification that is dropped, never applied: counted and logged (throttled).
+    private func reject(_ reason: String, node: String?) {
+        rejections.withLock { $0 += 1 }
+        rejectionLog.record(["reason": "\(reason)", "node": "\(node ?? "?")"])
+    }
+
+    /// The next number of this node's sequence.
+    private func nextSequence() -> UInt64 {
+        sequence.withLock { sequence in
+            sequence += 1
+            return sequence
+        }
+    }
+
+    /// Seals `body` and notifies every node of it: in the notification itself when it fits, else
+    /// stored (sealed) with the notification carrying the row's id under the same number.
+    private func send(_ body: String, limit: Int, on writer: BoundedConnection) async throws {
+        let number = nextSequence()
+        let now = Date()
+        var carried = body
+        if body.utf8.count > limit {
+            let id = try await schema.store(
+                seal.seal(body, node: nodeID, sequence: number, sentAt: now, carrier: .storedPayload), on: writer, logger: logger)
+            carried = BackplanePayload.pointer(id: id)
+        }
+        let sealed = seal.seal(carried, node: nodeID, sequence: number, sentAt: now, carrier: .notification)
+        try await schema.notify(BackplanePayload.notification(node: nodeID, sealed: sealed), on: writer, logger: logger)
     }
 
     /// Sends what is queued, in order, packed into as few notifications as possible; returns
     /// once stopping and nothing is left (the node's heartbeat row removed). After an overflow,
     /// once what was queued is sent, the member queues its whole state again.
     private func sending(on writer: BoundedConnection, member: some BackplaneMember) async throws {
+        let limit = BackplanePayload.bodyLimit(node: nodeID)
         while !Task.isCancelled {
             let batch = await queue.next()
-            for text in BackplanePayload.pack(batch, node: nodeID) {
-                try await schema.notify(text, node: nodeID, on: writer, logger: logger)
+            for body in BackplanePayload.pack(batch, limit: limit) {
+                try await send(body, limit: limit, on: writer)
             }
             if queue.takeResync() {
                 logger.notice("backplane.resync", metadata: ["dropped": "\(queue.dropped)"])

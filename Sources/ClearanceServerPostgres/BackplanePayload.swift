@@ -1,57 +1,68 @@
-/// The text of one NOTIFY: the sender's node id on the first line, then either its messages,
-/// one per line, or `@ID`: the id of a row of the payload table that holds the whole text
-/// (PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more).
+/// What travels between nodes, sealed (``BackplaneSeal``).
+///
+/// A notification's text is the sender's node id on the first line (in the clear: the
+/// associated data binds it, and a node skips its own notifications unopened), then the sealed
+/// body. A body is either the sender's messages, one per line, or `@ID`: the id of a row of the
+/// payload table holding the sealed messages (PostgreSQL refuses NOTIFY payloads of 8,000 bytes
+/// or more). The row is sealed with the same sequence number as its notification, which is
+/// checked: a row answers only the notification that points at it.
 enum BackplanePayload: Sendable, Equatable {
     /// Messages carried in the notification itself.
-    case messages(node: String, lines: [Substring])
+    case messages([Substring])
     /// Messages stored in the payload table under `id`.
-    case stored(node: String, id: Int64)
+    case stored(id: Int64)
 
-    /// The most bytes a notification carries itself; longer payloads go through the table.
+    /// The most bytes a notification carries itself; longer bodies go through the table.
     static let notifyLimit = 7_900
 
-    /// Packs `messages` of `node` into as few payload texts as `limit` allows, in order; a
-    /// message too long for any notification gets a text of its own (to be stored).
-    static func pack(_ messages: [BackplaneMessage], node: String, limit: Int = notifyLimit) -> [String] {
-        var texts: [String] = []
-        var current = node
-        var currentBytes = node.utf8.count
-        var carries = false
+    /// The longest body a notification of `node` carries itself, once sealed.
+    static func bodyLimit(node: String) -> Int {
+        BackplaneSeal.longestBody(fittingIn: notifyLimit - node.utf8.count - 1)
+    }
+
+    /// Packs `messages` into as few bodies as `limit` bytes allow, in order; a message too long
+    /// for any notification gets a body of its own (to be stored).
+    static func pack(_ messages: [BackplaneMessage], limit: Int) -> [String] {
+        var bodies: [String] = []
+        var current = ""
         for message in messages {
             let line = message.line
-            let bytes = line.utf8.count + 1
-            if carries, currentBytes + bytes > limit {
-                texts.append(current)
-                current = node
-                currentBytes = node.utf8.count
+            if !current.isEmpty, current.utf8.count + 1 + line.utf8.count > limit {
+                bodies.append(current)
+                current = ""
             }
-            current += "\n" + line
-            currentBytes += bytes
-            carries = true
+            current += current.isEmpty ? line : "\n" + line
         }
-        if carries { texts.append(current) }
-        return texts
+        if !current.isEmpty { bodies.append(current) }
+        return bodies
     }
 
-    /// The notification that points at the stored text `id` of `node`.
-    static func pointer(node: String, id: Int64) -> String {
-        pointerPrefix(node: node) + String(id)
+    /// The body that points at the stored row `id`.
+    static func pointer(id: Int64) -> String {
+        "@" + String(id)
     }
 
-    /// What precedes the id in a pointer (the database appends the id it assigns).
-    static func pointerPrefix(node: String) -> String {
-        "\(node)\n@"
+    /// A notification of `node` carrying `sealed`.
+    static func notification(node: String, sealed: String) -> String {
+        node + "\n" + sealed
     }
 
-    /// Reads a notification's (or a stored) text; `nil` when it is not one of ours.
-    init?(_ text: String) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
-        guard let node = lines.first.map(String.init), !node.isEmpty else { return nil }
-        if lines.count == 2, lines[1].first == "@" {
-            guard let id = Int64(lines[1].dropFirst()) else { return nil }
-            self = .stored(node: node, id: id)
+    /// The node and the sealed body of a notification; `nil` when it has not that shape.
+    static func split(notification text: String) -> (node: String, sealed: Substring)? {
+        guard let newline = text.firstIndex(of: "\n") else { return nil }
+        let node = String(text[..<newline])
+        let sealed = text[text.index(after: newline)...]
+        guard !node.isEmpty, !sealed.isEmpty, !sealed.contains("\n") else { return nil }
+        return (node, sealed)
+    }
+
+    /// Reads an opened body.
+    init?(body: String) {
+        if body.first == "@" {
+            guard let id = Int64(body.dropFirst()) else { return nil }
+            self = .stored(id: id)
         } else {
-            self = .messages(node: node, lines: Array(lines.dropFirst()))
+            self = .messages(body.split(separator: "\n", omittingEmptySubsequences: true))
         }
     }
 }

@@ -4,6 +4,11 @@ import PostgresNIO
 /// for a notification, and the statements that use them. Names derive from the namespace,
 /// which ``PostgresBackplaneConfiguration/validate()`` restricts to `[a-z][a-z0-9_]*`.
 struct BackplaneSchema: Sendable {
+    /// An `INSERT … RETURNING` that returned nothing.
+    struct NoRowReturned: Error, CustomStringConvertible {
+        var description: String { "the database stored the payload but returned no id" }
+    }
+
     let channel: String
     let nodes: String
     let payloads: String
@@ -62,18 +67,20 @@ struct BackplaneSchema: Sendable {
         try await execute("DELETE FROM \(unescaped: nodes) WHERE node_id = \(node)", on: connection, logger: logger)
     }
 
-    /// Notifies every listening node of `payload`: in the notification itself when it is short
-    /// enough, else stored in the payload table with the notification carrying its id.
-    func notify(_ payload: String, node: String, on connection: BoundedConnection, logger: Logger) async throws {
-        if payload.utf8.count <= BackplanePayload.notifyLimit {
-            try await execute("SELECT pg_notify(\(channel), \(payload))", on: connection, logger: logger)
-        } else {
-            // One statement: the row is committed when the notification is delivered.
-            let prefix = BackplanePayload.pointerPrefix(node: node)
-            try await execute("""
-                WITH stored AS (INSERT INTO \(unescaped: payloads) (body) VALUES (\(payload)) RETURNING id)
-                SELECT pg_notify(\(channel), \(prefix) || (SELECT id FROM stored)::text)
-                """, on: connection, logger: logger)
+    /// Notifies every listening node of `text` (a sealed notification).
+    func notify(_ text: String, on connection: BoundedConnection, logger: Logger) async throws {
+        try await execute("SELECT pg_notify(\(channel), \(text))", on: connection, logger: logger)
+    }
+
+    /// Stores `body` (a sealed payload too long for a notification) and returns its row's id;
+    /// committed when this returns, before the notification that points at it is sent.
+    func store(_ body: String, on connection: BoundedConnection, logger: Logger) async throws -> Int64 {
+        try await connection.run {
+            var ids: [Int64] = []
+            let query: PostgresQuery = "INSERT INTO \(unescaped: payloads) (body) VALUES (\(body)) RETURNING id"
+            for try await (id) in try await connection.connection.query(query, logger: logger).decode(Int64.self) { ids.append(id) }
+            guard let id = ids.first else { throw NoRowReturned() }
+            return id
         }
     }
 

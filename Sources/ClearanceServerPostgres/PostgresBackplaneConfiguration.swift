@@ -3,15 +3,23 @@ import ClearanceWire
 import Foundation
 import PostgresNIO
 
-/// Where the nodes of a cluster meet and how often they check on each other.
+/// Where the nodes of a cluster meet, the key they share, and how often they check on each other.
 ///
 /// ```swift
-/// let configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance@db.internal:5432/clearance")
+/// let configuration = try PostgresBackplaneConfiguration(
+///     url: "postgres://clearance@db.internal:5432/clearance?sslmode=require",
+///     clusterKey: BackplaneClusterKey(secret: clusterSecret))
 /// let hub = HubService(configuration: hubConfiguration, adapter: PostgresChannelState(configuration: configuration))
 /// ```
+///
+/// Give the cluster a database of its own that no other role may connect to (`REVOKE CONNECT ON
+/// DATABASE … FROM PUBLIC`): the cluster key keeps what nodes say to each other secret and
+/// unforgeable, but a role that can connect can still flood the channel with noise.
 public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
     /// The database: host, port, user, password, database name, TLS.
     public var connection: PostgresConnection.Configuration
+    /// The key every message between nodes is sealed with.
+    public var clusterKey: BackplaneClusterKey
     /// The prefix of the backplane's NOTIFY channel and tables (`<namespace>_nodes`,
     /// `<namespace>_payloads`): clusters that share a database use different ones. Lower-case
     /// letters, digits and `_`, starting with a letter, at most 40 characters.
@@ -30,7 +38,7 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
     /// optional query items `sslmode` (`disable`, the default, or `require`) and `namespace`
     /// (default `clearance_backplane`). Heartbeats every 5 s; a node silent for 15 s is gone.
     /// - Throws: ``PostgresBackplaneError/invalidURL(reason:)``.
-    public init(url text: String) throws(PostgresBackplaneError) {
+    public init(url text: String, clusterKey: BackplaneClusterKey) throws(PostgresBackplaneError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme else {
             throw .invalidURL(reason: "expected postgres://USER@HOST:PORT/DATABASE.")
         }
@@ -77,19 +85,21 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
         var connection = PostgresConnection.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: password, database: database, tls: tls)
         connection.options.connectTimeout = .seconds(5)
-        try self.init(connection: connection, namespace: namespace)
+        try self.init(connection: connection, clusterKey: clusterKey, namespace: namespace)
     }
 
     /// A configuration from its parts.
     /// - Throws: ``PostgresBackplaneError/invalidSetting(_:)`` for an unusable namespace or timing.
     public init(
         connection: PostgresConnection.Configuration,
+        clusterKey: BackplaneClusterKey,
         namespace: String = "clearance_backplane",
         heartbeatInterval: Duration = .seconds(5),
         nodeTimeout: Duration = .seconds(15),
         reconnectDelay: Duration = .seconds(1)
     ) throws(PostgresBackplaneError) {
         self.connection = connection
+        self.clusterKey = clusterKey
         self.namespace = namespace
         self.heartbeatInterval = heartbeatInterval
         self.nodeTimeout = nodeTimeout
@@ -108,6 +118,14 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
         guard heartbeatInterval > .zero, heartbeatInterval <= .seconds(300) else { throw .invalidSetting("heartbeatInterval") }
         guard nodeTimeout >= heartbeatInterval * 2, nodeTimeout <= .seconds(1_800) else { throw .invalidSetting("nodeTimeout") }
         guard reconnectDelay > .zero, reconnectDelay <= .seconds(300) else { throw .invalidSetting("reconnectDelay") }
+    }
+
+    /// Whether the database is reached over the network without TLS: its password and every
+    /// sealed message then cross the network in the clear (a node warns at start).
+    public var isUnprotectedRemoteDatabase: Bool {
+        guard let host = connection.host, !connection.tls.isEnforced else { return false }
+        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        return !loopback
     }
 
     /// `postgres://USER@HOST:PORT/DATABASE (namespace …)`: never the password.

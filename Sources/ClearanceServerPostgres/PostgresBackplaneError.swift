@@ -6,6 +6,8 @@ public enum PostgresBackplaneError: ClearanceError, Equatable {
     case invalidURL(reason: String)
     /// A setting is outside its allowed range (the message names the range).
     case invalidSetting(String)
+    /// The cluster secret is shorter than `minimum` characters.
+    case clusterKeyTooShort(minimum: Int)
 
     public static let codeDomain = "backplane.postgres"
 
@@ -14,6 +16,8 @@ public enum PostgresBackplaneError: ClearanceError, Equatable {
         switch self {
         case let .invalidURL(reason): .init(.invalidURL, "The backplane URL is not usable: \(reason)")
         case let .invalidSetting(name): .init(.invalidSetting, "The backplane setting \(name) is out of range\(Self.allowed[name].map { " (\($0))" } ?? "").")
+        case let .clusterKeyTooShort(minimum): .init(
+            .clusterKeyTooShort, "The cluster key must be at least \(minimum) characters long: make one with `openssl rand -base64 48`.")
         }
     }
 
@@ -27,6 +31,6 @@ public enum PostgresBackplaneError: ClearanceError, Equatable {
 
     /// Stable machine-readable codes; ``qualifiedCode`` is `backplane.postgres.<code>`.
     public enum Code: String, Sendable, CaseIterable {
-        case invalidURL, invalidSetting
+        case invalidURL, invalidSetting, clusterKeyTooShort
     }
 }

@@ -8,7 +8,8 @@ import Logging
 /// with its own `PostgresChannelState` on the same database, behind a load balancer.
 ///
 /// ```swift
-/// let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: "postgres://clearance@db:5432/clearance"))
+/// let key = try BackplaneClusterKey(secret: clusterSecret)  // the same on every node
+/// let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: "postgres://clearance@db:5432/clearance", clusterKey: key))
 /// let hub = HubService(configuration: configuration, adapter: state)
 /// ```
 ///
@@ -30,7 +31,12 @@ import Logging
 ///   sends its whole state again (`backplane.resync`), so the others' counts and rosters heal
 ///   without a reconnect (the dropped events are lost);
 /// - notifications carry events up to PostgreSQL's NOTIFY limit (8,000 bytes); longer payloads go
-///   through a table, the notification carrying their id.
+///   through a table, the notification carrying their id;
+/// - every notification and stored payload is sealed with the cluster key (ChaChaPoly, the key
+///   derived with HKDF from ``PostgresBackplaneConfiguration/clusterKey``; the namespace, the
+///   sending node and a sequence number bound to it): a database role without the key reads
+///   nothing of it, and what it forges or replays is dropped, logged
+///   (`backplane.message.rejected`) and never applied.
 public actor PostgresChannelState: ChannelStateAdapter {
     /// This node's id in the cluster (new for every process).
     public nonisolated let nodeID: String
@@ -62,6 +68,10 @@ public actor PostgresChannelState: ChannelStateAdapter {
 
     /// The link's state, starting with the current one.
     public nonisolated var states: AsyncStream<BackplaneState> { link.states.subscribe() }
+
+    /// Messages from other nodes dropped because they did not open with the cluster key or were
+    /// seen before (forgeries, replays, a node with another key).
+    public nonisolated var rejectedMessages: Int { link.rejectedMessages }
 
     /// Keeps the link to the other nodes up until ``shutdown()``; the hub calls it.
     public func run() async throws {

@@ -52,7 +52,7 @@ public struct RESTRequestSigner: Sendable {
     ///   - query: The request's own query parameters, not percent-encoded.
     ///   - body: The request body; `body_md5` is added only when it is non-empty.
     ///   - now: The signing time, injectable for tests.
-    /// - Throws: ``SigningError/reservedParameter(_:)`` or ``SigningError/duplicateParameter(_:)``.
+    /// - Throws: what ``sign(method:path:query:body:timestamp:)`` throws.
     public func sign(method: String, path: String, query: [String: String] = [:], body: Data? = nil, now: Date = Date()) throws(SigningError) -> RESTRequestSignature {
         try sign(method: method, path: path, query: query, body: body,
                  timestamp: Int64(now.timeIntervalSince1970.rounded(.down)))
@@ -71,14 +71,12 @@ public struct RESTRequestSigner: Sendable {
 
     /// Signs a request with an explicit `auth_timestamp` in seconds since 1970.
     ///
-    /// - Throws: ``SigningError/reservedParameter(_:)`` or ``SigningError/duplicateParameter(_:)``.
+    /// - Throws: ``SigningError/reservedParameter(_:)``, ``SigningError/invalidParameterName(_:)``
+    ///   (a name not in lower case: it would be signed lower-cased but sent as it is) or
+    ///   ``SigningError/ambiguousParameter(_:)`` (a value holding `&`).
     public func sign(method: String, path: String, query: [String: String] = [:], body: Data?, timestamp: Int64) throws(SigningError) -> RESTRequestSignature {
-        var lowerCasedNames = Set<String>()
-        for name in query.keys {
-            let lower = name.lowercased()
-            if Self.reservedParameterNames.contains(lower) { throw .reservedParameter(name) }
-            if !lowerCasedNames.insert(lower).inserted { throw .duplicateParameter(name) }
-        }
+        for name in query.keys where Self.reservedParameterNames.contains(name.lowercased()) { throw .reservedParameter(name) }
+        _ = try RESTRequestParameters(query)
         var parameters = query
         let authTimestamp = String(timestamp)
         parameters["auth_key"] = key

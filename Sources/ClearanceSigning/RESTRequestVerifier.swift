@@ -5,9 +5,10 @@ import Foundation
 
 /// Checks signed requests to the Pusher HTTP API, for a hub that accepts them.
 ///
-/// Checks, in order: every required parameter is present (`auth_key`, `auth_signature`,
-/// `auth_timestamp`, `auth_version`, and `body_md5` when there is a body); no name appears twice
-/// once lower-cased; `auth_key` is this app's key; `auth_version` is `1.0`; the signature over
+/// Checks, in order: the parameters sign as themselves and nothing else (see
+/// ``RESTRequestParameters``: lower-case names, no `&` in a value, no name twice); every
+/// required parameter is present (`auth_key`, `auth_signature`, `auth_timestamp`,
+/// `auth_version`, and `body_md5` when there is a body); `auth_key` is this app's key; `auth_version` is `1.0`; the signature over
 /// `METHOD\nPATH\nQUERY` (see ``RESTRequestSigner``), compared in constant time; the timestamp
 /// is within ``timestampWindow`` seconds of `now` either way; and `body_md5` matches the body.
 /// A `body_md5` sent with an empty body (the Python library always sends one) must be the MD5
@@ -31,25 +32,43 @@ public struct RESTRequestVerifier: Sendable {
         mac = KeyedHMAC(secret: secret)
     }
 
-    /// Verifies a request, throwing the first failure.
+    /// Verifies a request as it arrived, and returns what it verified: the only parameters and
+    /// body to act on.
     ///
     /// - Parameters:
     ///   - method: The HTTP method (compared upper-cased).
     ///   - path: The request path, without the query.
-    ///   - query: The decoded (not percent-encoded) query parameters.
+    ///   - percentEncodedQuery: The query as it arrived, without its `?`.
     ///   - body: The request body, if any.
     ///   - now: The current time, injectable for tests.
-    /// - Throws: ``SigningError/missingParameter(_:)``, ``SigningError/duplicateParameter(_:)``,
+    /// - Throws: what ``RESTRequestParameters/init(percentEncodedQuery:)`` throws, then what
+    ///   ``verify(method:path:parameters:body:now:)`` throws.
+    public func verify(method: String, path: String, percentEncodedQuery: String, body: Data?, now: Date = Date()) throws(SigningError) -> VerifiedRESTRequest {
+        let parameters = try RESTRequestParameters(percentEncodedQuery: percentEncodedQuery)
+        try verify(method: method, path: path, parameters: parameters, body: body, now: now)
+        return VerifiedRESTRequest(parameters: parameters, body: body ?? Data())
+    }
+
+    /// Verifies a request whose query is already decoded, throwing the first failure.
+    ///
+    /// - Parameters:
+    ///   - query: The decoded (not percent-encoded) query parameters, names in lower case.
+    /// - Throws: ``SigningError/invalidParameterName(_:)`` (a name not in lower case),
+    ///   ``SigningError/ambiguousParameter(_:)``, then what
+    ///   ``verify(method:path:parameters:body:now:)`` throws.
+    public func verify(method: String, path: String, query: [String: String], body: Data?, now: Date = Date()) throws(SigningError) {
+        try verify(method: method, path: path, parameters: RESTRequestParameters(query), body: body, now: now)
+    }
+
+    /// Verifies a request, throwing the first failure.
+    ///
+    /// - Throws: ``SigningError/missingParameter(_:)``,
     ///   ``SigningError/unknownKey``, ``SigningError/unsupportedAuthVersion``,
     ///   ``SigningError/invalidSignature``, ``SigningError/invalidTimestamp``,
     ///   ``SigningError/expiredTimestamp``, ``SigningError/futureTimestamp`` or
     ///   ``SigningError/bodyMD5Mismatch``.
-    public func verify(method: String, path: String, query: [String: String], body: Data?, now: Date = Date()) throws(SigningError) {
-        var parameters: [String: String] = [:]
-        for (name, value) in query {
-            let lower = name.lowercased()
-            if parameters.updateValue(value, forKey: lower) != nil { throw .duplicateParameter(lower) }
-        }
+    public func verify(method: String, path: String, parameters verified: RESTRequestParameters, body: Data?, now: Date = Date()) throws(SigningError) {
+        let parameters = verified.all
         let hasBody = !(body?.isEmpty ?? true)
         guard let authKey = parameters["auth_key"] else { throw .missingParameter("auth_key") }
         guard let signature = parameters["auth_signature"] else { throw .missingParameter("auth_signature") }

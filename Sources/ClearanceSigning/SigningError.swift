@@ -50,8 +50,16 @@ public enum SigningError: ClearanceError, Equatable {
 
     /// A caller-supplied query parameter uses a name reserved for the signature (`auth_*`, `body_md5`).
     case reservedParameter(String)
-    /// Two query parameters have the same name once lower-cased.
+    /// A query parameter appears twice.
     case duplicateParameter(String)
+    /// A query parameter name is not lower case (letters, digits, `_`, `-`, `.`, `[`, `]`): the
+    /// signature covers names lower-cased, so another case would pass for a parameter it is not.
+    case invalidParameterName(String)
+    /// A query parameter's value holds `&` once decoded: it would sign the same as several
+    /// parameters.
+    case ambiguousParameter(String)
+    /// The query is not valid percent-encoding.
+    case malformedQuery
     /// A required query parameter is missing.
     case missingParameter(String)
     /// `auth_key` is not this app's key.
@@ -91,7 +99,10 @@ public enum SigningError: ClearanceError, Equatable {
         case .invalidUserDataID: .init(.invalidUserDataID, "user_data.id must be a non-empty string.")
         case .malformedAuth: .init(.malformedAuth, "The auth value must have the form 'key:signature'.")
         case let .reservedParameter(name): .init(.reservedParameter, "The query parameter '\(name)' is reserved for the request signature.")
-        case let .duplicateParameter(name): .init(.duplicateParameter, "The query parameter '\(name)' appears more than once (names are compared lower-cased).")
+        case let .duplicateParameter(name): .init(.duplicateParameter, "The query parameter '\(name)' appears more than once.")
+        case .invalidParameterName: .init(.invalidParameterName, "Query parameter names must be lower-case letters, digits, '_', '-', '.', '[' or ']' (the signature covers names lower-cased).")
+        case .ambiguousParameter: .init(.ambiguousParameter, "A query parameter value holds '&' once decoded: it would sign the same as several parameters.")
+        case .malformedQuery: .init(.malformedQuery, "The query is not valid percent-encoding.")
         case let .missingParameter(name): .init(.missingParameter, "The query parameter '\(name)' is required.")
         case .unknownKey: .init(.unknownKey, "auth_key is not the key of this app.")
         case .unsupportedAuthVersion: .init(.unsupportedAuthVersion, "auth_version must be 1.0.")
@@ -105,6 +116,6 @@ public enum SigningError: ClearanceError, Equatable {
 
     /// Stable machine-readable codes, one per case; ``qualifiedCode`` is `signing.<code>`.
     public enum Code: String, Sendable, CaseIterable {
-        case invalidKey, emptySecret, invalidAppID, invalidMasterKey, missingMasterKey, invalidSocketID, emptyChannelName, invalidChannelName, channelNameTooLong, serverToUserChannel, missingChannelData, invalidChannelData, invalidPresenceUserID, invalidUserData, invalidUserDataID, malformedAuth, reservedParameter, duplicateParameter, missingParameter, unknownKey, unsupportedAuthVersion, invalidTimestamp, expiredTimestamp, futureTimestamp, bodyMD5Mismatch, invalidSignature
+        case invalidKey, emptySecret, invalidAppID, invalidMasterKey, missingMasterKey, invalidSocketID, emptyChannelName, invalidChannelName, channelNameTooLong, serverToUserChannel, missingChannelData, invalidChannelData, invalidPresenceUserID, invalidUserData, invalidUserDataID, malformedAuth, reservedParameter, duplicateParameter, invalidParameterName, ambiguousParameter, malformedQuery, missingParameter, unknownKey, unsupportedAuthVersion, invalidTimestamp, expiredTimestamp, futureTimestamp, bodyMD5Mismatch, invalidSignature
     }
 }

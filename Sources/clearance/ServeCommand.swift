@@ -21,7 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
             Flags override the first app of the configuration file. Stops cleanly on SIGINT/SIGTERM: \
             stops listening, then closes connections with 4200 so clients reconnect. With \
             --backplane, hubs on the same PostgreSQL database form a cluster: events, client \
-            events, presence and the channel API span every hub.
+            events, presence and the channel API span every hub; every message between them is \
+            sealed with the cluster key they share (--cluster-key-file, required with --backplane).
             """
     )
 
@@ -58,20 +59,45 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("backplane-file"), help: "A file holding the backplane URL.")
     var backplaneFile: String?
 
+    @Option(name: .customLong("cluster-key"), help: """
+        The secret every hub of the cluster shares (at least 32 characters; make one with `openssl rand -base64 48`): \
+        every message between hubs is sealed with it. Required with --backplane; - reads it from standard input. \
+        Also --cluster-key-file or CLEARANCE_CLUSTER_KEY.
+        """)
+    var clusterKey: String?
+
+    @Option(name: .customLong("cluster-key-file"), help: "A file holding the cluster key.")
+    var clusterKeyFile: String?
+
     func validate() throws {
-        if secret == "-" && backplane == "-" { throw ValidationError("Only one of --secret and --backplane can come from standard input.") }
+        let fromStandardInput = [("--secret", secret), ("--backplane", backplane), ("--cluster-key", clusterKey)].filter { $0.1 == "-" }.map(\.0)
+        if fromStandardInput.count > 1 {
+            throw ValidationError("Only one of \(fromStandardInput.joined(separator: ", ")) can come from standard input.")
+        }
+        if backplane == nil && backplaneFile == nil && ProcessInfo.processInfo.environment["CLEARANCE_BACKPLANE_URL"] == nil,
+           clusterKey != nil || clusterKeyFile != nil {
+            throw ValidationError("--cluster-key and --cluster-key-file are for a cluster: give --backplane too.")
+        }
     }
 
     /// The backplane, from `--backplane` (a value, or `-` for standard input), `--backplane-file`
-    /// or `CLEARANCE_BACKPLANE_URL`; nil when none is given. A URL with a password given on the
-    /// command line is warned about, as every secret is.
+    /// or `CLEARANCE_BACKPLANE_URL`, with the cluster key from `--cluster-key`,
+    /// `--cluster-key-file` or `CLEARANCE_CLUSTER_KEY` (required); nil when no backplane is given.
+    /// A URL with a password given on the command line is warned about, as every secret is.
     private func backplaneConfiguration() throws -> PostgresBackplaneConfiguration? {
         let hasPassword = backplane.flatMap { URLComponents(string: $0)?.password } != nil
         guard let url = try SecretInput(flag: "--backplane", environment: "CLEARANCE_BACKPLANE_URL")
             .resolve(value: backplane, file: backplaneFile, warnsOnCommandLine: hasPassword)
         else { return nil }
+        guard let secret = try SecretInput(flag: "--cluster-key", environment: "CLEARANCE_CLUSTER_KEY").resolve(value: clusterKey, file: clusterKeyFile) else {
+            throw ValidationError("""
+                --backplane needs a cluster key, the same on every hub of the cluster: every message between hubs is sealed with it. \
+                Make one with `openssl rand -base64 48 > cluster.key` and give it with --cluster-key-file cluster.key, \
+                --cluster-key - (standard input) or CLEARANCE_CLUSTER_KEY.
+                """)
+        }
         do {
-            return try PostgresBackplaneConfiguration(url: url)
+            return try PostgresBackplaneConfiguration(url: url, clusterKey: BackplaneClusterKey(secret: secret))
         } catch {
             throw ValidationError(error.message)
         }

@@ -4,7 +4,7 @@ import Testing
 @Suite("Backplane configuration")
 struct BackplaneConfigurationTests {
     @Test func readsAPostgresURL() throws {
-        let configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance:s%40cret@db.internal:6543/hubs?namespace=staging")
+        let configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance:s%40cret@db.internal:6543/hubs?namespace=staging", clusterKey: .test)
         #expect(configuration.connection.host == "db.internal")
         #expect(configuration.connection.port == 6543)
         #expect(configuration.connection.username == "clearance")
@@ -12,11 +12,11 @@ struct BackplaneConfigurationTests {
         #expect(configuration.connection.database == "hubs")
         #expect(configuration.namespace == "staging")
         #expect(configuration.description == "postgres://clearance@db.internal:6543/hubs (namespace staging)")
-        #expect(try PostgresBackplaneConfiguration(url: "postgresql://u@localhost/d").connection.port == 5432)
+        #expect(try PostgresBackplaneConfiguration(url: "postgresql://u@localhost/d", clusterKey: .test).connection.port == 5432)
     }
 
     @Test func noTextFormShowsThePassword() throws {
-        let configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance:hunter2-LEAK@db.internal/hubs")
+        let configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance:hunter2-LEAK@db.internal/hubs", clusterKey: .test)
         var dumped = ""
         dump(configuration, to: &dumped)
         for text in [configuration.description, String(reflecting: configuration), dumped, "\(configuration)"] {
@@ -25,9 +25,9 @@ struct BackplaneConfigurationTests {
     }
 
     @Test func aPasswordHoldingPercentIsDecodedOnce() throws {
-        #expect(try PostgresBackplaneConfiguration(url: "postgres://u:100%25@h/d").connection.password == "100%")
-        #expect(try PostgresBackplaneConfiguration(url: "postgres://u:p%2541@h/d").connection.password == "p%41")
-        #expect(try PostgresBackplaneConfiguration(url: "postgres://u@h/d").connection.password == nil)
+        #expect(try PostgresBackplaneConfiguration(url: "postgres://u:100%25@h/d", clusterKey: .test).connection.password == "100%")
+        #expect(try PostgresBackplaneConfiguration(url: "postgres://u:p%2541@h/d", clusterKey: .test).connection.password == "p%41")
+        #expect(try PostgresBackplaneConfiguration(url: "postgres://u@h/d", clusterKey: .test).connection.password == nil)
     }
 
     @Test(arguments: [
@@ -40,7 +40,7 @@ struct BackplaneConfigurationTests {
     ])
     func refusesWhatItCannotUse(_ url: String, _ reason: String) {
         #expect {
-            try PostgresBackplaneConfiguration(url: url)
+            try PostgresBackplaneConfiguration(url: url, clusterKey: .test)
         } throws: { error in
             (error as? PostgresBackplaneError)?.code == .invalidURL && (error as? PostgresBackplaneError)?.message.contains(reason) == true
         }
@@ -48,11 +48,11 @@ struct BackplaneConfigurationTests {
 
     @Test func refusesAnUnsafeNamespaceAndTimings() {
         #expect(throws: PostgresBackplaneError.invalidSetting("namespace")) {
-            try PostgresBackplaneConfiguration(url: "postgres://u@host/db?namespace=x;drop")
+            try PostgresBackplaneConfiguration(url: "postgres://u@host/db?namespace=x;drop", clusterKey: .test)
         }
         #expect(throws: PostgresBackplaneError.invalidSetting("nodeTimeout")) {
             try PostgresBackplaneConfiguration(
-                connection: PostgresBackplaneConfiguration(url: "postgres://u@host/db").connection,
+                connection: PostgresBackplaneConfiguration(url: "postgres://u@host/db", clusterKey: .test).connection, clusterKey: .test,
                 heartbeatInterval: .seconds(10), nodeTimeout: .seconds(15))
         }
     }
@@ -66,9 +66,9 @@ struct BackplaneConfigurationTests {
         ("reconnectDelay", .seconds(5), .seconds(15), .seconds(301)),
     ])
     func refusesTimingsOutOfRangeAndSaysTheRange(_ name: String, _ heartbeat: Duration, _ timeout: Duration, _ reconnect: Duration) throws {
-        let connection = try PostgresBackplaneConfiguration(url: "postgres://u@host/db").connection
+        let connection = try PostgresBackplaneConfiguration(url: "postgres://u@host/db", clusterKey: .test).connection
         let error = #expect(throws: PostgresBackplaneError.self) {
-            try PostgresBackplaneConfiguration(connection: connection, heartbeatInterval: heartbeat, nodeTimeout: timeout, reconnectDelay: reconnect)
+            try PostgresBackplaneConfiguration(connection: connection, clusterKey: .test, heartbeatInterval: heartbeat, nodeTimeout: timeout, reconnectDelay: reconnect)
         }
         #expect(error == .invalidSetting(name))
         #expect(error?.message.contains("at most") == true, "\(error?.message ?? "")")
@@ -76,7 +76,7 @@ struct BackplaneConfigurationTests {
 
     @Test func acceptsTheLargestTimings() throws {
         let configuration = try PostgresBackplaneConfiguration(
-            connection: try PostgresBackplaneConfiguration(url: "postgres://u@host/db").connection,
+            connection: try PostgresBackplaneConfiguration(url: "postgres://u@host/db", clusterKey: .test).connection, clusterKey: .test,
             heartbeatInterval: .seconds(300), nodeTimeout: .seconds(1_800), reconnectDelay: .seconds(300))
         #expect(configuration.nodeTimeout == .seconds(1_800))
     }

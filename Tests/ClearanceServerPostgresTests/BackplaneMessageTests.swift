@@ -25,28 +25,37 @@ struct BackplaneMessageTests {
         #expect(BackplaneMessage(line: "not json") == nil)
     }
 
-    @Test func messagesArePackedUnderTheNotifyLimitInOrder() {
+    @Test func messagesArePackedUnderTheNotifyLimitInOrder() throws {
+        let node = "6f1c0b8e-7d6a-4bde-9d0e-6a2b1f0c9e3a"
+        let limit = BackplanePayload.bodyLimit(node: node)
+        let seal = BackplaneSeal(key: .test, namespace: "clearance_backplane")
         let messages = (0..<500).map { BackplaneMessage.change(.subscriptions(.init(appID: "1234", name: "channel-\($0)"), count: $0)) }
-        let texts = BackplanePayload.pack(messages, node: "node-a")
-        #expect(texts.count > 1)
+        let bodies = BackplanePayload.pack(messages, limit: limit)
+        #expect(bodies.count > 1)
         var unpacked: [BackplaneMessage] = []
-        for text in texts {
-            #expect(text.utf8.count <= BackplanePayload.notifyLimit)
-            guard case let .messages(node, lines)? = BackplanePayload(text) else {
-                Issue.record("unreadable payload")
+        for (index, body) in bodies.enumerated() {
+            let notification = BackplanePayload.notification(
+                node: node, sealed: seal.seal(body, node: node, sequence: UInt64(index + 1), sentAt: .now, carrier: .notification))
+            #expect(notification.utf8.count <= BackplanePayload.notifyLimit)
+            let (sender, sealed) = try #require(BackplanePayload.split(notification: notification))
+            #expect(sender == node)
+            let opened = try seal.open(sealed, node: node, carrier: .notification)
+            #expect(opened.sequence == UInt64(index + 1))
+            guard case let .messages(lines)? = BackplanePayload(body: opened.body) else {
+                Issue.record("unreadable body")
                 return
             }
-            #expect(node == "node-a")
             unpacked += lines.compactMap(BackplaneMessage.init(line:))
         }
         #expect(unpacked == messages)
     }
 
-    @Test func aMessageOverTheLimitGetsAPayloadOfItsOwn() {
+    @Test func aMessageOverTheLimitGetsABodyOfItsOwn() {
         let big = BackplaneMessage.event(appID: "1234", channel: "news", frame: String(repeating: "x", count: 9_000), excluding: nil)
-        let texts = BackplanePayload.pack([.hello, big, .bye], node: "node-a")
-        #expect(texts.count == 3)
-        #expect(texts[1].utf8.count > BackplanePayload.notifyLimit)
-        #expect(BackplanePayload(BackplanePayload.pointer(node: "node-a", id: 17)) == .stored(node: "node-a", id: 17))
+        let bodies = BackplanePayload.pack([.hello, big, .bye], limit: BackplanePayload.bodyLimit(node: "node-a"))
+        #expect(bodies.count == 3)
+        #expect(bodies[1].utf8.count > BackplanePayload.bodyLimit(node: "node-a"))
+        #expect(BackplanePayload(body: BackplanePayload.pointer(id: 17)) == .stored(id: 17))
+        #expect(BackplanePayload.split(notification: "node-a\nline one\nline two") == nil, "an unsealed notification of an earlier version")
     }
 }

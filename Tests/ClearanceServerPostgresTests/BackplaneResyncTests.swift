@@ -18,7 +18,7 @@ struct BackplaneResyncTests {
 
     @Test func aNodeWhoseQueueOverflowedResynchronizesTheOthers() async throws {
         let database = try await ThrowawayPostgres.start()
-        let configuration = try PostgresBackplaneConfiguration(url: database.url)
+        let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
         // A holds one unsent message at most: a burst of subscriptions overflows it.
         let a = PostgresChannelState(configuration: configuration, queueLimit: 1, logger: TestHub.quietLogger)
         let b = PostgresChannelState(configuration: configuration, logger: TestHub.quietLogger)

@@ -12,7 +12,7 @@ struct BoundedConnectionTests {
     @Test func aQueryOnAClosedConnectionFailsAtOnce() async throws {
         let database = try await ThrowawayPostgres.start()
         try await withCleanup {
-            let configuration = try PostgresBackplaneConfiguration(url: database.url)
+            let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
             let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
             let bounded = BoundedConnection(connection)
             let answer = try await bounded.run {

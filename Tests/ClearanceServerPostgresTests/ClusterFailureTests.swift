@@ -15,14 +15,16 @@ struct ClusterFailureTests {
     @Test func aKilledNodesMembersAreRemovedFromTheOthersWithin30Seconds() async throws {
         let database = try await ThrowawayPostgres.start()
         try await withCleanup {
-            let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: database.url), logger: TestHub.quietLogger)
+            let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test), logger: TestHub.quietLogger)
             let hub = try await TestHub.start(adapter: state)
             try await withCleanup {
                 let port = try LoopbackPort.free()
                 let configuration = try ServeProcess.writeConfiguration(port: port)
                 defer { try? FileManager.default.removeItem(at: configuration) }
                 // The URL through the environment, as a URL with a password would be given.
-                let node = try await ServeProcess.start(configuration: configuration, port: port, environment: ["CLEARANCE_BACKPLANE_URL": database.url])
+                let node = try await ServeProcess.start(
+                    configuration: configuration, port: port,
+                    environment: ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret])
                 try await withCleanup {
                     #expect(await node.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil, "\(node.process.stderr)")
                     try await ClusterFixture.linked(state)
@@ -101,10 +103,11 @@ struct ClusterFailureTests {
     }
 
     @Test func serveRefusesAnUnusableBackplaneURL() async throws {
-        let output = try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane", "mysql://root@127.0.0.1/db"])
+        let key = ["CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
+        let output = try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane", "mysql://root@127.0.0.1/db"], environment: key)
         #expect(output.status != 0)
         #expect(output.stderr.contains("scheme must be postgres"))
-        let withPassword = try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane", "postgres://user:hunter2@127.0.0.1"])
+        let withPassword = try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane", "postgres://user:hunter2@127.0.0.1"], environment: key)
         #expect(withPassword.status != 0)
         #expect(withPassword.stderr.contains("one database"))
         #expect(!withPassword.stderr.contains("hunter2"))
@@ -118,10 +121,11 @@ struct ClusterFailureTests {
         defer { directory.remove() }
         let file = directory.file("backplane-url")
         try Data("\(url)\n".utf8).write(to: file)
+        let key = ["CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
         let runs = [
-            try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane", "-"], input: url + "\n"),
-            try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane-file", file.path]),
-            try await ClearanceExecutable.run(["serve", "--port", "0"], environment: ["CLEARANCE_BACKPLANE_URL": url]),
+            try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane", "-"], input: url + "\n", environment: key),
+            try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane-file", file.path], environment: key),
+            try await ClearanceExecutable.run(["serve", "--port", "0"], environment: key.merging(["CLEARANCE_BACKPLANE_URL": url]) { $1 }),
         ]
         for output in runs {
             #expect(output.status != 0)
@@ -131,7 +135,7 @@ struct ClusterFailureTests {
         }
         let both = try await ClearanceExecutable.run(["serve", "--port", "0", "--secret", "-", "--backplane", "-"], input: url)
         #expect(both.status != 0)
-        #expect(both.stderr.contains("Only one of --secret and --backplane can come from standard input."))
+        #expect(both.stderr.contains("Only one of --secret, --backplane can come from standard input."), "\(both.stderr)")
         let twice = try await ClearanceExecutable.run(["serve", "--port", "0", "--backplane", url, "--backplane-file", file.path])
         #expect(twice.status != 0)
         #expect(twice.stderr.contains("Give --backplane or --backplane-file, not both."))

@@ -26,7 +26,7 @@ final class ClusterFixture: Sendable {
         var states: [PostgresChannelState] = []
         do {
             for _ in 0..<count {
-                let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: database.url), logger: TestHub.quietLogger)
+                let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test), logger: TestHub.quietLogger)
                 nodes.append(try await TestHub.start(adapter: state))
                 states.append(state)
             }

@@ -97,7 +97,17 @@ struct HubConfigurationTests {
         ("subscriptionChangesPerSecond", Self.limits { $0.subscriptionChangesPerSecond = .max }),
         ("httpIdleTimeout", Self.limits { $0.httpIdleTimeout = 0 }),
         ("httpIdleTimeout", Self.limits { $0.httpIdleTimeout = 1e300 }),
-        ("maxQueuedFrames", Self.limits { $0.maxQueuedFrames = .max }),
+        ("httpRequestTimeout", Self.limits { $0.httpRequestTimeout = 0 }),
+        ("httpRequestTimeout", Self.limits { $0.httpRequestTimeout = .infinity }),
+        ("maxOutboundBytes", Self.limits { $0.maxOutboundBytes = .max }),
+        ("maxOutboundBytes", Self.limits { $0.maxOutboundBytes = 1_000 }),
+        ("maxTotalOutboundBytes", Self.limits { $0.maxTotalOutboundBytes = .max }),
+        ("maxTotalOutboundBytes", Self.limits { $0.maxTotalOutboundBytes = 1 }),
+        ("maxHTTPConnections", Self.limits { $0.maxHTTPConnections = 0 }),
+        ("maxConnectionsPerIP", Self.limits { $0.maxConnectionsPerIP = 0 }),
+        ("maxConnectionsPerIP", Self.limits { $0.maxConnectionsPerIP = .max }),
+        ("maxSubscriptions", Self.limits { $0.maxSubscriptions = 0 }),
+        ("maxSubscriptions", Self.limits { $0.maxSubscriptions = .max }),
         ("closeTimeout", Self.limits { $0.closeTimeout = 1e300 }),
         ("shutdownSpread", Self.limits { $0.shutdownSpread = .nan }),
     ])
@@ -142,7 +152,47 @@ struct HubConfigurationTests {
         #expect(limits.maxChannelsPerConnection == 1_000)
         #expect(limits.subscriptionChangesPerSecond == 50)
         #expect(limits.httpIdleTimeout == 30)
+        #expect(limits.httpRequestTimeout == 30)
+        #expect(limits.maxOutboundBytes == 1_048_576)
+        #expect(limits.maxHTTPConnections == 1_000)
+        #expect(limits.maxConnectionsPerIP == nil)
+        #expect(limits.maxSubscriptions == 200_000)
+        #expect(limits.maxTotalOutboundBytes == 268_435_456)
         try HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits).validate()
+    }
+
+    @Test func anOutboundBudgetSmallerThanTwoEventsIsRefused() {
+        let limits = Self.limits {
+            $0.maxEventDataBytes = 1_000_000
+            $0.maxOutboundBytes = 1_048_576
+        }
+        let configuration = HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits)
+        #expect(throws: HubConfigurationError.self) { try configuration.validate() }
+        do {
+            try configuration.validate()
+        } catch {
+            #expect(error.code == .conflictingLimits)
+            #expect(error.message.contains("maxOutboundBytes (1048576) must be at least twice the largest event frame"), "\(error.message)")
+        }
+        let total = Self.limits {
+            $0.maxOutboundBytes = 8_388_608
+            $0.maxTotalOutboundBytes = 4_194_304
+        }
+        #expect(throws: HubConfigurationError.conflictingLimits("maxTotalOutboundBytes (4194304) must be at least maxOutboundBytes (8388608)")) {
+            try HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: total).validate()
+        }
+    }
+
+    /// `maxQueuedFrames` counted frames, and reset whenever the socket was briefly writable: a
+    /// file that still sets it learns what replaced it, instead of having it silently ignored.
+    @Test func theRemovedFrameLimitIsAClearErrorInAFile() throws {
+        let url = try write(#"{"apps":[{"id":"a","key":"k","secret":"s"}],"limits":{"maxQueuedFrames":4096}}"#)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: HubConfigurationError.removedLimit("maxQueuedFrames", replacement: "maxOutboundBytes")) {
+            try HubConfiguration.load(contentsOf: url)
+        }
+        #expect(HubConfigurationError.removedLimit("maxQueuedFrames", replacement: "maxOutboundBytes").message
+            == #"The limit maxQueuedFrames was removed: set maxOutboundBytes instead (see the README's "Hub limits")."#)
     }
 
     @Test func developmentUsersNeedUniqueTokensAndIDs() {

@@ -18,8 +18,9 @@ final class RawSocket: @unchecked Sendable {
     /// When connecting began: a server's idle timer for this connection starts no earlier.
     let connectedAt: ContinuousClock.Instant
 
-    /// Connects to `host:port` (an IPv4 address).
-    init(host: String, port: Int) throws {
+    /// Connects to `host:port` (an IPv4 address), from the address `source` when given (any
+    /// 127.x.y.z on Linux: another client address on loopback).
+    init(host: String, port: Int, from source: String? = nil) throws {
         #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -27,6 +28,15 @@ final class RawSocket: @unchecked Sendable {
         #endif
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         connectedAt = .now
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw Failure(description: "bind() failed: \(errno)") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

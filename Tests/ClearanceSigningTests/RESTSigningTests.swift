@@ -32,24 +32,26 @@ struct RESTSigningTests {
         #expect(signer.channelsPath == "/apps/42/channels")
     }
 
-    @Test func stringToSignLowerCasesSortsAndDoesNotEscape() throws {
+    @Test func stringToSignSortsAndDoesNotEscape() throws {
         let signature = try signer.sign(
             method: "get", path: "/apps/42/channels",
-            query: ["info": "user_count,subscription_count", "Filter_By_Prefix": "presence-a b&c=d"],
+            query: ["info": "user_count,subscription_count", "filter_by_prefix": "presence-a b=c;d"],
             body: nil, timestamp: timestamp)
         #expect(signature.stringToSign == """
             GET
             /apps/42/channels
-            auth_key=rest-key&auth_timestamp=1700000000&auth_version=1.0&filter_by_prefix=presence-a b&c=d&info=user_count,subscription_count
+            auth_key=rest-key&auth_timestamp=1700000000&auth_version=1.0&filter_by_prefix=presence-a b=c;d&info=user_count,subscription_count
             """)
         #expect(signature.bodyMD5 == nil)
         #expect(signature.queryParameters["body_md5"] == nil)
-        #expect(signature.queryParameters["Filter_By_Prefix"] == "presence-a b&c=d")
-        #expect(signature.percentEncodedQuery.hasPrefix("Filter_By_Prefix=presence-a%20b%26c%3Dd&auth_key=rest-key&"))
+        #expect(signature.queryParameters["filter_by_prefix"] == "presence-a b=c;d")
+        #expect(signature.percentEncodedQuery.contains("&filter_by_prefix=presence-a%20b%3Dc%3Bd&info="))
         #expect(signature.sortedQueryItems.map(\.name) == [
-            "Filter_By_Prefix", "auth_key", "auth_signature", "auth_timestamp", "auth_version", "info",
+            "auth_key", "auth_signature", "auth_timestamp", "auth_version", "filter_by_prefix", "info",
         ])
         try verifier.verify(method: "GET", path: "/apps/42/channels", query: signature.queryParameters, body: nil, now: now)
+        let verified = try verifier.verify(method: "GET", path: "/apps/42/channels", percentEncodedQuery: signature.percentEncodedQuery, body: nil, now: now)
+        #expect(verified.parameters.all == signature.queryParameters)
         // An empty body is no body.
         let empty = try signer.sign(method: "GET", path: "/apps/42/channels", body: Data(), timestamp: timestamp)
         #expect(empty.bodyMD5 == nil)
@@ -62,7 +64,7 @@ struct RESTSigningTests {
         #expect(throws: SigningError.reservedParameter("Body_MD5")) {
             try signer.sign(method: "GET", path: "/", query: ["Body_MD5": "x"], body: nil, timestamp: timestamp)
         }
-        #expect(throws: SigningError.self) {
+        #expect(throws: SigningError.invalidParameterName("INFO")) {
             try signer.sign(method: "GET", path: "/", query: ["info": "a", "INFO": "b"], body: nil, timestamp: timestamp)
         }
     }
@@ -182,9 +184,46 @@ struct RESTSigningTests {
         }
         query = signed.queryParameters
         query["AUTH_KEY"] = "rest-key"
-        #expect(throws: SigningError.duplicateParameter("auth_key")) {
+        #expect(throws: SigningError.invalidParameterName("AUTH_KEY")) {
             try verifier.verify(method: "POST", path: signer.eventsPath, query: query, body: body, now: now)
         }
+    }
+
+    /// What is verified is what is used: the query is read the one way it is signed.
+    @Test func aQueryIsReadTheOneWayItIsSigned() throws {
+        let get = try signer.sign(method: "GET", path: signer.channelsPath, query: ["filter_by_prefix": "presence-", "info": "user_count"], now: now)
+        let verified = try verifier.verify(method: "GET", path: signer.channelsPath, percentEncodedQuery: get.percentEncodedQuery, body: nil, now: now)
+        #expect(verified.parameters["filter_by_prefix"] == "presence-")
+        #expect(verified.parameters["info"] == "user_count")
+        #expect(verified.body.isEmpty)
+
+        // A captured query with a name in another case: signed the same, read differently.
+        let recased = get.percentEncodedQuery.replacingOccurrences(of: "filter_by_prefix", with: "Filter_By_Prefix")
+        #expect(throws: SigningError.invalidParameterName("Filter_By_Prefix")) {
+            try verifier.verify(method: "GET", path: signer.channelsPath, percentEncodedQuery: recased, body: nil, now: now)
+        }
+        // `%26` and `%3D` folding two parameters into one: the same string to sign.
+        let folded = get.percentEncodedQuery.replacingOccurrences(of: "filter_by_prefix=presence-&info=user_count", with: "filter_by_prefix=presence-%26info%3Duser_count")
+        #expect(folded != get.percentEncodedQuery)
+        #expect(throws: SigningError.ambiguousParameter("filter_by_prefix")) {
+            try verifier.verify(method: "GET", path: signer.channelsPath, percentEncodedQuery: folded, body: nil, now: now)
+        }
+        let prefixed = try signer.sign(method: "GET", path: signer.channelsPath, query: ["filter_by_prefix": "private-a=b"], now: now)
+        let nameWithEquals = prefixed.percentEncodedQuery.replacingOccurrences(of: "filter_by_prefix=private-a%3Db", with: "filter_by_prefix%3Dprivate-a=b")
+        #expect(nameWithEquals != prefixed.percentEncodedQuery)
+        #expect(throws: SigningError.invalidParameterName("filter_by_prefix=private-a")) {
+            try verifier.verify(method: "GET", path: signer.channelsPath, percentEncodedQuery: nameWithEquals, body: nil, now: now)
+        }
+        // The same name twice, and bad percent-encoding.
+        #expect(throws: SigningError.duplicateParameter("info")) {
+            try verifier.verify(method: "GET", path: signer.channelsPath, percentEncodedQuery: get.percentEncodedQuery + "&info=x", body: nil, now: now)
+        }
+        #expect(throws: SigningError.malformedQuery) {
+            try verifier.verify(method: "GET", path: signer.channelsPath, percentEncodedQuery: get.percentEncodedQuery + "&x=%zz", body: nil, now: now)
+        }
+        // The signer refuses to sign what the verifier would refuse.
+        #expect(throws: SigningError.invalidParameterName("Info")) { try signer.sign(method: "GET", path: signer.channelsPath, query: ["Info": "x"], now: now) }
+        #expect(throws: SigningError.ambiguousParameter("info")) { try signer.sign(method: "GET", path: signer.channelsPath, query: ["info": "a&b"], now: now) }
     }
 
     /// Re-signs arbitrary parameters with the test secret (to reach checks after the signature).

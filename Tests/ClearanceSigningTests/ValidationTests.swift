@@ -227,7 +227,8 @@ struct ValidationTests {
             .invalidKey, .emptySecret, .invalidAppID, .invalidMasterKey, .missingMasterKey, .invalidSocketID,
             .emptyChannelName, .invalidChannelName, .channelNameTooLong(length: 201, limit: 200), .serverToUserChannel,
             .missingChannelData, .invalidChannelData, .invalidPresenceUserID, .invalidUserData, .invalidUserDataID,
-            .malformedAuth, .reservedParameter("auth_key"), .duplicateParameter("info"), .missingParameter("auth_key"),
+            .malformedAuth, .reservedParameter("auth_key"), .duplicateParameter("info"), .invalidParameterName("Info"),
+            .ambiguousParameter("info"), .malformedQuery, .missingParameter("auth_key"),
             .unknownKey, .unsupportedAuthVersion, .invalidTimestamp, .expiredTimestamp, .futureTimestamp,
             .bodyMD5Mismatch, .invalidSignature,
         ]

@@ -32,16 +32,53 @@ package struct ServeProcess: Sendable {
     }
 
     /// Starts `clearance serve --config FILE` (plus `arguments`) and returns once it printed its
-    /// `ready` line (it listens from then on).
+    /// `ready` line (it listens from then on). With `descriptorLimit`, the process starts with
+    /// that soft and hard `RLIMIT_NOFILE` (`ulimit -n` in a shell that then becomes it): the
+    /// hub raises its soft limit to the hard one, so both are lowered.
     package static func start(
-        configuration: URL, port: Int, arguments: [String] = [], environment: [String: String] = [:], timeout: Duration = .seconds(30)
+        configuration: URL, port: Int, arguments: [String] = [], environment: [String: String] = [:],
+        descriptorLimit: Int? = nil, timeout: Duration = .seconds(30)
     ) async throws -> ServeProcess {
-        let process = try ClearanceExecutable.start(["serve", "--config", configuration.path, "--log-level", "warning"] + arguments, environment: environment)
+        let words = ["serve", "--config", configuration.path, "--log-level", "warning"] + arguments
+        let process: ChildProcess
+        if let descriptorLimit {
+            let script = #"ulimit -n \#(descriptorLimit) && exec "$0" "$@""#
+            process = try ChildProcess.start(URL(fileURLWithPath: "/bin/sh"), ["-c", script, try ClearanceExecutable.url().path] + words, environment: environment)
+        } else {
+            process = try ClearanceExecutable.start(words, environment: environment)
+        }
         guard await process.line(timeout: timeout, where: { $0.hasPrefix("ready ") }) != nil else {
             await process.stop(.kill)
             throw ChildProcess.Failure("clearance serve did not print its ready line within \(timeout); stderr: \(process.stderr.suffix(2_000))")
         }
         return ServeProcess(process: process, port: port)
+    }
+
+    /// Runs `body` with a `clearance serve` of the test app and users under `limits` (on a free
+    /// port), killed afterwards, also when `body` throws.
+    package static func with(
+        limits: HubLimits, arguments: [String] = [], environment: [String: String] = [:], descriptorLimit: Int? = nil,
+        _ body: (ServeProcess) async throws -> Void
+    ) async throws {
+        let port = try LoopbackPort.free()
+        let configuration = try writeConfiguration(port: port, limits: limits)
+        defer { try? FileManager.default.removeItem(at: configuration) }
+        let serve = try await start(configuration: configuration, port: port, arguments: arguments, environment: environment, descriptorLimit: descriptorLimit)
+        try await withCleanup { try await body(serve) } cleanup: { await serve.stop(.kill) }
+    }
+
+    /// Its resident memory (`VmRSS` of `/proc/PID/status`), in bytes; nil where there is no `/proc`.
+    package var residentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1_024
+    }
+
+    /// Its open file descriptors (`/proc/PID/fd`); nil where there is no `/proc`.
+    package var openDescriptors: Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd"))?.count
     }
 
     /// Stops it with `how` and waits for its end.

@@ -17,7 +17,11 @@ extension DevelopmentOAuth2Provider {
             return Self.json(openIDKeys.keySet)
         }
         router.get("/oauth/authorize") { request, _ in
-            await authorize(OAuth2FormBody.fields(request.uri.query ?? ""))
+            // A real authorization request is a few hundred bytes; its fields are kept with the code.
+            guard (request.uri.query?.utf8.count ?? 0) <= Self.maxAuthorizationQueryBytes else {
+                return Self.page("The authorization request is too long", status: .badRequest)
+            }
+            return await authorize(OAuth2FormBody.fields(request.uri.query ?? ""))
         }
         router.get("/oauth/userinfo") { request, _ in
             await userInfo(authorization: request.headers[.authorization])
@@ -136,6 +140,10 @@ extension DevelopmentOAuth2Provider {
     }
 
     // MARK: - Helpers
+
+    /// The longest authorization request query the provider reads (its fields are kept with the
+    /// code until it is exchanged).
+    static let maxAuthorizationQueryBytes = 8_192
 
     static func scopes(_ scope: String?) -> [String] {
         scope?.split(separator: " ").map(String.init) ?? []

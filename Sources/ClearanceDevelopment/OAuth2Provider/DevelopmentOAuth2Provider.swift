@@ -97,6 +97,8 @@ public struct DevelopmentOAuth2Provider: Sendable {
             return Self.error("invalid_client", status: .unauthorized, challenge: #"Basic realm="clearance-development""#)
         }
         let scope = form["scope"]
+        // Kept with every refresh token: a real one is a few words.
+        if let scope, scope.utf8.count > 1_024 { return Self.error("invalid_scope", description: "the scope is longer than 1,024 bytes") }
         switch grantType {
         case "authorization_code":
             guard let record = await ledger.takeCode(form["code"] ?? "", now: Date()), record.clientID == clientID,
@@ -147,7 +149,7 @@ public struct DevelopmentOAuth2Provider: Sendable {
         if !(await ledger.revokeRefreshToken(token, clientID: clientID)),
             let claims = try? await keys.verify(token, as: DevelopmentAccessTokenClaims.self), claims.clientID == clientID
         {
-            await ledger.revokeAccessToken(id: claims.jti.value)
+            await ledger.revokeAccessToken(id: claims.jti.value, expiresAt: claims.exp.value)
         }
         return Response(status: .ok, headers: Self.noStore)
     }

@@ -1,6 +1,11 @@
 import Foundation
 
 /// What the ``DevelopmentOAuth2Provider`` has issued and revoked, and what reached it.
+///
+/// Bounded, whatever clients send: request counts are kept per known grant type (any other
+/// counts as `unsupported`), and every record has a count limit and an age (codes live a minute,
+/// refresh tokens and revocations as long as the token they are for); the oldest records give way
+/// first. A flood of unique requests, answered or refused, costs no memory that stays.
 public actor DevelopmentTokenLedger {
     struct RefreshRecord: Sendable {
         var subject: String
@@ -23,10 +28,26 @@ public actor DevelopmentTokenLedger {
         var expiresAt: Date
     }
 
-    private var refreshTokens: [String: RefreshRecord] = [:]
-    private var codes: [String: CodeRecord] = [:]
-    private var revokedAccessTokenIDs: Set<String> = []
-    /// Token requests per grant type.
+    /// The grant types counted by name in ``tokenRequests`` (`""`: none given).
+    public static let countedGrantTypes: Set<String> = ["authorization_code", "password", "client_credentials", "app", "refresh_token", ""]
+
+    /// How many of each record the ledger keeps at most.
+    public struct Limits: Sendable, Equatable {
+        /// Authorization codes waiting for their exchange.
+        public var codes = 1_000
+        /// Live refresh tokens.
+        public var refreshTokens = 10_000
+        /// Revoked access tokens not yet expired.
+        public var revokedAccessTokens = 10_000
+
+        public init() {}
+    }
+
+    private let limits: Limits
+    private var refreshTokens = ExpiringRecords<String, RefreshRecord>()
+    private var codes = ExpiringRecords<String, CodeRecord>()
+    private var revokedAccessTokenIDs = ExpiringRecords<String, Void>()
+    /// Token requests per grant type (``countedGrantTypes``, or `unsupported` for any other).
     public private(set) var tokenRequests: [String: Int] = [:]
     /// Revocation requests so far.
     public private(set) var revocations = 0
@@ -39,50 +60,60 @@ public actor DevelopmentTokenLedger {
     /// Key set requests so far.
     public private(set) var keySetRequests = 0
 
-    public init() {}
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
 
-    func countTokenRequest(_ grantType: String) { tokenRequests[grantType, default: 0] += 1 }
+    func countTokenRequest(_ grantType: String) {
+        tokenRequests[Self.countedGrantTypes.contains(grantType) ? grantType : "unsupported", default: 0] += 1
+    }
     func countRevocation() { revocations += 1 }
     func countUserInfo() { userInfoRequests += 1 }
     func countEndSession() { endSessions += 1 }
     func countKeySetRequest() { keySetRequests += 1 }
 
-    /// Keeps a new code (at most 1,000 waiting: the oldest give way).
-    func store(code: String, _ record: CodeRecord) {
+    /// Keeps a new code (at most ``Limits/codes`` waiting: expired ones go first, then the oldest).
+    func store(code: String, _ record: CodeRecord, now: Date = Date()) {
         authorizations += 1
-        if codes.count >= 1_000, let oldest = codes.min(by: { $0.value.expiresAt < $1.value.expiresAt })?.key { codes[oldest] = nil }
-        codes[code] = record
+        codes.insert(code, record, expiresAt: record.expiresAt, now: now, limit: limits.codes)
     }
 
     /// The record of a live code, removed: a code is used once.
     func takeCode(_ code: String, now: Date) -> CodeRecord? {
-        guard let record = codes.removeValue(forKey: code), record.expiresAt > now else { return nil }
-        return record
+        codes.remove(code, now: now)
     }
 
-    func store(refreshToken: String, _ record: RefreshRecord) { refreshTokens[refreshToken] = record }
+    func store(refreshToken: String, _ record: RefreshRecord, now: Date = Date()) {
+        refreshTokens.insert(refreshToken, record, expiresAt: record.expiresAt, now: now, limit: limits.refreshTokens)
+    }
 
     /// The record of a live refresh token issued to `clientID`; removes it when `consume`.
     func refreshRecord(_ token: String, clientID: String, now: Date, consume: Bool) -> RefreshRecord? {
-        guard let record = refreshTokens[token], record.clientID == clientID else { return nil }
-        guard record.expiresAt > now else {
-            refreshTokens[token] = nil
-            return nil
-        }
-        if consume { refreshTokens[token] = nil }
+        guard let record = refreshTokens.value(token, now: now), record.clientID == clientID else { return nil }
+        if consume { _ = refreshTokens.remove(token, now: now) }
         return record
     }
 
     /// Revokes a refresh token (true when it was live).
-    func revokeRefreshToken(_ token: String, clientID: String) -> Bool {
-        guard refreshTokens[token]?.clientID == clientID else { return false }
-        refreshTokens[token] = nil
+    func revokeRefreshToken(_ token: String, clientID: String, now: Date = Date()) -> Bool {
+        guard refreshTokens.value(token, now: now)?.clientID == clientID else { return false }
+        _ = refreshTokens.remove(token, now: now)
         return true
     }
 
-    func revokeAccessToken(id: String) { revokedAccessTokenIDs.insert(id) }
-    func isRevoked(accessTokenID id: String) -> Bool { revokedAccessTokenIDs.contains(id) }
+    /// Remembers a revoked access token until it would have expired anyway.
+    func revokeAccessToken(id: String, expiresAt: Date, now: Date = Date()) {
+        revokedAccessTokenIDs.insert(id, (), expiresAt: expiresAt, now: now, limit: limits.revokedAccessTokens)
+    }
+
+    func isRevoked(accessTokenID id: String, now: Date = Date()) -> Bool {
+        revokedAccessTokenIDs.value(id, now: now) != nil
+    }
 
     /// How many refresh tokens are live.
-    public var liveRefreshTokens: Int { refreshTokens.count }
+    public var liveRefreshTokens: Int { refreshTokens.count(now: Date()) }
+
+    /// How many records the ledger holds in all (codes, refresh tokens, revocations), expired
+    /// ones not yet dropped included: what it costs.
+    public var recordCount: Int { codes.storedCount + refreshTokens.storedCount + revokedAccessTokenIDs.storedCount }
 }

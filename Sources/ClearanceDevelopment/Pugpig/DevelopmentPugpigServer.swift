@@ -36,7 +36,7 @@ public struct DevelopmentPugpigServer: Sendable {
     /// What was answered.
     public let stats = DevelopmentPugpigStats()
     private let secret: SymmetricKey
-    private let signedOut = Locked<Set<String>>([])
+    private let signedOut = Locked(SignedOutTokens())
     private let now: @Sendable () -> Date
 
     /// Endpoints for `users` under `settings` (a secret is generated when the settings have none).
@@ -129,15 +129,23 @@ public struct DevelopmentPugpigServer: Sendable {
         return PugpigXML.credentials(userID: user.id, password: password, headers: edge.map { [(Self.edgeHeader.canonicalName, $0)] } ?? [])
     }
 
+    /// Remembers a token this server issued as signed out until it could not be renewed anyway
+    /// (others are answered the same and remembered nowhere: a flood of made-up tokens costs
+    /// nothing).
     private func signOut(_ fields: [String: String]) -> String {
-        if let token = fields["token"] { _ = signedOut.withLock { $0.insert(token) } }
+        if let text = fields["token"], let token = DevelopmentPugpigToken(verifying: text, secret: secret) {
+            let now = now()
+            let renewalWindow = settings.renewalWindow
+            signedOut.withLock { $0.insert(text, token, renewalWindow: renewalWindow, now: now) }
+        }
         return PugpigXML.signedOut()
     }
 
     /// The token and its user, when the token verifies, was not signed out, and names a known user.
     private func session(_ fields: [String: String]) -> (DevelopmentPugpigToken, DevelopmentUser)? {
-        guard let text = fields["token"], !signedOut.withLock({ $0.contains(text) }),
-              let token = DevelopmentPugpigToken(verifying: text, secret: secret),
+        let now = now()
+        guard let text = fields["token"], let token = DevelopmentPugpigToken(verifying: text, secret: secret),
+              !signedOut.withLock({ $0.contains(text, token, now: now) }),
               let user = users.users.first(where: { $0.id == token.userID })
         else { return nil }
         return (token, user)

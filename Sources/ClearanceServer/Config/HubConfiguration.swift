@@ -67,6 +67,8 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         }
         do {
             return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as HubConfigurationError {
+            throw error
         } catch let error as DecodingError {
             throw .malformedFile(path: url.path, reason: Self.describe(error, in: data))
         } catch {
@@ -93,6 +95,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
             if let limit = app.maxConnections, !HubLimits.connectionRange.contains(limit) { throw .invalidLimit("apps.maxConnections") }
         }
         if let member = limits.firstInvalidMember() { throw .invalidLimit(member) }
+        if let reason = limits.conflict() { throw .conflictingLimits(reason) }
     }
 
     /// A new random secret: 32 lower-case hex characters (128 bits).

@@ -19,6 +19,10 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     case invalidApp(id: String, reason: SigningError)
     /// A limit is outside its allowed range.
     case invalidLimit(String)
+    /// Two limits cannot be used together (the message says why).
+    case conflictingLimits(String)
+    /// The configuration sets a limit that no longer exists; `replacement` took its place.
+    case removedLimit(String, replacement: String)
 
     public static let codeDomain = "hub.configuration"
 
@@ -39,11 +43,14 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case let .duplicateAppKey(key): .init(.duplicateAppKey, "Two apps have the key \(key).")
         case let .invalidApp(id, reason): .init(.invalidApp, "The app \(id) is not usable: \(reason.message)")
         case let .invalidLimit(name): .init(.invalidLimit, "The limit \(name) is out of range\(HubLimits.allowedRange(of: name).map { " (allowed: \($0))" } ?? "").")
+        case let .conflictingLimits(reason): .init(.conflictingLimits, "The limits do not fit together: \(reason).")
+        case let .removedLimit(name, replacement): .init(.removedLimit, "The limit \(name) was removed: set \(replacement) instead (see the README's \"Hub limits\").")
         }
     }
 
     /// Stable machine-readable codes; ``qualifiedCode`` is `hub.configuration.<code>`.
     public enum Code: String, Sendable, CaseIterable {
         case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
+        case conflictingLimits, removedLimit
     }
 }

@@ -45,7 +45,26 @@ public struct HubLimits: Sendable, Hashable, Codable {
     public var maxHTTPBodyBytes: Int
     /// Most simultaneous WebSocket connections across all apps; more are closed with 4100
     /// ("over capacity": the client retries after a backoff). Default 10,000; 0 to 1,000,000.
+    /// Every socket also counts against the hub's descriptor budget (the process's descriptor
+    /// limit, raised to its hard limit at start, less a reserve): a hub started with a budget
+    /// below this limit warns, naming both.
     public var maxConnections: Int
+    /// Most simultaneous sockets that are not (yet) WebSockets: HTTP API and auth endpoint
+    /// requests, keep-alive connections, upgrades in progress. A socket past it is closed at
+    /// accept and counted (``HubCounter/socketsRefusedAtHTTPLimit``), so plain HTTP can never
+    /// take the room WebSockets need. Default 1,000; 1 to 1,000,000.
+    public var maxHTTPConnections: Int
+    /// Most simultaneous sockets (WebSocket or HTTP) from one IP address; past it a socket is
+    /// closed at accept and counted (``HubCounter/socketsRefusedAtAddressLimit``). `nil` (the
+    /// default) sets no limit: behind a load balancer every client has its address, and tests and
+    /// benchmarks open thousands from one. 1 to 1,000,000.
+    public var maxConnectionsPerIP: Int?
+    /// Most subscriptions (a connection on a channel) the hub holds across all its connections;
+    /// a subscription past it is refused with a `pusher:subscription_error` (`LimitReached`,
+    /// status 503). With ``maxConnections`` and ``maxChannelsPerConnection`` alone the product
+    /// could reach 10 million; this bounds the memory subscriptions take (about 1 KB each).
+    /// Default 200,000; 1 to 100,000,000.
+    public var maxSubscriptions: Int
     /// Most channels one connection may be subscribed to at once; a subscription past it is
     /// refused with a `pusher:subscription_error` (`LimitReached`, status 403). Default 1,000;
     /// 1 to 100,000.
@@ -61,9 +80,24 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// head or body stalls, a WebSocket upgrade request that never completes, or a keep-alive
     /// connection left idle. Default 30; at most 3,600.
     public var httpIdleTimeout: Double
-    /// Frames queued for one connection before it counts as too slow a reader and is dropped.
-    /// Default 4,096; 16 to 1,048,576.
-    public var maxQueuedFrames: Int
+    /// Seconds within which an HTTP request's head and body must arrive, however they are
+    /// trickled (the idle timeout restarts with every byte; this does not): counted from the
+    /// request's first byte, checked until its last. Past it the connection is closed and counted
+    /// (``HubCounter/requestsCutAtDeadline``). Default 30; at most 3,600.
+    public var httpRequestTimeout: Double
+    /// Bytes one WebSocket may leave unsent (a client that reads slowly or not at all): frames
+    /// handed to the connection and not yet taken by its socket, each counted with its payload
+    /// and 128 bytes of bookkeeping. Past it the connection gets no more frames and is closed with
+    /// 4100, counted (``HubCounter/slowReadersClosed``) and logged. Frames shared by many
+    /// connections (events) are held once whatever the number of their readers. Default
+    /// 1,048,576 (1 MiB); 65,536 to 1,073,741,824, and at least twice the largest event.
+    public var maxOutboundBytes: Int
+    /// Bytes all WebSockets together may leave unsent: while they have more, any connection that
+    /// is behind by more than 64 KiB (its channel's high-water mark) is closed with 4100 as its next
+    /// frame comes, so that clients that stop reading cannot together hold more of the hub's
+    /// memory, however many they are (connections that still read are not affected). Default
+    /// 268,435,456 (256 MiB); 1 MiB to 64 GiB, and at least ``maxOutboundBytes``.
+    public var maxTotalOutboundBytes: Int
     /// Seconds the hub waits for a client to answer its close frame. Default 5; at most 600.
     public var closeTimeout: Double
     /// Seconds over which a stopping hub spreads its close frames (4200), so that its clients do
@@ -88,10 +122,15 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxEventNameLength: Int = 200,
         maxHTTPBodyBytes: Int = 262_144,
         maxConnections: Int = 10_000,
+        maxHTTPConnections: Int = 1_000,
+        maxConnectionsPerIP: Int? = nil,
+        maxSubscriptions: Int = 200_000,
         maxChannelsPerConnection: Int = 1_000,
         subscriptionChangesPerSecond: Int = 50,
         httpIdleTimeout: Double = 30,
-        maxQueuedFrames: Int = 4_096,
+        httpRequestTimeout: Double = 30,
+        maxOutboundBytes: Int = 1_048_576,
+        maxTotalOutboundBytes: Int = 268_435_456,
         closeTimeout: Double = 5,
         shutdownSpread: Double = 1
     ) {
@@ -111,16 +150,26 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.maxEventNameLength = maxEventNameLength
         self.maxHTTPBodyBytes = maxHTTPBodyBytes
         self.maxConnections = maxConnections
+        self.maxHTTPConnections = maxHTTPConnections
+        self.maxConnectionsPerIP = maxConnectionsPerIP
+        self.maxSubscriptions = maxSubscriptions
         self.maxChannelsPerConnection = maxChannelsPerConnection
         self.subscriptionChangesPerSecond = subscriptionChangesPerSecond
         self.httpIdleTimeout = httpIdleTimeout
-        self.maxQueuedFrames = maxQueuedFrames
+        self.httpRequestTimeout = httpRequestTimeout
+        self.maxOutboundBytes = maxOutboundBytes
+        self.maxTotalOutboundBytes = maxTotalOutboundBytes
         self.closeTimeout = closeTimeout
         self.shutdownSpread = shutdownSpread
     }
 
     /// Decodes the members present and keeps the default for the others.
+    /// - Throws: ``HubConfigurationError/removedLimit(_:replacement:)`` for `maxQueuedFrames`
+    ///   (frames are no longer counted: ``maxOutboundBytes`` counts bytes), or a decoding error.
     public init(from decoder: any Decoder) throws {
+        if try decoder.container(keyedBy: RemovedKeys.self).contains(.maxQueuedFrames) {
+            throw HubConfigurationError.removedLimit("maxQueuedFrames", replacement: "maxOutboundBytes")
+        }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = HubLimits()
         func value<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T {
@@ -142,17 +191,48 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxEventNameLength = try value(.maxEventNameLength, defaults.maxEventNameLength)
         maxHTTPBodyBytes = try value(.maxHTTPBodyBytes, defaults.maxHTTPBodyBytes)
         maxConnections = try value(.maxConnections, defaults.maxConnections)
+        maxHTTPConnections = try value(.maxHTTPConnections, defaults.maxHTTPConnections)
+        maxConnectionsPerIP = try container.decodeIfPresent(Int.self, forKey: .maxConnectionsPerIP)
+        maxSubscriptions = try value(.maxSubscriptions, defaults.maxSubscriptions)
         maxChannelsPerConnection = try value(.maxChannelsPerConnection, defaults.maxChannelsPerConnection)
         subscriptionChangesPerSecond = try value(.subscriptionChangesPerSecond, defaults.subscriptionChangesPerSecond)
         httpIdleTimeout = try value(.httpIdleTimeout, defaults.httpIdleTimeout)
-        maxQueuedFrames = try value(.maxQueuedFrames, defaults.maxQueuedFrames)
+        httpRequestTimeout = try value(.httpRequestTimeout, defaults.httpRequestTimeout)
+        maxOutboundBytes = try value(.maxOutboundBytes, defaults.maxOutboundBytes)
+        maxTotalOutboundBytes = try value(.maxTotalOutboundBytes, defaults.maxTotalOutboundBytes)
         closeTimeout = try value(.closeTimeout, defaults.closeTimeout)
         shutdownSpread = try value(.shutdownSpread, defaults.shutdownSpread)
     }
 
+    /// Members that were removed, refused by name when a configuration still sets them.
+    private enum RemovedKeys: String, CodingKey {
+        case maxQueuedFrames
+    }
+
+    /// Frames given ``maxQueuedFrames`` a place no more: bytes are counted instead.
+    @available(*, unavailable, message: "frames are no longer counted: set maxOutboundBytes, the bytes a connection may leave unsent")
+    public var maxQueuedFrames: Int { fatalError("unavailable") }
+
     /// The name of the first member outside its allowed range, if any. NaN is outside every range.
     func firstInvalidMember() -> String? {
         Self.rules.first { !$0.holds(self) }?.name
+    }
+
+    /// The largest event frame the hub sends: its data, name and channel, and the JSON around them.
+    var largestEventFrame: Int {
+        maxEventDataBytes + maxEventNameLength + maxChannelNameLength + 64
+    }
+
+    /// Why two members cannot be used together, if they cannot.
+    func conflict() -> String? {
+        if maxOutboundBytes < 2 * largestEventFrame {
+            return "maxOutboundBytes (\(maxOutboundBytes)) must be at least twice the largest event frame (\(largestEventFrame) bytes "
+                + "with maxEventDataBytes \(maxEventDataBytes)): a connection could not receive two events in a row"
+        }
+        if maxTotalOutboundBytes < maxOutboundBytes {
+            return "maxTotalOutboundBytes (\(maxTotalOutboundBytes)) must be at least maxOutboundBytes (\(maxOutboundBytes))"
+        }
+        return nil
     }
 
     /// The allowed range of a member (or `apps.maxConnections`), for error messages.
@@ -179,10 +259,15 @@ public struct HubLimits: Sendable, Hashable, Codable {
         .count("maxEventNameLength", { $0.maxEventNameLength }, 1...1_024),
         .count("maxHTTPBodyBytes", { $0.maxHTTPBodyBytes }, 1_024...67_108_864),
         .count("maxConnections", { $0.maxConnections }, connectionRange),
+        .count("maxHTTPConnections", { $0.maxHTTPConnections }, 1...1_000_000),
+        .count("maxConnectionsPerIP", { $0.maxConnectionsPerIP ?? 1 }, 1...1_000_000),
+        .count("maxSubscriptions", { $0.maxSubscriptions }, 1...100_000_000),
         .count("maxChannelsPerConnection", { $0.maxChannelsPerConnection }, 1...100_000),
         .count("subscriptionChangesPerSecond", { $0.subscriptionChangesPerSecond }, 1...100_000),
         .seconds("httpIdleTimeout", { $0.httpIdleTimeout }, atMost: 3_600),
-        .count("maxQueuedFrames", { $0.maxQueuedFrames }, 16...1_048_576),
+        .seconds("httpRequestTimeout", { $0.httpRequestTimeout }, atMost: 3_600),
+        .count("maxOutboundBytes", { $0.maxOutboundBytes }, 65_536...1_073_741_824),
+        .count("maxTotalOutboundBytes", { $0.maxTotalOutboundBytes }, 1_048_576...68_719_476_736),
         .seconds("closeTimeout", { $0.closeTimeout }, atMost: 600),
         .seconds("shutdownSpread", { $0.shutdownSpread }, atMost: 60, zeroAllowed: true),
     ]

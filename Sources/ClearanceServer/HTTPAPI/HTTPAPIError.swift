@@ -14,6 +14,9 @@ public enum HTTPAPIError: ClearanceError, Equatable {
     case authentication(SigningError)
     /// 400: a query parameter appears twice.
     case duplicateParameter(String)
+    /// 400: the query cannot be read the one way it is signed: a name not in lower case, a value
+    /// holding `&` once decoded, bad percent-encoding.
+    case invalidQuery(SigningError)
     /// 400: the body is not a JSON object.
     case malformedJSON
     /// 400: a required member is missing.
@@ -39,16 +42,26 @@ public enum HTTPAPIError: ClearanceError, Equatable {
 
     public static let codeDomain = "api"
 
+    /// The error a failed verification is answered with: 400 for a query that cannot be read
+    /// unambiguously, 401 for the rest (key, signature, timestamp, body hash).
+    init(verifying error: SigningError) {
+        switch error {
+        case let .duplicateParameter(name): self = .duplicateParameter(name)
+        case .invalidParameterName, .ambiguousParameter, .malformedQuery: self = .invalidQuery(error)
+        default: self = .authentication(error)
+        }
+    }
+
     public var qualifiedCode: String {
         switch self {
-        case let .authentication(error), let .invalidChannel(error): error.qualifiedCode
+        case let .authentication(error), let .invalidChannel(error), let .invalidQuery(error): error.qualifiedCode
         default: "\(Self.codeDomain).\(code.rawValue)"
         }
     }
 
     public var underlying: (any Error)? {
         switch self {
-        case let .authentication(error), let .invalidChannel(error): error
+        case let .authentication(error), let .invalidChannel(error), let .invalidQuery(error): error
         default: nil
         }
     }
@@ -60,6 +73,7 @@ public enum HTTPAPIError: ClearanceError, Equatable {
         case let .bodyTooLarge(limit): .init(.bodyTooLarge, "The request body is larger than \(limit) bytes.")
         case let .authentication(error): .init(.authentication, error.message)
         case let .duplicateParameter(name): .init(.duplicateParameter, "The query parameter '\(name)' appears more than once.")
+        case let .invalidQuery(error): .init(.invalidQuery, error.message)
         case .malformedJSON: .init(.malformedJSON, "The body must be a JSON object.")
         case let .missingField(name): .init(.missingField, "'\(name)' is required.")
         case let .invalidField(name, reason): .init(.invalidField, "'\(name)' \(reason)")
@@ -74,9 +88,10 @@ public enum HTTPAPIError: ClearanceError, Equatable {
     }
 
     /// Stable machine-readable codes; ``qualifiedCode`` is `api.<code>`, or the signing error's
-    /// own (`signing.invalidSignature`) for ``authentication(_:)`` and ``invalidChannel(_:)``.
+    /// own (`signing.invalidSignature`) for ``authentication(_:)``, ``invalidChannel(_:)`` and
+    /// ``invalidQuery(_:)``.
     public enum Code: String, Sendable, CaseIterable {
         case unknownApp, bodyTooLarge, authentication, duplicateParameter, malformedJSON, missingField
-        case invalidField, invalidChannel, eventTooLarge, invalidInfo
+        case invalidField, invalidChannel, eventTooLarge, invalidInfo, invalidQuery
     }
 }

@@ -13,27 +13,30 @@ import NIOCore
 /// - `GET /apps/{id}/channels/{name}` (`info=subscription_count,user_count`);
 /// - `GET /apps/{id}/channels/{name}/users` (presence channels).
 ///
-/// Every refusal is a JSON ``HTTPAPIError`` with a 4xx status.
+/// Every refusal is a JSON ``HTTPAPIError`` with a 4xx status. Handlers get the
+/// ``VerifiedRESTRequest`` the verifier returns: the parameters and body exactly as signed, read
+/// the one way the signature reads them (a name not in lower case, or a value holding `&` once
+/// decoded, is a 400 before the signature is even checked).
 struct HubHTTPAPI: Sendable {
     let hub: Hub
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("/apps/{appID}/events") { request, context in
-            await signed(request, context) { (app, body, _) throws(HTTPAPIError) in try await events(app: app, body: body) }
+            await signed(request, context) { (app, verified) throws(HTTPAPIError) in try await events(app: app, body: verified.body) }
         }
         router.post("/apps/{appID}/batch_events") { request, context in
-            await signed(request, context) { (app, body, _) throws(HTTPAPIError) in try await batchEvents(app: app, body: body) }
+            await signed(request, context) { (app, verified) throws(HTTPAPIError) in try await batchEvents(app: app, body: verified.body) }
         }
         router.get("/apps/{appID}/channels") { request, context in
-            await signed(request, context) { (app, _, query) throws(HTTPAPIError) in try await channels(app: app, query: query) }
+            await signed(request, context) { (app, verified) throws(HTTPAPIError) in try await channels(app: app, query: verified.parameters) }
         }
         router.get("/apps/{appID}/channels/{channelName}") { request, context in
-            await signed(request, context) { (app, _, query) throws(HTTPAPIError) in
-                try await channel(app: app, name: try channelName(context), query: query)
+            await signed(request, context) { (app, verified) throws(HTTPAPIError) in
+                try await channel(app: app, name: try channelName(context), query: verified.parameters)
             }
         }
         router.get("/apps/{appID}/channels/{channelName}/users") { request, context in
-            await signed(request, context) { (app, _, _) throws(HTTPAPIError) in
+            await signed(request, context) { (app, _) throws(HTTPAPIError) in
                 try await users(app: app, channel: try channelName(context))
             }
         }
@@ -44,7 +47,7 @@ struct HubHTTPAPI: Sendable {
     private func signed(
         _ request: Request,
         _ context: BasicRequestContext,
-        handler: (HubApp, Data, [String: String]) async throws(HTTPAPIError) -> Response
+        handler: (HubApp, VerifiedRESTRequest) async throws(HTTPAPIError) -> Response
     ) async -> Response {
         do throws(HTTPAPIError) {
             guard let appID = context.parameters.get("appID"), let app = hub.appsByID[appID] else { throw .unknownApp }
@@ -55,16 +58,15 @@ struct HubHTTPAPI: Sendable {
             } catch {
                 throw .bodyTooLarge(limit: hub.limits.maxHTTPBodyBytes)
             }
-            let fields = FormFields(parsing: request.uri.query ?? "")
-            if let duplicate = fields.duplicateName { throw .duplicateParameter(duplicate) }
-            let query = Dictionary(fields.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            let verified: VerifiedRESTRequest
             do {
-                try app.verifier.verify(method: request.method.rawValue, path: request.uri.path, query: query, body: body)
+                verified = try app.verifier.verify(
+                    method: request.method.rawValue, path: request.uri.path, percentEncodedQuery: request.uri.query ?? "", body: body)
             } catch {
                 hub.logger.info("hub.api.rejected", metadata: ["app_id": "\(app.id)", "reason": "\(error.qualifiedCode)"])
-                throw .authentication(error)
+                throw HTTPAPIError(verifying: error)
             }
-            return try await handler(app, body, query)
+            return try await handler(app, verified)
         } catch {
             return error.response
         }
@@ -134,7 +136,7 @@ struct HubHTTPAPI: Sendable {
         }
     }
 
-    private func channels(app: HubApp, query: [String: String]) async throws(HTTPAPIError) -> Response {
+    private func channels(app: HubApp, query: RESTRequestParameters) async throws(HTTPAPIError) -> Response {
         let prefix = query["filter_by_prefix"] ?? ""
         let info = try infoAttributes(query["info"], allowed: ["user_count"])
         if info.contains("user_count"), !prefix.hasPrefix(ChannelNameKind.presencePrefix) {
@@ -151,7 +153,7 @@ struct HubHTTPAPI: Sendable {
         return JSONResponse.make(.ok, response.text)
     }
 
-    private func channel(app: HubApp, name: String, query: [String: String]) async throws(HTTPAPIError) -> Response {
+    private func channel(app: HubApp, name: String, query: RESTRequestParameters) async throws(HTTPAPIError) -> Response {
         let kind = try validate(name, app: app)
         let info = try infoAttributes(query["info"], allowed: ["subscription_count", "user_count"])
         if info.contains("user_count"), kind != .presence {

@@ -12,10 +12,29 @@ final class Hub: Sendable {
     let adapter: any ChannelStateAdapter
     let registry = ConnectionRegistry()
     let logger: Logger
+    /// What the hub refused, cut or closed.
+    let counters: HubCounters
+    /// Every accepted socket, against the descriptor budget and the socket limits.
+    let sockets: SocketBudget
+    /// Every subscription, against ``HubLimits/maxSubscriptions``.
+    let subscriptions: SubscriptionBudget
+    /// Every connection's unsent bytes, against ``HubLimits/maxTotalOutboundBytes``.
+    let outbound: OutboundBytes
+    let socketRefusalLog: ThrottledLog
+    let requestDeadlineLog: ThrottledLog
+    let slowReaderLog: ThrottledLog
+    let subscriptionRefusalLog: ThrottledLog
 
     var limits: HubLimits { configuration.limits }
 
-    init(configuration: HubConfiguration, adapter: any ChannelStateAdapter, logger: Logger) throws(HubConfigurationError) {
+    /// - Parameter socketBudget: The sockets the hub may hold open (its descriptor budget).
+    init(
+        configuration: HubConfiguration,
+        adapter: any ChannelStateAdapter,
+        logger: Logger,
+        counters: HubCounters = HubCounters(),
+        socketBudget: Int = .max
+    ) throws(HubConfigurationError) {
         try configuration.validate()
         var byKey: [String: HubApp] = [:]
         var byID: [String: HubApp] = [:]
@@ -33,6 +52,19 @@ final class Hub: Sendable {
         appsByID = byID
         self.adapter = adapter
         self.logger = logger
+        self.counters = counters
+        let limits = configuration.limits
+        sockets = SocketBudget(limits: .init(
+            sockets: socketBudget, httpSockets: limits.maxHTTPConnections, perAddress: limits.maxConnectionsPerIP))
+        subscriptions = SubscriptionBudget(limit: limits.maxSubscriptions)
+        outbound = OutboundBytes(limit: limits.maxTotalOutboundBytes)
+        socketRefusalLog = ThrottledLog("hub.socket.refused", logger: logger)
+        requestDeadlineLog = ThrottledLog("hub.request.deadline", level: .info, logger: logger)
+        slowReaderLog = ThrottledLog("hub.connection.slowReader", logger: logger)
+        subscriptionRefusalLog = ThrottledLog("hub.subscriptions.full", logger: logger)
+        counters.register(.openSockets) { [sockets] in sockets.openSockets }
+        counters.register(.subscriptions) { [subscriptions] in subscriptions.count }
+        counters.register(.unsentBytes) { [outbound] in outbound.value }
     }
 
     /// How a WebSocket upgraded at `path` starts: a connection of its app, or refused with the
@@ -40,7 +72,7 @@ final class Hub: Sendable {
     func admission(path: String, channel: any Channel) -> PusherChannelHandler.Admission {
         switch evaluate(path: path) {
         case let .failure(code):
-            return .refused(code, WebSocketFrameSink(channel: channel, maxQueuedFrames: limits.maxQueuedFrames, logger: logger), self)
+            return .refused(code, WebSocketFrameSink(channel: channel, hub: self), self)
         case let .success((app, version)):
             return .connection(PusherConnection(hub: self, app: app, protocolVersion: version, channel: channel))
         }

@@ -14,10 +14,13 @@ import Logging
 public final class HubServer: Sendable {
     /// Where it can be reached.
     public let endpoint: HubEndpoint
+    /// What the hub refused, cut or closed so far.
+    public let counters: HubCounters
     private let services: BackgroundServices
 
-    private init(endpoint: HubEndpoint, services: BackgroundServices) {
+    private init(endpoint: HubEndpoint, counters: HubCounters, services: BackgroundServices) {
         self.endpoint = endpoint
+        self.counters = counters
         self.services = services
     }
 
@@ -30,11 +33,12 @@ public final class HubServer: Sendable {
         logger: Logger = Logger(label: "clearance.hub"),
         additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> HubServer {
+        let counters = HubCounters()
         let (services, endpoint) = try await BackgroundServices.start(logger: logger) { (ready: AsyncStream<HubEndpoint>.Continuation) in
             [HubService(configuration: configuration, adapter: adapter, logger: logger,
-                        onReady: { ready.yield($0) }, additionalRoutes: additionalRoutes)]
+                        onReady: { ready.yield($0) }, additionalRoutes: additionalRoutes, counters: counters)]
         }
-        return HubServer(endpoint: endpoint, services: services)
+        return HubServer(endpoint: endpoint, counters: counters, services: services)
     }
 
     /// The endpoint's properties: `configuration`, `host`, `port`, `httpURL`.

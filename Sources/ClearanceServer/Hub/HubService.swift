@@ -13,9 +13,15 @@ import ServiceLifecycle
 ///
 /// One port serves WebSocket clients at `/app/{key}`, the HTTP API at `/apps/{id}/…`, and any
 /// routes `additionalRoutes` mounts (an app's auth endpoints, say).
+///
+/// When it starts it raises the process's soft descriptor limit to the hard one and keeps its
+/// sockets within a budget below it (see ``HubLimits/maxConnections``): a `maxConnections` the
+/// budget cannot hold is logged as a warning (`hub.descriptors.short`) naming both figures.
 public struct HubService: Service {
     /// The configuration the hub starts with.
     public let configuration: HubConfiguration
+    /// What the hub refused, cut or closed, readable while it runs.
+    public let counters: HubCounters
     private let adapter: (any ChannelStateAdapter)?
     private let logger: Logger
     private let onReady: @Sendable (HubEndpoint) async -> Void
@@ -27,14 +33,17 @@ public struct HubService: Service {
     ///   - logger: Where the hub logs. Secrets, tokens and signatures are never logged.
     ///   - onReady: Called once the hub accepts connections.
     ///   - additionalRoutes: Mounts more routes on the hub's HTTP server.
+    ///   - counters: Where the hub counts what it refuses (a new ``HubCounters`` by default).
     public init(
         configuration: HubConfiguration,
         adapter: (any ChannelStateAdapter)? = nil,
         logger: Logger = Logger(label: "clearance.hub"),
         onReady: @escaping @Sendable (HubEndpoint) async -> Void = { _ in },
-        additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
+        additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
+        counters: HubCounters = HubCounters()
     ) {
         self.configuration = configuration
+        self.counters = counters
         self.adapter = adapter
         self.logger = logger
         self.onReady = onReady
@@ -46,7 +55,16 @@ public struct HubService: Service {
     ///   when it cannot listen.
     public func run() async throws {
         let adapter = adapter ?? InMemoryChannelState()
-        let hub = try Hub(configuration: configuration, adapter: adapter, logger: logger)
+        let descriptors = DescriptorLimit.raised()
+        let hub = try Hub(
+            configuration: configuration, adapter: adapter, logger: logger, counters: counters,
+            socketBudget: descriptors?.budget ?? .max)
+        if let descriptors, descriptors.budget < configuration.limits.maxConnections {
+            logger.warning("hub.descriptors.short", metadata: [
+                "maxConnections": "\(configuration.limits.maxConnections)", "socketBudget": "\(descriptors.budget)",
+                "descriptorLimit": "\(descriptors.limit)", "hint": "raise the hard limit (ulimit -Hn, LimitNOFILE=) or lower maxConnections",
+            ])
+        }
         let router = Router()
         HubHTTPAPI(hub: hub).register(on: router)
         additionalRoutes(router)

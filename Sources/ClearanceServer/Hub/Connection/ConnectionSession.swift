@@ -59,14 +59,18 @@ struct ConnectionSession {
         case .pong:
             break
         case let .subscribe(channel, auth, channelData):
-            guard admissible(channel, now: now), let subscription = authorized(channel: channel, auth: auth, channelData: channelData) else { return }
+            guard admissible(channel, now: now), let subscription = authorized(channel: channel, auth: auth, channelData: channelData),
+                  let took = takeSubscription(channel)
+            else { return }
             let outcome = await hub.adapter.subscribe(
                 socketID: socketID, appID: app.id, channel: channel, member: subscription.member, maxPresenceMembers: hub.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
+            if took, outcome != .subscribed { hub.subscriptions.giveBack() }
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
             subscriptionChanges.recordUnsubscribe(at: now)
             await hub.adapter.unsubscribe(socketID: socketID, appID: app.id, channel: channel)
+            hub.subscriptions.giveBack()
             logger.debug("hub.channel.unsubscribed", metadata: ["channel": "\(channel)"])
         case let .signIn(auth, userData):
             signIn(auth: auth, userData: userData)
@@ -98,6 +102,23 @@ struct ConnectionSession {
         send(PusherFrame.subscriptionError(channel: channel, failure: failure))
         return false
     }
+
+    /// Whether one more of the hub's subscriptions (``HubLimits/maxSubscriptions``) was taken
+    /// for `channel` (false: the connection has it already); `nil` when the hub holds its
+    /// maximum, after the `pusher:subscription_error` (503) is sent.
+    private func takeSubscription(_ channel: String) -> Bool? {
+        guard subscriptions[channel] == nil else { return false }
+        if hub.subscriptions.take() { return true }
+        hub.counters.increment(.subscriptionsRefusedAtHubLimit)
+        hub.subscriptionRefusalLog.record(["limit": "\(hub.limits.maxSubscriptions)"])
+        let failure = SubscriptionFailure.limitReached(
+            "The hub holds its maximum of \(hub.limits.maxSubscriptions) subscriptions: try again later.", status: 503)
+        send(PusherFrame.subscriptionError(channel: channel, failure: failure))
+        return nil
+    }
+
+    /// The subscriptions this connection holds (given back to the hub when it ends).
+    var subscriptionCount: Int { subscriptions.count }
 
     /// The subscription, when the channel name and signature are good; otherwise the
     /// `pusher:subscription_error` is sent and the result is `nil`.

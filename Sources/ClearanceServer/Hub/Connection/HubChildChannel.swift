@@ -13,14 +13,21 @@ import NIOWebSocket
 /// the one the server parks on each connection until it closes: no writer task, no inbound
 /// stream, no per-connection WebSocket machinery.
 ///
+/// Every socket is counted the moment it is accepted (``SocketBudget``): past the descriptor
+/// budget, ``HubLimits/maxHTTPConnections`` or ``HubLimits/maxConnectionsPerIP`` it is closed
+/// at once, counted and logged (throttled), so that the process never runs out of descriptors.
+///
 /// No connection may stall: until its first request head is read (the upgrade decision), a
-/// connection has ``HubLimits/httpIdleTimeout`` in all; after that, HTTP requests are held to
-/// the same idle timeout by Hummingbird's connection state handler, and WebSockets to the
-/// Pusher timers.
+/// connection has ``HubLimits/httpIdleTimeout`` in all; every HTTP request must arrive whole
+/// within ``HubLimits/httpRequestTimeout`` of its first byte (``RequestDeadline``); between
+/// requests Hummingbird's connection state handler closes a connection idle for the idle
+/// timeout; WebSockets are held to the Pusher timers.
 struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
     enum Negotiated: Sendable {
         case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
         case webSocket(any Channel)
+        /// Closed at accept (a socket limit).
+        case refused
     }
 
     struct Value: ServerChildChannelValue {
@@ -34,13 +41,37 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let hub = hub
+            let address = channel.remoteAddress?.ipAddress
+            if let refusal = hub.sockets.admit(address: address) {
+                channel.close(promise: nil)
+                hub.counters.increment(refusal.counter)
+                hub.socketRefusalLog.record(["reason": "\(refusal.reason)", "open": "\(hub.sockets.openSockets)"])
+                return Value(negotiated: channel.eventLoop.makeSucceededFuture(.refused), channel: channel)
+            }
+            let upgraded = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+            channel.closeFuture.whenComplete { _ in hub.sockets.released(address: address, upgraded: upgraded.value) }
+
             let idleTimeout = Duration.seconds(hub.limits.httpIdleTimeout)  // at most an hour: validated
+            let deadline = RequestDeadline(timeout: .seconds(hub.limits.httpRequestTimeout)) { _ in
+                hub.counters.increment(.requestsCutAtDeadline)
+                hub.requestDeadlineLog.record(["timeout": "\(hub.limits.httpRequestTimeout)"])
+            }
+            let firstByte = deadline.makeFirstByteHandler()
+            let requestEnd = NIOLoopBound(deadline.makeRequestEndHandler(), eventLoop: channel.eventLoop)
+            let sharedDeadline = NIOLoopBound(deadline, eventLoop: channel.eventLoop)
+            let sharedFirstByte = NIOLoopBound(firstByte, eventLoop: channel.eventLoop)
+            try channel.pipeline.syncOperations.addHandler(firstByte, position: .first)
+
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
                 maxFrameSize: hub.limits.maxMessageBytes,
                 enableAutomaticErrorHandling: true,
                 shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                 upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
+                        sharedDeadline.value.stop()
+                        channel.pipeline.syncOperations.removeHandler(sharedFirstByte.value, promise: nil)
+                        upgraded.value = true
+                        hub.sockets.upgraded()
                         try channel.pipeline.syncOperations.addHandler(PusherChannelHandler(
                             admission: hub.admission(path: head.uri, channel: channel), maxMessageBytes: hub.limits.maxMessageBytes))
                         return .webSocket(channel)
@@ -50,6 +81,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
             let upgrade = NIOTypedHTTPServerUpgradeConfiguration(upgraders: [upgrader]) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                    try channel.pipeline.syncOperations.addHandler(requestEnd.value)
                     try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
                     return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
                 }
@@ -74,6 +106,8 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
                 await handleHTTP(asyncChannel: asyncChannel, logger: logger)
             case let .webSocket(channel):
                 try await channel.closeFuture.get()
+            case .refused:
+                break
             }
         } catch {
             logger.debug("hub.connection.negotiationFailed", metadata: ["error": "\(String(describing: type(of: error)))"])

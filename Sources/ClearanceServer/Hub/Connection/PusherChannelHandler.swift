@@ -40,8 +40,16 @@ final class PusherChannelHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if case let .connection(connection) = admission { connection.ended() }
+        switch admission {
+        case let .connection(connection): connection.ended()
+        case let .refused(_, sink, _): sink.finish()
+        }
         context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        sink.writabilityChanged()
+        context.fireChannelWritabilityChanged()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

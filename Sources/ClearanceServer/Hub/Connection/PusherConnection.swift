@@ -46,7 +46,7 @@ final class PusherConnection: Sendable {
         self.app = app
         self.protocolVersion = protocolVersion
         self.channel = channel
-        sink = WebSocketFrameSink(channel: channel, maxQueuedFrames: hub.limits.maxQueuedFrames, logger: hub.logger)
+        sink = WebSocketFrameSink(channel: channel, hub: hub)
         state = Locked(State(logger: hub.logger))
     }
 
@@ -96,7 +96,9 @@ final class PusherConnection: Sendable {
             case let .message(message):
                 await session?.handle(message)
             case .ended:
+                let held = session?.subscriptionCount ?? 0
                 await end(admitted: session != nil)
+                hub.subscriptions.giveBack(held)
                 session = nil
             }
         }

@@ -4,35 +4,63 @@ import NIOCore
 import NIOWebSocket
 
 /// A connection's WebSocket as a ``ConnectionSink``: each delivery becomes a text frame written
-/// and flushed on the connection's channel at once, in the order of the calls, with no task in
-/// between.
+/// and flushed on the connection's channel, in the order of the calls, with no task in between.
+/// A shared frame (``EncodedFrame``) is written from its one buffer: NIO's encoder writes the
+/// header apart and never copies the payload.
 ///
-/// The channel buffers what the client has not read yet; once it stops being writable (its
-/// high-water mark), each further delivery counts, and beyond `maxQueuedFrames` of them the
-/// client is too slow a reader and the connection is dropped. After the close frame nothing more
-/// is written; ``closeSent`` tells the ``PusherChannelHandler`` that the client's close frame
-/// answers ours.
+/// What the client has not read is counted: the bytes handed to the channel's event loop and not
+/// yet written into the channel (here), and, while the channel is not writable (past its
+/// high-water mark), the bytes it holds because the socket would not take them (NIO's own count,
+/// read after each write and whenever the channel's writability changes). A connection past
+/// ``HubLimits/maxOutboundBytes`` gets no more deliveries: it is closed with 4100 ("over capacity":
+/// the client comes back after a backoff), counted (``HubCounter/slowReadersClosed``) and logged
+/// (throttled), and disconnected once the close frame is written or after
+/// ``HubLimits/closeTimeout``, whichever comes first. While every connection together has more than
+/// ``HubLimits/maxTotalOutboundBytes`` unsent, the same happens to any that is behind by more than
+/// its channel's high-water mark (``laggingBytes``), as its next frame comes.
+///
+/// After the close frame nothing more is written; ``closeSent`` tells the
+/// ``PusherChannelHandler`` that the client's close frame answers ours.
 final class WebSocketFrameSink: ConnectionSink {
+    /// What each frame costs beyond its payload: its header and NIO's bookkeeping of a pending
+    /// write (an estimate, so that a flood of tiny frames is bounded too).
+    static let frameOverhead = 128
+    /// Unsent bytes beyond which a connection is behind (NIO's default high-water mark): the
+    /// ones closed first when the hub's total is past its limit.
+    static let laggingBytes = 65_536
+
     private struct State {
         var closed = false
         var closeSent = false
-        var unwritableDeliveries = 0
+        /// The connection ended: nothing is counted any more.
+        var finished = false
+        /// Bytes handed to the event loop, not yet written into the channel.
+        var inFlight = 0
+        /// What the channel holds unsent while it is not writable (0 while it is).
+        var buffered = 0
         var socketID: String?
+
+        var unsent: Int { inFlight + buffered }
+    }
+
+    /// Which limit a connection passed.
+    private enum Limit {
+        case connection, hub
     }
 
     private enum Verdict {
-        case write, drop, overflow
+        case write, drop, overflow(Limit)
     }
 
     private let channel: any Channel
-    private let maxQueuedFrames: Int
-    private let logger: Logger
+    private let hub: Hub
+    private let maxOutboundBytes: Int
     private let state = Locked(State())
 
-    init(channel: any Channel, maxQueuedFrames: Int, logger: Logger) {
+    init(channel: any Channel, hub: Hub) {
         self.channel = channel
-        self.maxQueuedFrames = maxQueuedFrames
-        self.logger = logger
+        self.hub = hub
+        maxOutboundBytes = hub.limits.maxOutboundBytes
     }
 
     /// Whether the hub sent its close frame.
@@ -44,34 +72,109 @@ final class WebSocketFrameSink: ConnectionSink {
     }
 
     func deliver(_ delivery: ConnectionOutbox.Delivery) {
-        let (verdict, socketID) = state.withLock { state -> (Verdict, String?) in
-            if state.closed { return (.drop, nil) }
-            if channel.isWritable {
-                state.unwritableDeliveries = 0
-            } else {
-                state.unwritableDeliveries += 1
-                if state.unwritableDeliveries > maxQueuedFrames {
-                    state.closed = true
-                    return (.overflow, state.socketID)
-                }
+        let payload: ByteBuffer
+        switch delivery {
+        case let .encoded(frame): payload = frame.bytes
+        case .subscriptionSucceeded: payload = channel.allocator.buffer(string: delivery.text)
+        }
+        let cost = payload.readableBytes + Self.frameOverhead
+        let outbound = hub.outbound
+        let verdict = state.withLock { state -> Verdict in
+            if state.closed { return .drop }
+            if state.unsent + cost > maxOutboundBytes {
+                state.closed = true
+                return .overflow(.connection)
             }
-            return (.write, nil)
+            if state.buffered > Self.laggingBytes, outbound.value + cost > outbound.limit {
+                state.closed = true
+                return .overflow(.hub)
+            }
+            state.inFlight += cost
+            return .write
         }
         switch verdict {
         case .write:
-            let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: delivery.text))
-            channel.writeAndFlush(frame, promise: nil)
+            outbound.add(cost)
+            let frame = WebSocketFrame(fin: true, opcode: .text, data: payload)
+            if channel.eventLoop.inEventLoop {
+                write(frame, cost: cost)
+            } else {
+                channel.eventLoop.execute { self.write(frame, cost: cost) }
+            }
         case .drop:
             break
-        case .overflow:
-            // The client does not read: a close frame would queue behind everything else.
-            logger.warning("hub.connection.slowReader", metadata: ["socket_id": "\(socketID ?? "")", "queued": "\(maxQueuedFrames)"])
-            channel.close(promise: nil)
+        case let .overflow(limit):
+            overflowed(limit)
         }
     }
 
+    /// On the event loop: writes `frame`, then counts what the channel could not send.
+    private func write(_ frame: WebSocketFrame, cost: Int) {
+        channel.writeAndFlush(frame, promise: nil)
+        let buffered = unsentInChannel()
+        var overflow = false
+        let delta = state.withLock { state -> Int in
+            guard !state.finished else { return 0 }
+            state.inFlight -= cost
+            let delta = buffered - state.buffered - cost
+            state.buffered = buffered
+            if !state.closed, state.unsent > maxOutboundBytes {
+                state.closed = true
+                overflow = true
+            }
+            return delta
+        }
+        hub.outbound.add(delta)
+        if overflow { overflowed(.connection) }
+    }
+
+    /// On the event loop: the channel became writable (its client caught up) or stopped being
+    /// so; what it holds is counted again.
+    func writabilityChanged() {
+        let buffered = unsentInChannel()
+        let delta = state.withLock { state -> Int in
+            guard !state.finished else { return 0 }
+            defer { state.buffered = buffered }
+            return buffered - state.buffered
+        }
+        hub.outbound.add(delta)
+    }
+
+    /// On the event loop: what the channel holds unsent while it is not writable; 0 while it is.
+    private func unsentInChannel() -> Int {
+        guard !channel.isWritable else { return 0 }
+        return (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+    }
+
+    /// The client left more than the budget unread: no more deliveries (already decided), 4100
+    /// after what is queued, and the connection cut once that is written or after the close
+    /// timeout (a client that reads nothing never takes it).
+    private func overflowed(_ limit: Limit) {
+        hub.counters.increment(.slowReadersClosed)
+        let socketID = state.withLock { $0.socketID }
+        hub.slowReaderLog.record([
+            "socket_id": "\(socketID ?? "")",
+            "limit": limit == .connection ? "maxOutboundBytes \(maxOutboundBytes)" : "maxTotalOutboundBytes \(hub.outbound.limit)",
+        ])
+        let error = PusherFrame.error(HubCloseCode.overCapacity)
+        let channel = channel
+        if channel.eventLoop.inEventLoop {
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: error)), promise: nil)
+        } else {
+            channel.eventLoop.execute {
+                channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: error)), promise: nil)
+            }
+        }
+        close(.overCapacity, thenDisconnect: true)
+        disconnect(after: .seconds(hub.limits.closeTimeout))
+    }
+
     func close(_ code: HubCloseCode) {
-        close(code: WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: code.message)
+        close(code, thenDisconnect: false)
+    }
+
+    private func close(_ code: HubCloseCode, thenDisconnect: Bool) {
+        close(code: WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: code.message, thenDisconnect: thenDisconnect)
     }
 
     /// Writes the close frame with `code` (once); nothing is written after it. With
@@ -107,7 +210,18 @@ final class WebSocketFrameSink: ConnectionSink {
         }
     }
 
+    /// The connection ended: nothing more is sent, and what it had unsent no longer counts.
     func finish() {
-        state.withLock { $0.closed = true }
+        let delta = state.withLock { state -> Int in
+            state.closed = true
+            guard !state.finished else { return 0 }
+            state.finished = true
+            defer {
+                state.inFlight = 0
+                state.buffered = 0
+            }
+            return -state.unsent
+        }
+        hub.outbound.add(delta)
     }
 }

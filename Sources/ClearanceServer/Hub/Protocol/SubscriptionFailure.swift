@@ -7,8 +7,8 @@ struct SubscriptionFailure: Error, Sendable, Equatable {
     /// A human-readable reason; never echoes secrets.
     let error: String
     /// 400 for bad input, 401 for a missing or wrong signature, 403 for a forbidden channel or
-    /// a connection at its channel limit, 429 for too many subscribes, 4100 for a full presence
-    /// channel.
+    /// a connection at its channel limit, 429 for too many subscribes, 503 for a hub at its
+    /// subscription limit, 4100 for a full presence channel.
     let status: Int
 
     static func invalidChannel(_ reason: String) -> Self {

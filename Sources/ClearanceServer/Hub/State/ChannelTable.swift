@@ -141,8 +141,9 @@ package struct ChannelTable: Sendable {
 
         connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: channel.roster.map { members(local: $0, of: key) }))
         if let announced {
+            let delivery = ConnectionOutbox.Delivery.memberAdded(channel: name, member: announced)
             for (otherID, outbox) in channel.subscribers where otherID != socketID {
-                outbox.deliver(.memberAdded(channel: name, member: announced))
+                outbox.deliver(delivery)
             }
         }
         return (.subscribed, changes)
@@ -155,7 +156,8 @@ package struct ChannelTable: Sendable {
         return leave(socketID: socketID, key: Key(appID: appID, name: name))
     }
 
-    /// Delivers `frame` to this node's subscribers of the channel, except `excludedSocketID`.
+    /// Delivers `frame` to this node's subscribers of the channel, except `excludedSocketID`:
+    /// encoded once, its one buffer shared by every subscriber.
     package func deliver(appID: String, channel name: String, frame: String, excluding excludedSocketID: String?) {
         guard let channel = channels[Key(appID: appID, name: name)] else { return }
         let delivery = ConnectionOutbox.Delivery.frame(frame)
@@ -273,8 +275,11 @@ package struct ChannelTable: Sendable {
         channels[key]?.roster?.contains(userID: userID) == true || isRemoteMember(userID, of: key)
     }
 
-    private func announce(_ delivery: ConnectionOutbox.Delivery, in key: Key) {
+    /// Delivers `delivery` (encoded once, only when the channel has subscribers here) to every
+    /// subscriber of the channel on this node.
+    private func announce(_ delivery: @autoclosure () -> ConnectionOutbox.Delivery, in key: Key) {
         guard let channel = channels[key] else { return }
+        let delivery = delivery()
         for outbox in channel.subscribers.values { outbox.deliver(delivery) }
     }
 
@@ -292,8 +297,9 @@ package struct ChannelTable: Sendable {
         }
         channels[key] = channel.subscribers.isEmpty ? nil : channel
         if let departed {
+            let delivery = ConnectionOutbox.Delivery.memberRemoved(channel: key.name, userID: departed)
             for outbox in channel.subscribers.values {
-                outbox.deliver(.memberRemoved(channel: key.name, userID: departed))
+                outbox.deliver(delivery)
             }
         }
         return changes

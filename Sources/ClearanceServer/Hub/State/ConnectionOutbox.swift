@@ -4,32 +4,41 @@ import ClearanceSigning
 /// order of the calls.
 ///
 /// Delivering never waits: the frame is handed to the connection's channel at once (no task per
-/// connection sits between them). A connection that reads so slowly that
-/// ``HubLimits/maxQueuedFrames`` frames pile up beyond the channel's own buffer is dropped (a
-/// close code could not reach a client that does not read).
+/// connection sits between them). A connection that leaves more than
+/// ``HubLimits/maxOutboundBytes`` unsent is closed with 4100: a client that does not read holds
+/// no more of the hub's memory than that.
 public struct ConnectionOutbox: Sendable {
     /// Something to send to the client.
     public enum Delivery: Sendable, Hashable {
-        /// A ready-made frame (encoded once, sent to many).
-        case frame(String)
-        /// `pusher_internal:subscription_succeeded`, with the member list for presence channels.
+        /// A ready-made frame, encoded once and shared by every connection it goes to.
+        case encoded(EncodedFrame)
+        /// `pusher_internal:subscription_succeeded`, with the member list for presence channels
+        /// (one connection's: encoded by its sink).
         case subscriptionSucceeded(channel: String, members: [PresenceMember]?)
-        /// `pusher_internal:member_added`.
-        case memberAdded(channel: String, member: PresenceMember)
-        /// `pusher_internal:member_removed`.
-        case memberRemoved(channel: String, userID: String)
+
+        /// A frame from its text (encoded now: deliver the same value to many connections to
+        /// share one encoding).
+        public static func frame(_ text: String) -> Delivery {
+            .encoded(EncodedFrame(text))
+        }
+
+        /// `pusher_internal:member_added`, encoded once for every subscriber it goes to.
+        public static func memberAdded(channel: String, member: PresenceMember) -> Delivery {
+            frame(PusherFrame.memberAdded(channel: channel, member: member))
+        }
+
+        /// `pusher_internal:member_removed`, encoded once for every subscriber it goes to.
+        public static func memberRemoved(channel: String, userID: String) -> Delivery {
+            frame(PusherFrame.memberRemoved(channel: channel, userID: userID))
+        }
 
         /// The frame's text.
         var text: String {
             switch self {
-            case let .frame(text):
-                text
+            case let .encoded(frame):
+                frame.text
             case let .subscriptionSucceeded(channel, members):
                 PusherFrame.subscriptionSucceeded(channel: channel, members: members)
-            case let .memberAdded(channel, member):
-                PusherFrame.memberAdded(channel: channel, member: member)
-            case let .memberRemoved(channel, userID):
-                PusherFrame.memberRemoved(channel: channel, userID: userID)
             }
         }
     }

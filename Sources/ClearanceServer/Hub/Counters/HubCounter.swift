@@ -1,0 +1,23 @@
+/// What the hub counts when it refuses, cuts or closes something to protect itself: each a
+/// number that only grows while the hub runs, read through ``HubCounters``.
+///
+/// The raw values are stable names (snake case), for logs and, later, metrics.
+public enum HubCounter: String, Sendable, Hashable, CaseIterable {
+    /// A socket closed at accept: the hub had as many sockets open as its descriptor budget
+    /// allows (see ``HubLimits/maxConnections`` and the README's "Hub limits").
+    case socketsRefusedAtDescriptorBudget = "sockets_refused_descriptor_budget"
+    /// A socket closed at accept: ``HubLimits/maxHTTPConnections`` sockets were open that had
+    /// not become WebSockets.
+    case socketsRefusedAtHTTPLimit = "sockets_refused_http_limit"
+    /// A socket closed at accept: its address already had ``HubLimits/maxConnectionsPerIP``
+    /// sockets open.
+    case socketsRefusedAtAddressLimit = "sockets_refused_address_limit"
+    /// An HTTP connection closed because a request's head and body did not arrive within
+    /// ``HubLimits/httpRequestTimeout``.
+    case requestsCutAtDeadline = "requests_cut_deadline"
+    /// A WebSocket closed with 4100 because it left more than ``HubLimits/maxOutboundBytes``
+    /// unsent (a client that does not read).
+    case slowReadersClosed = "slow_readers_closed"
+    /// A subscription refused because the hub held ``HubLimits/maxSubscriptions`` already.
+    case subscriptionsRefusedAtHubLimit = "subscriptions_refused_hub_limit"
+}

@@ -1,0 +1,12 @@
+/// What the hub holds now, read through ``HubCounters/gauge(_:)``: values that go up and down
+/// with its load (the budgets its limits are checked against).
+///
+/// The raw values are stable names (snake case), for logs and, later, metrics.
+public enum HubGauge: String, Sendable, Hashable, CaseIterable {
+    /// Sockets open (WebSocket and HTTP), against the descriptor budget.
+    case openSockets = "open_sockets"
+    /// Subscriptions held, against ``HubLimits/maxSubscriptions``.
+    case subscriptions
+    /// Bytes every WebSocket together has left unsent, against ``HubLimits/maxTotalOutboundBytes``.
+    case unsentBytes = "unsent_bytes"
+}

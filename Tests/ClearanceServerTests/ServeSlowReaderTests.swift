@@ -1,0 +1,68 @@
+import Clearance
+import ClearanceServer
+import ClearanceTestSupport
+import Foundation
+import Testing
+
+/// `clearance serve` with subscribers that never read, while the app publishes: what they cost
+/// the hub is bounded by `maxOutboundBytes` each, and the events they share are held once.
+@Suite("clearance serve and readers that never read", .timeLimit(.minutes(3)))
+struct ServeSlowReaderTests {
+    /// The issue's reproduction: 20 connections subscribed to a public channel that never read,
+    /// and 4,000 events of 10 KB. The hub's RSS went from 414 MB to 1.44 GB in 9 s, and all 20
+    /// stayed connected. Now they are closed with 4100 once each leaves 1 MiB unsent.
+    @Test func twentyNonReadingSubscribersAddAtMost64MBDuring4000Events() async throws {
+        try await ServeProcess.with(limits: TestHub.limits()) { serve in
+            var stalled: [RawWebSocket] = []
+            defer { stalled.forEach { $0.shutdownSocket() } }
+            for _ in 0..<20 {
+                let socket = try RawWebSocket(host: "127.0.0.1", port: serve.port, pathAndQuery: "/app/\(TestHub.key)?protocol=7")
+                try socket.send(opcode: .text, payload: Array(#"{"event":"pusher:subscribe","data":{"channel":"flood"}}"#.utf8))
+                stalled.append(socket)
+            }
+            try await eventually("20 subscribers") { try await Self.subscriptionCount(serve, channel: "flood") == 20 }
+            let before = try #require(serve.residentBytes)
+            let peak = Peak()
+            let sampler = Task {
+                while !Task.isCancelled {
+                    if let resident = serve.residentBytes { peak.record(resident) }
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            defer { sampler.cancel() }
+            let batch = HubSlowReaderTests.batch(channel: "flood")
+            for _ in 0..<400 {
+                let answer = try await serve.http.signed("POST", "/apps/\(TestHub.appID)/batch_events", body: batch)
+                #expect(answer.status == 200)
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            if let resident = serve.residentBytes { peak.record(resident) }
+            let added = peak.value - before
+            #expect(added <= 64 << 20, "RSS grew by \(added >> 20) MB (from \(before >> 20) MB)")
+            // Every one of them was closed (4100), and the hub serves a reader that reads.
+            try await eventually("the non-readers closed", timeout: .seconds(15)) {
+                try await Self.subscriptionCount(serve, channel: "flood") == 0
+            }
+            #expect(serve.process.stderr.contains("hub.connection.slowReader"), "\(serve.process.stderr.suffix(1_000))")
+            let reader = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
+            _ = try await reader.next(event: "pusher:connection_established")
+            reader.send(#"{"event":"pusher:subscribe","data":{"channel":"flood"}}"#)
+            _ = try await reader.next(event: "pusher_internal:subscription_succeeded")
+            try await TestHub.trigger(serve.http, event: "after", channels: ["flood"], data: "ok")
+            #expect(try await reader.next(event: "after").rawData as? String == "ok")
+            await reader.disconnect()
+        }
+    }
+
+    static func subscriptionCount(_ serve: ServeProcess, channel: String) async throws -> Int {
+        let answer = try await serve.http.signed("GET", "/apps/\(TestHub.appID)/channels/\(channel)", query: ["info": "subscription_count"])
+        return answer.json["subscription_count"] as? Int ?? -1
+    }
+
+    /// The largest value recorded.
+    final class Peak: Sendable {
+        private let largest = Locked(0)
+        func record(_ value: Int) { largest.withLock { $0 = max($0, value) } }
+        var value: Int { largest.withLock { $0 } }
+    }
+}
