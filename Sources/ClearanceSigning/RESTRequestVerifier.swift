@@ -52,7 +52,11 @@ public struct RESTRequestVerifier: Sendable {
     /// Verifies a request whose query is already decoded, throwing the first failure.
     ///
     /// - Parameters:
+    ///   - method: The HTTP method (compared upper-cased).
+    ///   - path: The request path, without the query.
     ///   - query: The decoded (not percent-encoded) query parameters, names in lower case.
+    ///   - body: The request body, if any.
+    ///   - now: The current time, injectable for tests.
     /// - Throws: ``SigningError/invalidParameterName(_:)`` (a name not in lower case),
     ///   ``SigningError/ambiguousParameter(_:)``, then what
     ///   ``verify(method:path:parameters:body:now:)`` throws.
