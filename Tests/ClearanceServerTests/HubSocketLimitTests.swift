@@ -12,7 +12,7 @@ struct HubSocketLimitTests {
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let held = try (0..<3).map { _ in try Self.halfRequest(hub, from: "127.0.0.1") }
             defer { held.forEach { $0.shutdownSocket() } }
-            try await Task.sleep(for: .milliseconds(200))
+            try await eventually("three sockets accepted") { hub.counters.gauge(.openSockets) == 3 }
             let fourth = try RawSocket(host: "127.0.0.1", port: hub.port, from: "127.0.0.1")
             let refused = await fourth.untilClosed(timeout: .seconds(3))
             #expect(refused?.bytes.isEmpty == true, "the fourth socket of 127.0.0.1 was not closed at once")
@@ -40,7 +40,7 @@ struct HubSocketLimitTests {
             for _ in 0..<3 { clients.append(try await TestHub.connect(hub).client) }
             let held = try (0..<3).map { _ in try Self.halfRequest(hub, from: "127.0.0.1") }
             defer { held.forEach { $0.shutdownSocket() } }
-            try await Task.sleep(for: .milliseconds(200))
+            try await eventually("three WebSockets and three HTTP sockets accepted") { hub.counters.gauge(.openSockets) == 6 }
             let fourth = try RawSocket(host: "127.0.0.1", port: hub.port)
             #expect(await fourth.untilClosed(timeout: .seconds(3))?.bytes.isEmpty == true)
             #expect(hub.counters.value(.socketsRefusedAtHTTPLimit) == 1)

@@ -43,9 +43,10 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
             let hub = hub
             let address = channel.remoteAddress?.ipAddress
             if let refusal = hub.sockets.admit(address: address) {
-                channel.close(promise: nil)
+                // Counted before the client can see the close.
                 hub.counters.increment(refusal.counter)
                 hub.socketRefusalLog.record(["reason": "\(refusal.reason)", "open": "\(hub.sockets.openSockets)"])
+                channel.close(promise: nil)
                 return Value(negotiated: channel.eventLoop.makeSucceededFuture(.refused), channel: channel)
             }
             let upgraded = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
