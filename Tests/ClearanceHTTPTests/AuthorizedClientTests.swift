@@ -29,7 +29,11 @@ func client(_ credential: Credential, transport: any HTTPTransport, hook: Author
     return AuthorizedClient(authorizer: authorizer, transport: transport, willSend: hook)
 }
 
-@Suite("AuthorizedClient over real transports", .serialized)
+/// Each test has two minutes (the 10,000-request fan-in takes about 30 s under AddressSanitizer):
+/// a whole run under AddressSanitizer once stopped in this suite, after `cancellationPropagates`
+/// began, with every task suspended for 16 minutes and no test named; a limit makes such a hang
+/// a named failure.
+@Suite("AuthorizedClient over real transports", .serialized, .timeLimit(.minutes(2)))
 struct AuthorizedClientTests {
     @Test(arguments: TransportKind.allCases)
     func crossOriginRedirectStripsCredentials(kind: TransportKind) async throws {
