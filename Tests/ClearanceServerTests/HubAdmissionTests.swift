@@ -30,13 +30,13 @@ struct HubAdmissionTests {
     }
 
     @Test func theSubscriptionBudgetIsTakenAndGivenBack() {
-        let budget = SubscriptionBudget(limit: 2)
+        let budget = HubBudget(limit: 2)
         #expect(budget.take() && budget.take())
         #expect(!budget.take())
-        budget.giveBack()
+        budget.add(-1)
         #expect(budget.take())
-        budget.giveBack(2)
-        #expect(budget.count == 0)
+        budget.add(-2)
+        #expect(budget.value == 0)
     }
 
     @Test func socketsCountAgainstEachLimitAndComeBack() {

@@ -17,9 +17,9 @@ final class Hub: Sendable {
     /// Every accepted socket, against the descriptor budget and the socket limits.
     let sockets: SocketBudget
     /// Every subscription, against ``HubLimits/maxSubscriptions``.
-    let subscriptions: SubscriptionBudget
+    let subscriptions: HubBudget
     /// Every connection's unsent bytes, against ``HubLimits/maxTotalOutboundBytes``.
-    let outbound: OutboundBytes
+    let outbound: HubBudget
     let socketRefusalLog: ThrottledLog
     let requestDeadlineLog: ThrottledLog
     let slowReaderLog: ThrottledLog
@@ -56,14 +56,14 @@ final class Hub: Sendable {
         let limits = configuration.limits
         sockets = SocketBudget(limits: .init(
             sockets: socketBudget, httpSockets: limits.maxHTTPConnections, perAddress: limits.maxConnectionsPerIP))
-        subscriptions = SubscriptionBudget(limit: limits.maxSubscriptions)
-        outbound = OutboundBytes(limit: limits.maxTotalOutboundBytes)
+        subscriptions = HubBudget(limit: limits.maxSubscriptions)
+        outbound = HubBudget(limit: limits.maxTotalOutboundBytes)
         socketRefusalLog = ThrottledLog("hub.socket.refused", logger: logger)
         requestDeadlineLog = ThrottledLog("hub.request.deadline", level: .info, logger: logger)
         slowReaderLog = ThrottledLog("hub.connection.slowReader", logger: logger)
         subscriptionRefusalLog = ThrottledLog("hub.subscriptions.full", logger: logger)
         counters.register(.openSockets) { [sockets] in sockets.openSockets }
-        counters.register(.subscriptions) { [subscriptions] in subscriptions.count }
+        counters.register(.subscriptions) { [subscriptions] in subscriptions.value }
         counters.register(.unsentBytes) { [outbound] in outbound.value }
     }
 

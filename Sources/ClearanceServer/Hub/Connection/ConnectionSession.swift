@@ -65,12 +65,12 @@ struct ConnectionSession {
             let outcome = await hub.adapter.subscribe(
                 socketID: socketID, appID: app.id, channel: channel, member: subscription.member, maxPresenceMembers: hub.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
-            if took, outcome != .subscribed { hub.subscriptions.giveBack() }
+            if took, outcome != .subscribed { hub.subscriptions.add(-1) }
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
             subscriptionChanges.recordUnsubscribe(at: now)
             await hub.adapter.unsubscribe(socketID: socketID, appID: app.id, channel: channel)
-            hub.subscriptions.giveBack()
+            hub.subscriptions.add(-1)
             logger.debug("hub.channel.unsubscribed", metadata: ["channel": "\(channel)"])
         case let .signIn(auth, userData):
             signIn(auth: auth, userData: userData)

@@ -98,7 +98,7 @@ final class PusherConnection: Sendable {
             case .ended:
                 let held = session?.subscriptionCount ?? 0
                 await end(admitted: session != nil)
-                hub.subscriptions.giveBack(held)
+                hub.subscriptions.add(-held)
                 session = nil
             }
         }
