@@ -33,6 +33,8 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
     struct Value: ServerChildChannelValue {
         let negotiated: EventLoopFuture<Negotiated>
         let channel: any Channel
+        /// The peer's address, as counted by the hub's ``SocketBudget``.
+        let address: String?
     }
 
     let hub: Hub
@@ -47,71 +49,88 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
                 hub.counters.increment(refusal.counter)
                 hub.socketRefusalLog.record(["reason": "\(refusal.reason)", "open": "\(hub.sockets.openSockets)"])
                 channel.close(promise: nil)
-                return Value(negotiated: channel.eventLoop.makeSucceededFuture(.refused), channel: channel)
+                return Value(negotiated: channel.eventLoop.makeSucceededFuture(.refused), channel: channel, address: address)
             }
-            let upgraded = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
-            channel.closeFuture.whenComplete { _ in hub.sockets.released(address: address, upgraded: upgraded.value) }
-
-            let idleTimeout = Duration.seconds(hub.limits.httpIdleTimeout)  // at most an hour: validated
-            let deadline = RequestDeadline(timeout: .seconds(hub.limits.httpRequestTimeout)) { _ in
-                hub.counters.increment(.requestsCutAtDeadline)
-                hub.requestDeadlineLog.record(["timeout": "\(hub.limits.httpRequestTimeout)"])
+            do {
+                return Value(negotiated: try negotiation(channel: channel, logger: logger), channel: channel, address: address)
+            } catch {
+                hub.sockets.released(address: address, upgraded: false)
+                throw error
             }
-            let firstByte = deadline.makeFirstByteHandler()
-            let requestEnd = NIOLoopBound(deadline.makeRequestEndHandler(), eventLoop: channel.eventLoop)
-            let sharedDeadline = NIOLoopBound(deadline, eventLoop: channel.eventLoop)
-            let sharedFirstByte = NIOLoopBound(firstByte, eventLoop: channel.eventLoop)
-            try channel.pipeline.syncOperations.addHandler(firstByte, position: .first)
-
-            let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
-                maxFrameSize: hub.limits.maxMessageBytes,
-                enableAutomaticErrorHandling: true,
-                shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
-                upgradePipelineHandler: { channel, head in
-                    channel.eventLoop.makeCompletedFuture {
-                        sharedDeadline.value.stop()
-                        channel.pipeline.syncOperations.removeHandler(sharedFirstByte.value, promise: nil)
-                        upgraded.value = true
-                        hub.sockets.upgraded()
-                        try channel.pipeline.syncOperations.addHandler(PusherChannelHandler(
-                            admission: hub.admission(path: head.uri, channel: channel), maxMessageBytes: hub.limits.maxMessageBytes))
-                        return .webSocket(channel)
-                    }
-                }
-            )
-            let upgrade = NIOTypedHTTPServerUpgradeConfiguration(upgraders: [upgrader]) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                    try channel.pipeline.syncOperations.addHandler(requestEnd.value)
-                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
-                    return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
-                }
-            }
-            var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgrade)
-            configuration.enablePipelining = false  // NIOAsyncChannel reads one request at a time
-            configuration.enableErrorHandling = false  // Hummingbird answers malformed requests
-            configuration.enableResponseHeaderValidation = false  // swift-http-types validates them
-            let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
-            let stalled = channel.eventLoop.scheduleTask(in: TimeAmount(idleTimeout)) {
-                channel.close(promise: nil)
-            }
-            negotiated.whenComplete { _ in stalled.cancel() }
-            return Value(negotiated: negotiated, channel: channel)
         }
     }
 
+    /// Sets up the pipeline that reads the first request and then becomes HTTP/1.1 or, on an
+    /// upgrade, a WebSocket.
+    private func negotiation(channel: any Channel, logger: Logger) throws -> EventLoopFuture<Negotiated> {
+        let hub = hub
+        let idleTimeout = Duration.seconds(hub.limits.httpIdleTimeout)  // at most an hour: validated
+        let deadline = RequestDeadline(timeout: .seconds(hub.limits.httpRequestTimeout)) { _ in
+            hub.counters.increment(.requestsCutAtDeadline)
+            hub.requestDeadlineLog.record(["timeout": "\(hub.limits.httpRequestTimeout)"])
+        }
+        let firstByte = deadline.makeFirstByteHandler()
+        let requestEnd = NIOLoopBound(deadline.makeRequestEndHandler(), eventLoop: channel.eventLoop)
+        let sharedDeadline = NIOLoopBound(deadline, eventLoop: channel.eventLoop)
+        let sharedFirstByte = NIOLoopBound(firstByte, eventLoop: channel.eventLoop)
+        try channel.pipeline.syncOperations.addHandler(firstByte, position: .first)
+
+        let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
+            maxFrameSize: hub.limits.maxMessageBytes,
+            enableAutomaticErrorHandling: true,
+            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    sharedDeadline.value.stop()
+                    channel.pipeline.syncOperations.removeHandler(sharedFirstByte.value, promise: nil)
+                    try channel.pipeline.syncOperations.addHandler(PusherChannelHandler(
+                        admission: hub.admission(path: head.uri, channel: channel), maxMessageBytes: hub.limits.maxMessageBytes))
+                    hub.sockets.upgraded()
+                    return .webSocket(channel)
+                }
+            }
+        )
+        let upgrade = NIOTypedHTTPServerUpgradeConfiguration(upgraders: [upgrader]) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                try channel.pipeline.syncOperations.addHandler(requestEnd.value)
+                try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
+                return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
+            }
+        }
+        var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgrade)
+        configuration.enablePipelining = false  // NIOAsyncChannel reads one request at a time
+        configuration.enableErrorHandling = false  // Hummingbird answers malformed requests
+        configuration.enableResponseHeaderValidation = false  // swift-http-types validates them
+        let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+        let stalled = channel.eventLoop.scheduleTask(in: TimeAmount(idleTimeout)) {
+            channel.close(promise: nil)
+        }
+        negotiated.whenComplete { _ in stalled.cancel() }
+        return negotiated
+    }
+
+    /// Runs the connection to its end, then gives its socket back to the hub's budget (here
+    /// rather than in a callback on the channel's close: one task already waits for each
+    /// connection, and a callback would cost every WebSocket another allocation or three).
     func handle(value: Value, logger: Logger) async {
+        var upgraded = false
         do {
             switch try await value.negotiated.get() {
             case let .http(asyncChannel):
                 await handleHTTP(asyncChannel: asyncChannel, logger: logger)
             case let .webSocket(channel):
+                upgraded = true
                 try await channel.closeFuture.get()
             case .refused:
-                break
+                return  // never counted
             }
         } catch {
             logger.debug("hub.connection.negotiationFailed", metadata: ["error": "\(String(describing: type(of: error)))"])
         }
+        // The descriptor is counted until it is closed.
+        value.channel.close(promise: nil)
+        try? await value.channel.closeFuture.get()
+        hub.sockets.released(address: value.address, upgraded: upgraded)
     }
 }
