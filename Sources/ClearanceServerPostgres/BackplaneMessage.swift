@@ -1,6 +1,7 @@
 import ClearanceServer
 import ClearanceSigning
 import ClearanceWire
+import Foundation
 
 /// What one node tells the others, one JSON object per line of a NOTIFY payload.
 ///
@@ -21,10 +22,21 @@ enum BackplaneMessage: Sendable, Equatable {
     case syncEnd
     /// The sender leaves the cluster: forget its state.
     case bye
+    /// Close every connection of the app signed in as the user (the app's terminate_connections).
+    case terminate(appID: String, userID: String)
+    /// An event triggered on a cache channel: delivered to the channel's subscribers on every node
+    /// (except the socket `excluding`) and kept by every node as the channel's last event.
+    case triggered(appID: String, channel: String, entry: EventCache.Entry, excluding: String?)
+    /// A cache channel's last event, kept and not delivered (part of a node's whole state).
+    case cached(appID: String, channel: String, entry: EventCache.Entry)
 
-    /// Whether this is an ``event``: a delivery, which changes no node's state.
+    /// Whether this is an ``event`` or a ``terminate``: something done once, which changes no
+    /// node's state (dropping one needs no resynchronization).
     var isEvent: Bool {
-        if case .event = self { true } else { false }
+        switch self {
+        case .event, .terminate, .triggered, .cached: true
+        default: false
+        }
     }
 
     /// The line that carries this message.
@@ -57,6 +69,17 @@ enum BackplaneMessage: Sendable, Equatable {
         case .syncBegin: writer.string("k", "sync-begin")
         case .syncEnd: writer.string("k", "sync-end")
         case .bye: writer.string("k", "bye")
+        case let .terminate(appID, userID):
+            writer.string("k", "terminate")
+            writer.string("a", appID)
+            writer.string("u", userID)
+        case let .triggered(appID, channel, entry, excluded):
+            writer.string("k", "triggered")
+            Self.write(appID: appID, channel: channel, entry: entry, to: &writer)
+            writer.optionalString("x", excluded)
+        case let .cached(appID, channel, entry):
+            writer.string("k", "cached")
+            Self.write(appID: appID, channel: channel, entry: entry, to: &writer)
         }
         return writer.text
     }
@@ -86,7 +109,29 @@ enum BackplaneMessage: Sendable, Equatable {
         case "sync-begin": self = .syncBegin
         case "sync-end": self = .syncEnd
         case "bye": self = .bye
+        case "terminate":
+            guard let appID = text("a"), let userID = text("u") else { return nil }
+            self = .terminate(appID: appID, userID: userID)
+        case "triggered", "cached":
+            guard let appID = text("a"), let channel = text("c"), let frame = text("f"),
+                  let triggered = object["t"]?.intValue, let expires = object["e"]?.intValue
+            else { return nil }
+            let entry = EventCache.Entry(
+                frame: frame, triggeredAt: Date(timeIntervalSince1970: Double(triggered) / 1_000),
+                expiresAt: Date(timeIntervalSince1970: Double(expires) / 1_000))
+            self = kind == "cached"
+                ? .cached(appID: appID, channel: channel, entry: entry)
+                : .triggered(appID: appID, channel: channel, entry: entry, excluding: text("x"))
         default: return nil
         }
+    }
+
+    /// A cache entry's fields: its times in milliseconds since 1970.
+    private static func write(appID: String, channel: String, entry: EventCache.Entry, to writer: inout JSONWriter) {
+        writer.string("a", appID)
+        writer.string("c", channel)
+        writer.string("f", entry.frame)
+        writer.integer("t", Int((entry.triggeredAt.timeIntervalSince1970 * 1_000).rounded()))
+        writer.integer("e", Int((entry.expiresAt.timeIntervalSince1970 * 1_000).rounded()))
     }
 }

@@ -49,6 +49,14 @@ public actor PostgresChannelState: ChannelStateAdapter {
     /// The state a node is sending between `sync-begin` and `sync-end`.
     private var incomingSync: [String: ChannelTable.NodeState] = [:]
     private var lastHeard: [String: ContinuousClock.Instant] = [:]
+    /// How many cache channels this node keeps: the hub's policy, learnt from its triggers
+    /// (until the first, the defaults of `HubLimits`).
+    private var cachePolicy: EventCachePolicy = {
+        let limits = HubLimits()
+        return EventCachePolicy(ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels)
+    }()
+    /// Where the terminations other nodes relay go: the stream the hub reads last.
+    private let terminations = Locked<AsyncStream<UserTermination>.Continuation?>(nil)
 
     /// A node of the cluster that `configuration` names. Nothing happens until the hub runs it.
     public init(configuration: PostgresBackplaneConfiguration, logger: Logger = Logger(label: "clearance.backplane")) {
@@ -81,6 +89,7 @@ public actor PostgresChannelState: ChannelStateAdapter {
     /// Says goodbye (the other nodes drop this node's members at once) and ends ``run()``.
     public func shutdown() async {
         await link.stop(farewell: [.bye])
+        terminations.withLock { $0?.finish() }
     }
 
     // MARK: - ChannelStateAdapter
@@ -119,6 +128,20 @@ public actor PostgresChannelState: ChannelStateAdapter {
         }
     }
 
+    /// On a cache channel, every node keeps the event (whether or not it has subscribers), so
+    /// that each can serve it to its next subscriber; other events go as
+    /// ``publish(appID:channel:frame:excluding:)`` sends them.
+    public func trigger(appID: String, channel: String, frame: String, excluding excludedSocketID: String?, cache: EventCachePolicy) {
+        guard EventCache.isCacheChannel(channel) else {
+            return publish(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
+        }
+        let now = Date()
+        let entry = EventCache.Entry(frame: frame, triggeredAt: now, expiresAt: cache.expiry(from: now))
+        cachePolicy = cache
+        table.trigger(appID: appID, channel: channel, entry: entry, excluding: excludedSocketID, policy: cache)
+        queue.append([.triggered(appID: appID, channel: channel, entry: entry, excluding: excludedSocketID)])
+    }
+
     public func channels(appID: String) -> [ChannelSnapshot] {
         table.channels(appID: appID)
     }
@@ -129,6 +152,22 @@ public actor PostgresChannelState: ChannelStateAdapter {
 
     public func presenceMembers(appID: String, channel: String) -> [PresenceMember] {
         table.members(of: ChannelTable.Key(appID: appID, name: channel))
+    }
+
+    /// Sends the termination to every other node (whether or not they hold such a connection:
+    /// who is signed in as whom is not shared).
+    public func relayUserTermination(appID: String, userID: String) {
+        queue.append([.terminate(appID: appID, userID: userID)])
+    }
+
+    /// A new stream each time it is read; the terminations go to the latest one (the hub's).
+    public nonisolated var userTerminations: AsyncStream<UserTermination> {
+        let (stream, continuation) = AsyncStream.makeStream(of: UserTermination.self, bufferingPolicy: .bufferingNewest(1_000))
+        terminations.withLock { latest in
+            latest?.finish()
+            latest = continuation
+        }
+        return stream
     }
 
     private func share(_ changes: [ChannelTable.Change]) {
@@ -146,9 +185,11 @@ extension PostgresChannelState: BackplaneMember {
         queue.appendWholeState(wholeState)
     }
 
-    /// This node's whole state, which replaces what the other nodes know of it.
+    /// This node's whole state, which replaces what the other nodes know of it, and the cache
+    /// channels' last events it keeps (a node that (re)joins learns them from every other).
     private var wholeState: [BackplaneMessage] {
         [.syncBegin] + table.localState.changes.map(BackplaneMessage.change) + [.syncEnd]
+            + table.cache.live().map { key, entry in .cached(appID: key.appID, channel: key.name, entry: entry) }
     }
 
     func receive(_ messages: [BackplaneMessage], from node: String) {
@@ -171,6 +212,12 @@ extension PostgresChannelState: BackplaneMember {
                 if let state = incomingSync.removeValue(forKey: node) { table.replace(node: node, with: state) }
             case .bye:
                 forget(node)
+            case let .terminate(appID, userID):
+                _ = terminations.withLock { $0?.yield(UserTermination(appID: appID, userID: userID)) }
+            case let .triggered(appID, channel, entry, excluded):
+                table.trigger(appID: appID, channel: channel, entry: entry, excluding: excluded, policy: cachePolicy)
+            case let .cached(appID, channel, entry):
+                table.remember(entry, appID: appID, channel: channel, policy: cachePolicy)
             }
         }
     }

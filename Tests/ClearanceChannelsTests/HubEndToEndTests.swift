@@ -324,6 +324,52 @@ import Testing
         }
     }
 
+    @Test func aTerminatedUserStaysDisconnectedAndTheStateSaysWhy() async throws {
+        try await TestHub.withBox { box in
+            let hub = box.hub
+            let authenticator = try ServerUserAuthenticator(endpoint: hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer alice-token"])
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, userAuthenticator: authenticator))
+            await client.connect()
+            try await client.signIn().subscribed()
+
+            let response = try await TestHTTP(hub).signed("POST", "/apps/1234/users/alice/terminate_connections", body: "{}")
+            #expect(response.status == 200)
+            try await eventually("the client failed for good") { await client.state.isTerminal }
+            guard case .failed(let error) = await client.state else {
+                Issue.record("a terminated connection must fail, not \(await client.state)")
+                return
+            }
+            #expect(error.closeCode == 4009)
+            #expect(error.message.contains("terminated"))
+            // It does not come back: the hub sees no connection for a while.
+            try await Task.sleep(for: .seconds(2))
+            #expect(await client.state.isTerminal)
+            let channels = try await TestHTTP(hub).signed("GET", "/apps/1234/channels")
+            #expect((channels.json["channels"] as? [String: Any])?.isEmpty == true)
+        }
+    }
+
+    @Test func cacheChannelsGiveTheAppTheLastEventOrACacheMiss() async throws {
+        try await TestHub.withBox { box in
+            let hub = box.hub
+            try await TestHub.trigger(hub, event: "price", channels: ["cache-full"], data: #"{"v":7}"#)
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port))
+            // Subscribed before connecting, so that the first events are bound before they come.
+            let full = await client.subscribe("cache-full")
+            let empty = await client.subscribe("cache-empty")
+            let fullEvents = full.events
+            let emptyEvents = empty.events
+            async let cached = first(fullEvents) { !$0.name.hasPrefix("pusher:") }
+            async let miss = first(emptyEvents) { $0.isCacheMiss }
+            await client.connect()
+            #expect(try await cached.name == "price")
+            #expect(try await cached.data == #"{"v":7}"#)
+            #expect(try await miss.channel == "cache-empty")
+            #expect(try await miss.name == ChannelEvent.cacheMiss)
+            await client.disconnect()
+        }
+    }
+
     @Test func deniedSignInAndInvalidChannelNamesAreReported() async throws {
         try await TestHub.withBox { box in
             let authenticator = try ServerUserAuthenticator(endpoint: box.hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer nobody"])

@@ -1,6 +1,7 @@
 @testable import ClearanceServerPostgres
 import ClearanceServer
 import ClearanceSigning
+import Foundation
 import Testing
 
 @Suite("Backplane messages and payloads")
@@ -8,6 +9,10 @@ struct BackplaneMessageTests {
     private let room = ChannelTable.Key(appID: "1234", name: "presence-room")
 
     @Test func everyMessageSurvivesItsLine() {
+        // Whole milliseconds: the times travel as milliseconds since 1970.
+        let entry = EventCache.Entry(
+            frame: #"{"event":"price","channel":"cache-prices","data":"{\"v\":2}"}"#,
+            triggeredAt: Date(timeIntervalSince1970: 1_790_000_000.125), expiresAt: Date(timeIntervalSince1970: 1_790_001_800.125))
         let messages: [BackplaneMessage] = [
             .event(appID: "1234", channel: "news", frame: #"{"event":"a","data":"line\nbreak \"quoted\""}"#, excluding: "1.2"),
             .event(appID: "1234", channel: "news", frame: "{}", excluding: nil),
@@ -16,6 +21,10 @@ struct BackplaneMessageTests {
             .change(.memberJoined(room, PresenceMember(id: "42", infoJSON: nil))),
             .change(.memberLeft(room, userID: "alice")),
             .hello, .syncBegin, .syncEnd, .bye,
+            .terminate(appID: "1234", userID: "alice"),
+            .triggered(appID: "1234", channel: "cache-prices", entry: entry, excluding: nil),
+            .triggered(appID: "1234", channel: "cache-prices", entry: entry, excluding: "1.2"),
+            .cached(appID: "1234", channel: "private-cache-x", entry: entry),
         ]
         for message in messages {
             #expect(!message.line.contains("\n"))

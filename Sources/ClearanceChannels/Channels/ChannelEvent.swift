@@ -14,6 +14,15 @@ public struct ChannelEvent: Sendable, Hashable {
     /// For client events on presence channels: the sender's user id.
     public let userID: String?
 
+    /// `pusher:cache_miss`: the name of the event a cache channel (`cache-`, `private-cache-`,
+    /// `private-encrypted-cache-`, `presence-cache-`) delivers right after its subscription
+    /// succeeded when the server keeps no last event for it. When it keeps one, that event comes
+    /// instead, as any other.
+    public static let cacheMiss = "pusher:cache_miss"
+
+    /// Whether this is ``cacheMiss``: the cache channel had no last event to give.
+    public var isCacheMiss: Bool { name == Self.cacheMiss }
+
     /// Creates an event.
     public init(name: String, channel: String, data: String?, userID: String? = nil) {
         self.name = name

@@ -103,6 +103,15 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// Seconds over which a stopping hub spreads its close frames (4200), so that its clients do
     /// not all come back in the same instant. Default 1; 0 (every connection at once) to 60.
     public var shutdownSpread: Double
+    /// Seconds a cache channel (`cache-`, `private-cache-`, `private-encrypted-cache-`,
+    /// `presence-cache-`) keeps the last event triggered on it through the HTTP API, for new
+    /// subscribers. Default 1,800 (30 minutes, as hosted Pusher); at most 86,400.
+    public var cacheTTL: Double
+    /// Most cache channels whose last event the hub keeps (each up to the largest event frame:
+    /// about 10 KB with the default ``maxEventDataBytes``); past it the expired entries go
+    /// first, then the ones that expire soonest. Default 10,000 (about 100 MB at most); 0 (keep
+    /// nothing: every subscriber gets `pusher:cache_miss`) to 1,000,000.
+    public var maxCachedChannels: Int
 
     /// The defaults listed on each member.
     public init(
@@ -132,7 +141,9 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxOutboundBytes: Int = 1_048_576,
         maxTotalOutboundBytes: Int = 268_435_456,
         closeTimeout: Double = 5,
-        shutdownSpread: Double = 1
+        shutdownSpread: Double = 1,
+        cacheTTL: Double = 1_800,
+        maxCachedChannels: Int = 10_000
     ) {
         self.activityTimeout = activityTimeout
         self.pongTimeout = pongTimeout
@@ -161,6 +172,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.maxTotalOutboundBytes = maxTotalOutboundBytes
         self.closeTimeout = closeTimeout
         self.shutdownSpread = shutdownSpread
+        self.cacheTTL = cacheTTL
+        self.maxCachedChannels = maxCachedChannels
     }
 
     /// Decodes the members present and keeps the default for the others.
@@ -202,6 +215,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxTotalOutboundBytes = try value(.maxTotalOutboundBytes, defaults.maxTotalOutboundBytes)
         closeTimeout = try value(.closeTimeout, defaults.closeTimeout)
         shutdownSpread = try value(.shutdownSpread, defaults.shutdownSpread)
+        cacheTTL = try value(.cacheTTL, defaults.cacheTTL)
+        maxCachedChannels = try value(.maxCachedChannels, defaults.maxCachedChannels)
     }
 
     /// Members that were removed, refused by name when a configuration still sets them.
@@ -270,6 +285,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
         .count("maxTotalOutboundBytes", { $0.maxTotalOutboundBytes }, 1_048_576...68_719_476_736),
         .seconds("closeTimeout", { $0.closeTimeout }, atMost: 600),
         .seconds("shutdownSpread", { $0.shutdownSpread }, atMost: 60, zeroAllowed: true),
+        .seconds("cacheTTL", { $0.cacheTTL }, atMost: 86_400),
+        .count("maxCachedChannels", { $0.maxCachedChannels }, 0...1_000_000),
     ]
 
     /// One member's allowed range.

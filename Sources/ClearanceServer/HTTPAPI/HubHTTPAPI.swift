@@ -11,7 +11,11 @@ import NIOCore
 /// - `POST /apps/{id}/batch_events`: several events;
 /// - `GET /apps/{id}/channels` (`filter_by_prefix`, `info=user_count` for presence prefixes);
 /// - `GET /apps/{id}/channels/{name}` (`info=subscription_count,user_count`);
-/// - `GET /apps/{id}/channels/{name}/users` (presence channels).
+/// - `GET /apps/{id}/channels/{name}/users` (presence channels);
+/// - `POST /apps/{id}/users/{user_id}/terminate_connections`: closes every connection signed in
+///   as the user, on every node of a cluster, with 4009 (body `{}`, answers `{}`). Also at
+///   `POST /users/{user_id}/terminate_connections`, the path the official Python library (3.3.4)
+///   sends, without `/apps/{id}`: the app is then the one whose key signed the request.
 ///
 /// Every refusal is a JSON ``HTTPAPIError`` with a 4xx status. Handlers get the
 /// ``VerifiedRESTRequest`` the verifier returns: the parameters and body exactly as signed, read
@@ -40,17 +44,30 @@ struct HubHTTPAPI: Sendable {
                 try await users(app: app, channel: try channelName(context))
             }
         }
+        router.post("/apps/{appID}/users/{userID}/terminate_connections") { request, context in
+            await signed(request, context) { (app, verified) throws(HTTPAPIError) in
+                try await terminateConnections(app: app, userID: try userID(context), body: verified.body)
+            }
+        }
+        router.post("/users/{userID}/terminate_connections") { request, context in
+            await signed(request, context, app: appSigning(request)) { (app, verified) throws(HTTPAPIError) in
+                try await terminateConnections(app: app, userID: try userID(context), body: verified.body)
+            }
+        }
     }
 
     // MARK: - Verification
 
+    /// Verifies the request as signed by `app` (by default the app of the path's `{appID}`), then
+    /// hands the handler what was verified.
     private func signed(
         _ request: Request,
         _ context: BasicRequestContext,
+        app named: HubApp? = nil,
         handler: (HubApp, VerifiedRESTRequest) async throws(HTTPAPIError) -> Response
     ) async -> Response {
         do throws(HTTPAPIError) {
-            guard let appID = context.parameters.get("appID"), let app = hub.appsByID[appID] else { throw .unknownApp }
+            guard let app = named ?? context.parameters.get("appID").flatMap({ hub.appsByID[$0] }) else { throw .unknownApp }
             let body: Data
             do {
                 var buffer = try await request.body.collect(upTo: hub.limits.maxHTTPBodyBytes)
@@ -77,6 +94,26 @@ struct HubHTTPAPI: Sendable {
             throw .invalidChannel(.emptyChannelName)
         }
         return name
+    }
+
+    /// The app whose key is the request's `auth_key` (for a path without `/apps/{id}`); the
+    /// signature is then checked as for any other request of that app.
+    private func appSigning(_ request: Request) -> HubApp? {
+        let query = request.uri.query ?? ""
+        for pair in query.split(separator: "&") where pair.hasPrefix("auth_key=") {
+            return PercentEncoding.decode(String(pair.dropFirst("auth_key=".count))).flatMap { hub.appsByKey[$0] }
+        }
+        return nil
+    }
+
+    /// The user id of the path: 1 to 128 characters, as in presence channel data and sign-ins.
+    private func userID(_ context: BasicRequestContext) throws(HTTPAPIError) -> String {
+        guard let raw = context.parameters.get("userID"), let id = PercentEncoding.decode(raw), !id.isEmpty,
+              id.utf16.count <= PresenceChannelData.maxUserIDLength
+        else {
+            throw .invalidField("user_id", reason: "must be 1 to \(PresenceChannelData.maxUserIDLength) characters.")
+        }
+        return id
     }
 
     private func jsonObject(_ body: Data) throws(HTTPAPIError) -> [String: JSONValue] {
@@ -132,8 +169,17 @@ struct HubHTTPAPI: Sendable {
     private func publish(_ event: TriggerEvent, app: HubApp) async throws(HTTPAPIError) {
         for channel in event.channels {
             let frame = PusherFrame.event(name: event.name, channel: channel, data: event.data)
-            await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID)
+            await hub.adapter.trigger(appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.cachePolicy)
         }
+    }
+
+    /// Closes the user's connections here, then has every other node close theirs. The body is
+    /// `{}` (an empty body is taken as one, as the official libraries may send none).
+    private func terminateConnections(app: HubApp, userID: String, body: Data) async throws(HTTPAPIError) -> Response {
+        if !body.isEmpty { _ = try jsonObject(body) }
+        await hub.closeUserConnections(appID: app.id, userID: userID)
+        await hub.adapter.relayUserTermination(appID: app.id, userID: userID)
+        return JSONResponse.make(.ok, "{}")
     }
 
     private func channels(app: HubApp, query: RESTRequestParameters) async throws(HTTPAPIError) -> Response {

@@ -27,6 +27,11 @@ final class Hub: Sendable {
 
     var limits: HubLimits { configuration.limits }
 
+    /// How long and for how many channels cache channels keep their last event.
+    var cachePolicy: EventCachePolicy {
+        EventCachePolicy(ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels)
+    }
+
     /// - Parameter socketBudget: The sockets the hub may hold open (its descriptor budget).
     init(
         configuration: HubConfiguration,
@@ -97,6 +102,28 @@ final class Hub: Sendable {
         let deadline = ContinuousClock.now + .seconds(limits.closeTimeout) + .seconds(1)
         while await registry.count > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Closes this node's connections of `appID` signed in as `userID` with 4009, and returns
+    /// how many there were. (The HTTP API also relays the request to the other nodes.)
+    @discardableResult
+    func closeUserConnections(appID: String, userID: String) async -> Int {
+        let controls = await registry.controls(appID: appID, userID: userID)
+        for control in controls {
+            control.close(.unauthorized, reason: "Connection terminated: the app ended this user's connections")
+        }
+        if !controls.isEmpty {
+            logger.info("hub.user.terminated", metadata: ["app_id": "\(appID)", "connections": "\(controls.count)"])
+        }
+        return controls.count
+    }
+
+    /// Carries out the terminations other nodes relay, until the adapter's stream ends or the
+    /// task is cancelled.
+    func runUserTerminations() async {
+        for await termination in adapter.userTerminations {
+            await closeUserConnections(appID: termination.appID, userID: termination.userID)
         }
     }
 

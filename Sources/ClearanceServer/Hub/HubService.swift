@@ -93,6 +93,7 @@ public struct HubService: Service {
         let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { ticking in
             ticking.addTask { await hub.runTicker() }
+            ticking.addTask { await hub.runUserTerminations() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await adapter.run() }
                 group.addTask { try await server.run() }

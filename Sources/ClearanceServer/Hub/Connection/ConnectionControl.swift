@@ -51,9 +51,11 @@ final class ConnectionControl: Sendable {
         }
     }
 
-    /// Closes with `code`: `pusher:error`, then the close frame, both after whatever is queued.
-    /// Does nothing when the connection is closing already.
-    func close(_ code: HubCloseCode, at now: ContinuousClock.Instant = .now) {
+    /// Closes with `code`: `pusher:error`, then the close frame, both after whatever is queued,
+    /// with `reason` (default: the code's own message). Does nothing when the connection is
+    /// closing already; a client that does not answer the close frame is cut after
+    /// ``HubLimits/closeTimeout``.
+    func close(_ code: HubCloseCode, reason: String? = nil, at now: ContinuousClock.Instant = .now) {
         let started = timers.withLock { timers -> Bool in
             guard !timers.isClosing else { return false }
             timers.closeStarted(at: now)
@@ -61,7 +63,8 @@ final class ConnectionControl: Sendable {
         }
         guard started else { return }
         logger.info("hub.connection.closing", metadata: ["code": "\(code.rawValue)"])
-        outbox.deliver(.frame(PusherFrame.error(code)))
-        outbox.close(code)
+        let reason = reason ?? code.message
+        outbox.deliver(.frame(PusherFrame.error(code: Int(code.rawValue), message: reason)))
+        outbox.close(code, reason: reason)
     }
 }

@@ -1,6 +1,6 @@
 /// The hub's live connections: issues unique socket ids, enforces the hub's and each app's
 /// connection limits, and reaches every connection (its ``ConnectionControl``) for the hub's
-/// ticker and when the hub shuts down.
+/// ticker, when the hub shuts down, and when the app terminates a user's connections.
 actor ConnectionRegistry {
     enum Admission: Equatable {
         case admitted(socketID: String)
@@ -10,6 +10,8 @@ actor ConnectionRegistry {
     private struct Entry {
         let appID: String
         var control: ConnectionControl?
+        /// The user the connection signed in as (`pusher:signin`).
+        var userID: String?
     }
 
     private var sequence: UInt64 = 0
@@ -45,6 +47,16 @@ actor ConnectionRegistry {
         guard !shuttingDown else { return false }
         live[socketID]?.control = control
         return true
+    }
+
+    /// The connection signed in as `userID`.
+    func signedIn(socketID: String, userID: String) {
+        live[socketID]?.userID = userID
+    }
+
+    /// The controls of `appID`'s connections signed in as `userID`.
+    func controls(appID: String, userID: String) -> [ConnectionControl] {
+        live.values.compactMap { entry in entry.appID == appID && entry.userID == userID ? entry.control : nil }
     }
 
     func remove(socketID: String) {

@@ -65,7 +65,7 @@ struct ConnectionSession {
             let outcome = await hub.adapter.subscribe(
                 socketID: socketID, appID: app.id, channel: channel, member: subscription.member, maxPresenceMembers: hub.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
-            if took, outcome != .subscribed { hub.subscriptions.add(-1) }
+            if took, !outcome.isNewSubscription { hub.subscriptions.add(-1) }
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
             subscriptionChanges.recordUnsubscribe(at: now)
@@ -73,7 +73,7 @@ struct ConnectionSession {
             hub.subscriptions.add(-1)
             logger.debug("hub.channel.unsubscribed", metadata: ["channel": "\(channel)"])
         case let .signIn(auth, userData):
-            signIn(auth: auth, userData: userData)
+            await signIn(auth: auth, userData: userData)
         case let .clientEvent(name, channel, data, dataBytes):
             guard let frame = clientEventFrame(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now) else { return }
             await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: socketID)
@@ -135,7 +135,7 @@ struct ConnectionSession {
     /// Records what the adapter made of the subscription.
     private mutating func subscribed(_ channel: String, _ subscription: Subscription, _ outcome: SubscribeOutcome) {
         switch outcome {
-        case .subscribed:
+        case .subscribed, .subscribedWithoutCachedEvent:
             subscriptions[channel] = subscription
             logger.debug("hub.channel.subscribed", metadata: ["channel": "\(channel)"])
         case .alreadySubscribed, .unknownConnection:
@@ -197,7 +197,7 @@ struct ConnectionSession {
         }
     }
 
-    private mutating func signIn(auth: String, userData: String) {
+    private mutating func signIn(auth: String, userData: String) async {
         let user: PusherUserData
         do {
             try app.signer.checkUserAuth(auth: auth, socketID: socketID, userData: userData)
@@ -212,6 +212,7 @@ struct ConnectionSession {
         }
         signedInUserID = user.id
         control.signedIn()
+        await hub.registry.signedIn(socketID: socketID, userID: user.id)
         logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)"])
         send(PusherFrame.signInSuccess(userData: userData))
     }

@@ -173,6 +173,10 @@ final class WebSocketFrameSink: ConnectionSink {
         close(code, thenDisconnect: false)
     }
 
+    func close(_ code: HubCloseCode, reason: String) {
+        close(code: WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: reason, thenDisconnect: false)
+    }
+
     private func close(_ code: HubCloseCode, thenDisconnect: Bool) {
         close(code: WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: code.message, thenDisconnect: thenDisconnect)
     }

@@ -19,7 +19,8 @@ public enum HubCloseCode: UInt16, Error, Sendable, Hashable, CaseIterable {
     case unsupportedProtocolVersion = 4007
     /// 4008: the `protocol` query parameter is missing.
     case noProtocolVersion = 4008
-    /// 4009: the connection did not sign in within the required time.
+    /// 4009: the connection is unauthorized: it did not sign in within the required time, or the
+    /// app terminated the connections of the user it signed in as (sent then with its own reason).
     case unauthorized = 4009
     /// 4100: the hub is at its connection limit.
     case overCapacity = 4100

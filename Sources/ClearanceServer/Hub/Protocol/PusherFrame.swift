@@ -36,6 +36,14 @@ package enum PusherFrame {
         Self.error(code: Int(code.rawValue), message: code.message)
     }
 
+    /// `pusher:cache_miss`: the cache channel keeps no event.
+    static func cacheMiss(channel: String) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher:cache_miss")
+        frame.string("channel", channel)
+        return frame.text
+    }
+
     static let ping = #"{"event":"pusher:ping","data":"{}"}"#
 
     static let pong = #"{"event":"pusher:pong","data":"{}"}"#

@@ -50,6 +50,14 @@ public protocol ChannelStateAdapter: Sendable {
     /// Delivers `frame` to every subscriber of `channel` except `excludedSocketID`.
     func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) async
 
+    /// Delivers an event triggered through the HTTP API as ``publish(appID:channel:frame:excluding:)``
+    /// does and, on a cache channel, keeps it under `cache` as the channel's last event: a new
+    /// subscriber then gets it right after `subscription_succeeded` (or `pusher:cache_miss` when
+    /// there is none, and ``subscribe(socketID:appID:channel:member:maxPresenceMembers:)`` returns
+    /// ``SubscribeOutcome/subscribedWithoutCachedEvent``). The default only publishes: an adapter
+    /// that keeps no cache.
+    func trigger(appID: String, channel: String, frame: String, excluding excludedSocketID: String?, cache: EventCachePolicy) async
+
     /// The app's occupied channels.
     func channels(appID: String) async -> [ChannelSnapshot]
 
@@ -58,6 +66,15 @@ public protocol ChannelStateAdapter: Sendable {
 
     /// The distinct users of a presence channel, in the order they arrived.
     func presenceMembers(appID: String, channel: String) async -> [PresenceMember]
+
+    /// Asks the other nodes of the cluster to close their connections of `appID` signed in as
+    /// `userID` (this node closes its own). Each of them hands it to its hub through
+    /// ``userTerminations``. The default does nothing: a single node has no other.
+    func relayUserTermination(appID: String, userID: String) async
+
+    /// The terminations other nodes relayed, for this node's hub to carry out (one consumer: the
+    /// hub). The default is an empty stream.
+    var userTerminations: AsyncStream<UserTermination> { get }
 }
 
 extension ChannelStateAdapter {
@@ -66,4 +83,15 @@ extension ChannelStateAdapter {
 
     /// Nothing to stop.
     public func shutdown() async {}
+
+    /// Keeps nothing: publishes.
+    public func trigger(appID: String, channel: String, frame: String, excluding excludedSocketID: String?, cache: EventCachePolicy) async {
+        await publish(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
+    }
+
+    /// No other node to tell.
+    public func relayUserTermination(appID: String, userID: String) async {}
+
+    /// No other node: nothing ever arrives.
+    public var userTerminations: AsyncStream<UserTermination> { AsyncStream { $0.finish() } }
 }

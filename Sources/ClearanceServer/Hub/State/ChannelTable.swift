@@ -82,6 +82,8 @@ package struct ChannelTable: Sendable {
     private var connections: [String: Connection] = [:]
     private var channels: [Key: LocalChannel] = [:]
     private var remote: [String: NodeState] = [:]
+    /// The last event of each cache channel (every node keeps every one).
+    package private(set) var cache = EventCache()
 
     package init() {}
 
@@ -110,6 +112,7 @@ package struct ChannelTable: Sendable {
         let key = Key(appID: appID, name: name)
         if let existing = channels[key], existing.subscribers[socketID] != nil {
             connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: existing.roster.map { _ in members(of: key) }))
+            deliverCachedEvent(of: key, to: connection.outbox)
             return (.alreadySubscribed, [])
         }
         // Taken out of the table while it changes, so that its subscribers are not copied (a
@@ -140,13 +143,42 @@ package struct ChannelTable: Sendable {
         changes.insert(.subscriptions(key, count: channel.subscribers.count), at: 0)
 
         connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: channel.roster.map { members(local: $0, of: key) }))
+        let missed = !deliverCachedEvent(of: key, to: connection.outbox)
         if let announced {
             let delivery = ConnectionOutbox.Delivery.memberAdded(channel: name, member: announced)
             for (otherID, outbox) in channel.subscribers where otherID != socketID {
                 outbox.deliver(delivery)
             }
         }
-        return (.subscribed, changes)
+        return (missed ? .subscribedWithoutCachedEvent : .subscribed, changes)
+    }
+
+    /// On a cache channel, delivers its kept event, or `pusher:cache_miss` when it keeps none
+    /// (then returns false). Other channels: nothing, and true.
+    @discardableResult
+    private func deliverCachedEvent(of key: Key, to outbox: ConnectionOutbox) -> Bool {
+        guard EventCache.isCacheChannel(key.name) else { return true }
+        guard let entry = cache.entry(for: key) else {
+            outbox.deliver(.frame(PusherFrame.cacheMiss(channel: key.name)))
+            return false
+        }
+        outbox.deliver(.frame(entry.frame))
+        return true
+    }
+
+    /// An event triggered through the HTTP API (here or on another node: `entry`): delivered as
+    /// ``deliver(appID:channel:frame:excluding:)`` does and, on a cache channel, kept as its
+    /// last event under `policy`.
+    package mutating func trigger(appID: String, channel name: String, entry: EventCache.Entry, excluding excludedSocketID: String?, policy: EventCachePolicy) {
+        remember(entry, appID: appID, channel: name, policy: policy)
+        deliver(appID: appID, channel: name, frame: entry.frame, excluding: excludedSocketID)
+    }
+
+    /// Keeps `entry` as the cache channel's last event (unless a newer one is kept), delivering
+    /// nothing: what a node learns of another's cache when it (re)joins the cluster.
+    package mutating func remember(_ entry: EventCache.Entry, appID: String, channel name: String, policy: EventCachePolicy) {
+        guard EventCache.isCacheChannel(name) else { return }
+        cache.store(entry, for: Key(appID: appID, name: name), maxChannels: policy.maxChannels)
     }
 
     /// Unsubscribes a connection; see ``ChannelStateAdapter/unsubscribe(socketID:appID:channel:)``.

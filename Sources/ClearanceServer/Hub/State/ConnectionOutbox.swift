@@ -59,6 +59,11 @@ public struct ConnectionOutbox: Sendable {
         sink.close(code)
     }
 
+    /// As ``close(_:)``, with `reason` in the close frame instead of the code's own message.
+    func close(_ code: HubCloseCode, reason: String) {
+        sink.close(code, reason: reason)
+    }
+
     /// The connection ended: nothing is delivered any more.
     func finish() {
         sink.finish()

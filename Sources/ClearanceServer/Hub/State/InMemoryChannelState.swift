@@ -1,4 +1,5 @@
 import ClearanceSigning
+import Foundation
 
 /// Channel state for a single hub process: everything in one actor's memory (a
 /// `ChannelTable` with no other node).
@@ -35,6 +36,12 @@ public actor InMemoryChannelState: ChannelStateAdapter {
 
     public func publish(appID: String, channel name: String, frame: String, excluding excludedSocketID: String?) {
         table.deliver(appID: appID, channel: name, frame: frame, excluding: excludedSocketID)
+    }
+
+    public func trigger(appID: String, channel name: String, frame: String, excluding excludedSocketID: String?, cache: EventCachePolicy) {
+        let now = Date()
+        let entry = EventCache.Entry(frame: frame, triggeredAt: now, expiresAt: cache.expiry(from: now))
+        table.trigger(appID: appID, channel: name, entry: entry, excluding: excludedSocketID, policy: cache)
     }
 
     public func channels(appID: String) -> [ChannelSnapshot] {
