@@ -8,8 +8,9 @@ import NIOHTTPTypes
 ///
 /// Two handlers share it, on the connection's event loop: ``FirstByte`` at the front of the
 /// pipeline arms it when bytes arrive while no request is being read, ``RequestEnd`` after the
-/// HTTP codec disarms it at the request's end. A connection that becomes a WebSocket disarms it
-/// for good (``stop()``) and removes ``FirstByte``.
+/// HTTP codec disarms it at the request's end. A connection gets it once it is known to stay
+/// HTTP (its first request head is read, and is no WebSocket upgrade), armed at once for that
+/// first request, counting from the moment the connection was accepted.
 final class RequestDeadline {
     private let timeout: TimeAmount
     private let expired: (any Channel) -> Void
@@ -25,10 +26,11 @@ final class RequestDeadline {
         self.expired = expired
     }
 
-    /// Arms the deadline unless a request is being read already.
-    fileprivate func requestBegan(on channel: any Channel) {
+    /// Arms the deadline unless a request is being read already: it expires `timeout` after
+    /// `start` (default: now).
+    func requestBegan(on channel: any Channel, at start: NIODeadline = .now()) {
         guard !stopped, scheduled == nil else { return }
-        scheduled = channel.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+        scheduled = channel.eventLoop.assumeIsolated().scheduleTask(deadline: start + timeout) { [self] in
             scheduled = nil
             guard !stopped else { return }
             expired(channel)

@@ -19,7 +19,8 @@ import NIOWebSocket
 ///
 /// No connection may stall: until its first request head is read (the upgrade decision), a
 /// connection has ``HubLimits/httpIdleTimeout`` in all; every HTTP request must arrive whole
-/// within ``HubLimits/httpRequestTimeout`` of its first byte (``RequestDeadline``); between
+/// within ``HubLimits/httpRequestTimeout`` of its first byte (the first one: of the accept;
+/// ``RequestDeadline``, which a connection that becomes a WebSocket never costs); between
 /// requests Hummingbird's connection state handler closes a connection idle for the idle
 /// timeout; WebSockets are held to the Pusher timers.
 struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
@@ -52,7 +53,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
                 return Value(negotiated: channel.eventLoop.makeSucceededFuture(.refused), channel: channel, address: address)
             }
             do {
-                return Value(negotiated: try negotiation(channel: channel, logger: logger), channel: channel, address: address)
+                return Value(negotiated: try negotiation(channel: channel, accepted: .now(), logger: logger), channel: channel, address: address)
             } catch {
                 hub.sockets.released(address: address, upgraded: false)
                 throw error
@@ -62,27 +63,15 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
 
     /// Sets up the pipeline that reads the first request and then becomes HTTP/1.1 or, on an
     /// upgrade, a WebSocket.
-    private func negotiation(channel: any Channel, logger: Logger) throws -> EventLoopFuture<Negotiated> {
+    private func negotiation(channel: any Channel, accepted: NIODeadline, logger: Logger) throws -> EventLoopFuture<Negotiated> {
         let hub = hub
         let idleTimeout = Duration.seconds(hub.limits.httpIdleTimeout)  // at most an hour: validated
-        let deadline = RequestDeadline(timeout: .seconds(hub.limits.httpRequestTimeout)) { _ in
-            hub.counters.increment(.requestsCutAtDeadline)
-            hub.requestDeadlineLog.record(["timeout": "\(hub.limits.httpRequestTimeout)"])
-        }
-        let firstByte = deadline.makeFirstByteHandler()
-        let requestEnd = NIOLoopBound(deadline.makeRequestEndHandler(), eventLoop: channel.eventLoop)
-        let sharedDeadline = NIOLoopBound(deadline, eventLoop: channel.eventLoop)
-        let sharedFirstByte = NIOLoopBound(firstByte, eventLoop: channel.eventLoop)
-        try channel.pipeline.syncOperations.addHandler(firstByte, position: .first)
-
         let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
             maxFrameSize: hub.limits.maxMessageBytes,
             enableAutomaticErrorHandling: true,
             shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
-                    sharedDeadline.value.stop()
-                    channel.pipeline.syncOperations.removeHandler(sharedFirstByte.value, promise: nil)
                     try channel.pipeline.syncOperations.addHandler(PusherChannelHandler(
                         admission: hub.admission(path: head.uri, channel: channel), maxMessageBytes: hub.limits.maxMessageBytes))
                     hub.sockets.upgraded()
@@ -92,8 +81,16 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
         )
         let upgrade = NIOTypedHTTPServerUpgradeConfiguration(upgraders: [upgrader]) { channel in
             channel.eventLoop.makeCompletedFuture {
+                // Plain HTTP: the whole-request deadline from here on (a WebSocket never costs
+                // one). The first request's head is in: its deadline counts from the accept.
+                let deadline = RequestDeadline(timeout: .seconds(hub.limits.httpRequestTimeout)) { _ in
+                    hub.counters.increment(.requestsCutAtDeadline)
+                    hub.requestDeadlineLog.record(["timeout": "\(hub.limits.httpRequestTimeout)"])
+                }
+                try channel.pipeline.syncOperations.addHandler(deadline.makeFirstByteHandler(), position: .first)
+                deadline.requestBegan(on: channel, at: accepted)
                 try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                try channel.pipeline.syncOperations.addHandler(requestEnd.value)
+                try channel.pipeline.syncOperations.addHandler(deadline.makeRequestEndHandler())
                 try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
                 return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
             }
