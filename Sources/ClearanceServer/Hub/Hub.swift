@@ -24,16 +24,21 @@ final class Hub: Sendable {
     let requestDeadlineLog: ThrottledLog
     let slowReaderLog: ThrottledLog
     let subscriptionRefusalLog: ThrottledLog
+    /// Where the hub's webhook events go (``HubWebhooks/emit(appID:_:)``).
+    let webhooks: HubWebhooks
 
     var limits: HubLimits { configuration.limits }
 
-    /// - Parameter socketBudget: The sockets the hub may hold open (its descriptor budget).
+    /// - Parameters:
+    ///   - socketBudget: The sockets the hub may hold open (its descriptor budget).
+    ///   - webhookQueue: Where webhook events wait (in memory by default).
     init(
         configuration: HubConfiguration,
         adapter: any ChannelStateAdapter,
         logger: Logger,
         counters: HubCounters = HubCounters(),
-        socketBudget: Int = .max
+        socketBudget: Int = .max,
+        webhookQueue: (any WebhookQueue)? = nil
     ) throws(HubConfigurationError) {
         try configuration.validate()
         var byKey: [String: HubApp] = [:]
@@ -46,6 +51,11 @@ final class Hub: Sendable {
             } catch {
                 throw .invalidApp(id: appConfiguration.id, reason: error)
             }
+        }
+        do {
+            webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, logger: logger)
+        } catch {
+            throw .invalidApp(id: configuration.apps.first { (try? WebhookSigner(key: $0.key, secret: $0.secret)) == nil }?.id ?? "?", reason: error)
         }
         self.configuration = configuration
         appsByKey = byKey
