@@ -106,4 +106,52 @@ struct WebhookReceiverTests {
             await server.stop()
         }
     }
+
+    /// What the README's handler does with the events.
+    actor Rooms {
+        private(set) var log: [String] = []
+        func close(_ channel: String) { log.append("close \(channel)") }
+        func join(_ channel: String, _ userID: String) { log.append("join \(channel) \(userID)") }
+    }
+
+    @Test func theReadmesReceiverHandsTheAppTypedEvents() async throws {
+        let rooms = Rooms()
+        // snippet: begin
+        let router = Router()
+        let receiver = try WebhookReceiver(key: "app-key", secret: "app-secret")
+        receiver.register(on: router, path: "/pusher/webhooks") { payload in
+            for event in payload.events {
+                switch event {
+                case let .channelVacated(channel): await rooms.close(channel)
+                case let .memberAdded(channel, userID): await rooms.join(channel, userID)
+                default: break
+                }
+            }
+        }
+        // snippet: end
+        let server = try await RunningServer.start(router, logger: TestHub.quietLogger)
+        try await withCleanup {
+            let body = WebhookPayload(
+                timeMilliseconds: Int64(Date().timeIntervalSince1970 * 1_000),
+                events: [.memberAdded(channel: "presence-a", userID: "alice"), .channelVacated(channel: "presence-a")]).encoded()
+            let signer = try WebhookSigner(key: "app-key", secret: "app-secret")
+            let answer = try await TestHTTP(baseURL: server.baseURL).raw(
+                "POST", "/pusher/webhooks", body: body, contentType: "application/json", headers: signer.headers(body: body))
+            #expect(answer.status == 200)
+            #expect(await rooms.log == ["join presence-a alice", "close presence-a"])
+        } cleanup: {
+            await server.stop()
+        }
+    }
+
+    /// The README's "Webhooks" Swift block is exactly this file's marked region.
+    @Test func theReadmeShowsThisCode() throws {
+        let readme = try DocumentedSnippets.packageFile("README.md")
+        let start = try #require(readme.range(of: "\n### Webhooks\n"))
+        let rest = readme[start.upperBound...]
+        let section = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+        let blocks = DocumentedSnippets.swiftBlocks(in: String(section))
+        let regions = DocumentedSnippets.markedRegions(in: try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8))
+        #expect(!blocks.isEmpty && blocks == regions, "README.md's Webhooks section and this test drifted apart")
+    }
 }

@@ -52,11 +52,7 @@ final class Hub: Sendable {
                 throw .invalidApp(id: appConfiguration.id, reason: error)
             }
         }
-        do {
-            webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, logger: logger)
-        } catch {
-            throw .invalidApp(id: configuration.apps.first { (try? WebhookSigner(key: $0.key, secret: $0.secret)) == nil }?.id ?? "?", reason: error)
-        }
+        webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, logger: logger)
         self.configuration = configuration
         appsByKey = byKey
         appsByID = byID

@@ -22,6 +22,7 @@ package final class HubWebhooks: WebhookEmitter {
     private let counters: HubCounters
     private let logger: Logger
     private let dropLog: ThrottledLog
+    private let queueErrorLog: ThrottledLog
 
     /// - Parameters:
     ///   - queue: Where events wait (a new ``InMemoryWebhookQueue`` by default).
@@ -29,11 +30,16 @@ package final class HubWebhooks: WebhookEmitter {
     package init(
         configuration: HubConfiguration, queue: (any WebhookQueue)? = nil, pollInterval: Duration = .milliseconds(50),
         counters: HubCounters, logger: Logger
-    ) throws(SigningError) {
+    ) throws(HubConfigurationError) {
         var targets: [String: [(id: WebhookTargetID, target: WebhookTarget)]] = [:]
         var destinations: [WebhookTargetID: WebhookDispatcher.Destination] = [:]
         for app in configuration.apps where !app.webhooks.isEmpty {
-            let signer = try WebhookSigner(key: app.key, secret: app.secret)
+            let signer: WebhookSigner
+            do {
+                signer = try WebhookSigner(key: app.key, secret: app.secret)
+            } catch {
+                throw .invalidApp(id: app.id, reason: error)
+            }
             for (index, target) in app.webhooks.enumerated() {
                 let id = WebhookTargetID(appID: app.id, index: index)
                 targets[app.id, default: []].append((id, target))
@@ -47,6 +53,7 @@ package final class HubWebhooks: WebhookEmitter {
         self.counters = counters
         self.logger = logger
         dropLog = ThrottledLog("hub.webhook.dropped", logger: logger)
+        queueErrorLog = ThrottledLog("hub.webhook.queue.unavailable", logger: logger)
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         if destinations.isEmpty {
             client = nil
@@ -135,7 +142,7 @@ package final class HubWebhooks: WebhookEmitter {
                     let excess = max(0, intake.count - limits.maxQueuedWebhooks)
                     intake.removeFirst(excess)
                 }
-                logger.warning("hub.webhook.queue.unavailable", metadata: ["reason": "\(Redactor.describe(error))"])
+                queueErrorLog.record(["reason": "\(Redactor.describe(error))"])
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
