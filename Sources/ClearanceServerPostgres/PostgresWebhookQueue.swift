@@ -88,6 +88,9 @@ public final class PostgresWebhookQueue: WebhookQueue {
         }
     }
 
+    /// 200 ms: each look is a query.
+    public var pollInterval: Duration { .milliseconds(200) }
+
     /// Events this node queued that no node has delivered (or dropped) yet.
     public func pendingCount() async throws -> Int {
         let (node, logger) = (node, logger)

@@ -24,11 +24,9 @@ package final class HubWebhooks: WebhookEmitter {
     private let dropLog: ThrottledLog
     private let queueErrorLog: ThrottledLog
 
-    /// - Parameters:
-    ///   - queue: Where events wait (a new ``InMemoryWebhookQueue`` by default).
-    ///   - pollInterval: How often the dispatcher looks for due batches.
+    /// - Parameter queue: Where events wait (a new ``InMemoryWebhookQueue`` by default).
     package init(
-        configuration: HubConfiguration, queue: (any WebhookQueue)? = nil, pollInterval: Duration = .milliseconds(50),
+        configuration: HubConfiguration, queue: (any WebhookQueue)? = nil,
         counters: HubCounters, logger: Logger
     ) throws(HubConfigurationError) {
         var targets: [String: [(id: WebhookTargetID, target: WebhookTarget)]] = [:]
@@ -65,7 +63,7 @@ package final class HubWebhooks: WebhookEmitter {
             self.client = client
             dispatcher = WebhookDispatcher(
                 queue: queue, destinations: destinations, client: client, limits: configuration.limits,
-                pollInterval: pollInterval, counters: counters, logger: logger)
+                pollInterval: queue.pollInterval, counters: counters, logger: logger)
         }
     }
 

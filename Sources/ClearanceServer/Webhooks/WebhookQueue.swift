@@ -26,4 +26,13 @@ public protocol WebhookQueue: Sendable {
 
     /// Events waiting (those in flight included).
     func pendingCount() async throws -> Int
+
+    /// How often a dispatcher asks for due batches (50 ms by default: a queue in memory costs
+    /// nothing to ask; one in a database should be asked less often).
+    var pollInterval: Duration { get }
+}
+
+extension WebhookQueue {
+    /// 50 ms.
+    public var pollInterval: Duration { .milliseconds(50) }
 }

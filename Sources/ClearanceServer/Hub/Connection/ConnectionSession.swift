@@ -77,6 +77,7 @@ struct ConnectionSession {
         case let .clientEvent(name, channel, data, dataBytes):
             guard let frame = clientEventFrame(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now) else { return }
             await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: socketID)
+            guard hub.webhooks.wants(.clientEvent, appID: app.id) else { return }
             hub.webhooks.emit(appID: app.id, .clientEvent(
                 channel: channel, event: name, data: WebhookEvent.clientData(raw: data), socketID: socketID,
                 userID: subscriptions[channel]?.member?.id))
