@@ -31,6 +31,8 @@ struct ServeWebhookTests {
                 _ = try await bob.next(event: "client-wave")
                 try await eventually("the first webhooks") { receiver.events.count >= 5 }
                 await bob.disconnect()
+                // Bob is gone for the hub before Alice leaves.
+                _ = try await alice.next(event: "pusher_internal:member_removed")
                 await alice.disconnect()
                 try await eventually("every webhook") { receiver.events.count >= 9 }
                 let events = receiver.events
