@@ -108,7 +108,7 @@ public actor PostgresChannelState: ChannelStateAdapter {
     // MARK: - ChannelStateAdapter
 
     /// Member events go out from the node where the user joined or left; occupancy is decided
-    /// in the database, once for the cluster (see ``ClusterOccupancy``).
+    /// in the database, once for the cluster (a row per channel and node, under a lock per channel).
     public func attachWebhooks(_ emitter: any WebhookEmitter) {
         webhooks = emitter
         occupancy.attach(emitter)

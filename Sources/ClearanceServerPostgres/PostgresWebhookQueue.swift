@@ -3,7 +3,7 @@ import ClearanceServer
 import Foundation
 import Logging
 
-/// The cluster's ``WebhookQueue``, in PostgreSQL: what any node queued is delivered by whichever
+/// The cluster's `WebhookQueue`, in PostgreSQL: what any node queued is delivered by whichever
 /// node leases its target first, so a webhook queued by a node that dies (even with SIGKILL,
 /// mid-delivery) is delivered by another once its lease runs out (at least once).
 ///

@@ -30,7 +30,7 @@ public struct WebhookReceiver: Sendable {
     /// How far `time_ms` may be from now, either way (300 s, as the official libraries).
     public let maxAge: Duration
 
-    /// - Throws: ``SigningError/invalidKey`` or ``SigningError/emptySecret``.
+    /// - Throws: `SigningError.invalidKey` (empty, or with a colon) or `SigningError.emptySecret`.
     public init(key: String, secret: String, maxBodyBytes: Int = 1_048_576, maxAge: Duration = .seconds(300)) throws(SigningError) {
         signer = try WebhookSigner(key: key, secret: secret)
         self.maxBodyBytes = maxBodyBytes

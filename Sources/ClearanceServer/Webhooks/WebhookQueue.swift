@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where webhook events wait until a ``WebhookDispatcher`` delivers them: per target, in the
+/// Where webhook events wait until the hub's dispatcher delivers them: per target, in the
 /// order they were queued, one batch of a target in flight at a time.
 ///
 /// ``InMemoryWebhookQueue`` serves one hub; a cluster keeps its queue in its database, so that
