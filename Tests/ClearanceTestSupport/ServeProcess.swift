@@ -17,10 +17,12 @@ package struct ServeProcess: Sendable {
     /// Requests to its HTTP API and auth endpoints.
     package var http: TestHTTP { TestHTTP(baseURL: httpURL) }
 
-    /// Writes a configuration file for `clearance serve`: the test app, the test users, and
-    /// `limits`, on `port` (a new temporary file each time).
-    package static func writeConfiguration(port: Int, limits: HubLimits = HubLimits()) throws -> URL {
-        var configuration = TestHub.configuration(port: port, limits: limits)
+    /// Writes a configuration file for `clearance serve`: the test app (changed by `adjustApp`),
+    /// the test users, and `limits`, on `port` (a new temporary file each time).
+    package static func writeConfiguration(
+        port: Int, limits: HubLimits = HubLimits(), adjustApp: (inout HubAppConfiguration) -> Void = { _ in }
+    ) throws -> URL {
+        var configuration = TestHub.configuration(port: port, limits: limits, adjustApp: adjustApp)
         configuration.host = "127.0.0.1"
         let hub = try JSONSerialization.jsonObject(with: JSONEncoder().encode(configuration)) as? [String: Any] ?? [:]
         let users = try JSONSerialization.jsonObject(with: JSONEncoder().encode(TestHub.users))
@@ -58,10 +60,11 @@ package struct ServeProcess: Sendable {
     /// port), killed afterwards, also when `body` throws.
     package static func with(
         limits: HubLimits, arguments: [String] = [], environment: [String: String] = [:], descriptorLimit: Int? = nil,
+        adjustApp: (inout HubAppConfiguration) -> Void = { _ in },
         _ body: (ServeProcess) async throws -> Void
     ) async throws {
         let port = try LoopbackPort.free()
-        let configuration = try writeConfiguration(port: port, limits: limits)
+        let configuration = try writeConfiguration(port: port, limits: limits, adjustApp: adjustApp)
         defer { try? FileManager.default.removeItem(at: configuration) }
         let serve = try await start(configuration: configuration, port: port, arguments: arguments, environment: environment, descriptorLimit: descriptorLimit)
         try await withCleanup { try await body(serve) } cleanup: { await serve.stop(.kill) }

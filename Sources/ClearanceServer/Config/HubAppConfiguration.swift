@@ -21,6 +21,8 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     public var maxConnections: Int?
     /// Whether clients may send `client-` events. Default `true`.
     public var clientEvents: Bool
+    /// Where the app's webhooks go (none by default); see ``WebhookTarget``.
+    public var webhooks: [WebhookTarget]
 
     /// Creates an app configuration.
     public init(
@@ -30,7 +32,8 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         encryptionMasterKey: String? = nil,
         enabled: Bool = true,
         maxConnections: Int? = nil,
-        clientEvents: Bool = true
+        clientEvents: Bool = true,
+        webhooks: [WebhookTarget] = []
     ) {
         self.id = id
         self.key = key
@@ -39,9 +42,10 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         self.enabled = enabled
         self.maxConnections = maxConnections
         self.clientEvents = clientEvents
+        self.webhooks = webhooks
     }
 
-    /// Decodes an app; `enabled` and `clientEvents` default to `true`.
+    /// Decodes an app; `enabled` and `clientEvents` default to `true`, `webhooks` to none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
@@ -51,6 +55,7 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections)
         clientEvents = try container.decodeIfPresent(Bool.self, forKey: .clientEvents) ?? true
+        webhooks = try container.decodeIfPresent([WebhookTarget].self, forKey: .webhooks) ?? []
     }
 
     /// The signer for this app's channel authorizations and sign-ins, under the hub's limits.
@@ -60,10 +65,10 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
             limits: ChannelNameLimits(maxLength: limits.maxChannelNameLength))
     }
 
-    /// `HubAppConfiguration(id: …, key: …, secret: <redacted>, …)`.
+    /// `HubAppConfiguration(id: …, key: …, secret: <redacted>, …)`; webhook header values are redacted too.
     public var description: String {
         let masterKey = encryptionMasterKey == nil ? "none" : Redactor.mask
         return "HubAppConfiguration(id: \(id), key: \(key), secret: \(Redactor.mask), encryptionMasterKey: \(masterKey), "
-            + "enabled: \(enabled), maxConnections: \(maxConnections.map(String.init) ?? "unlimited"), clientEvents: \(clientEvents))"
+            + "enabled: \(enabled), maxConnections: \(maxConnections.map(String.init) ?? "unlimited"), clientEvents: \(clientEvents), webhooks: \(webhooks))"
     }
 }

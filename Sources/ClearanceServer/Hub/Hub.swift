@@ -24,6 +24,8 @@ final class Hub: Sendable {
     let requestDeadlineLog: ThrottledLog
     let slowReaderLog: ThrottledLog
     let subscriptionRefusalLog: ThrottledLog
+    /// Where the hub's webhook events go (``HubWebhooks/emit(appID:_:)``).
+    let webhooks: HubWebhooks
 
     var limits: HubLimits { configuration.limits }
 
@@ -32,13 +34,16 @@ final class Hub: Sendable {
         EventCachePolicy(ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels)
     }
 
-    /// - Parameter socketBudget: The sockets the hub may hold open (its descriptor budget).
+    /// - Parameters:
+    ///   - socketBudget: The sockets the hub may hold open (its descriptor budget).
+    ///   - webhookQueue: Where webhook events wait (in memory by default).
     init(
         configuration: HubConfiguration,
         adapter: any ChannelStateAdapter,
         logger: Logger,
         counters: HubCounters = HubCounters(),
-        socketBudget: Int = .max
+        socketBudget: Int = .max,
+        webhookQueue: (any WebhookQueue)? = nil
     ) throws(HubConfigurationError) {
         try configuration.validate()
         var byKey: [String: HubApp] = [:]
@@ -52,6 +57,7 @@ final class Hub: Sendable {
                 throw .invalidApp(id: appConfiguration.id, reason: error)
             }
         }
+        webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, logger: logger)
         self.configuration = configuration
         appsByKey = byKey
         appsByID = byID
