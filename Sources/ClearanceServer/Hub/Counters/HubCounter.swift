@@ -20,4 +20,7 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     case slowReadersClosed = "slow_readers_closed"
     /// A subscription refused because the hub held ``HubLimits/maxSubscriptions`` already.
     case subscriptionsRefusedAtHubLimit = "subscriptions_refused_hub_limit"
+    /// A browser's WebSocket upgrade refused with 403: its page's origin is not in the app's
+    /// ``HubAppConfiguration/allowedOrigins``.
+    case webSocketsRefusedAtOrigin = "websockets_refused_origin"
 }
