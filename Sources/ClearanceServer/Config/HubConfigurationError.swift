@@ -21,6 +21,8 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     case invalidLimit(String)
     /// Two limits cannot be used together (the message says why).
     case conflictingLimits(String)
+    /// An entry of an app's `allowedOrigins` is not an origin `scheme://host[:port]`.
+    case invalidAllowedOrigin(appID: String, origin: String, problem: WebOriginProblem)
     /// The configuration sets a limit that no longer exists; `replacement` took its place.
     case removedLimit(String, replacement: String)
     /// A webhook target lists an event name Pusher does not have.
@@ -58,6 +60,8 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case let .invalidApp(id, reason): .init(.invalidApp, "The app \(id) is not usable: \(reason.message)")
         case let .invalidLimit(name): .init(.invalidLimit, "The limit \(name) is out of range\(HubLimits.allowedRange(of: name).map { " (allowed: \($0))" } ?? "").")
         case let .conflictingLimits(reason): .init(.conflictingLimits, "The limits do not fit together: \(reason).")
+        case let .invalidAllowedOrigin(id, origin, problem):
+            .init(.invalidAllowedOrigin, "The app \(id) allows the origin '\(origin)', which is not usable: \(problem) (write an origin as https://app.example.com or http://localhost:8080).")
         case let .removedLimit(name, replacement): .init(.removedLimit, "The limit \(name) was removed: set \(replacement) instead (see the README's \"Hub limits\").")
         case let .unknownWebhookEvent(name):
             .init(.unknownWebhookEvent, "The webhook event \(name) is unknown (known: \(WebhookEventKind.allCases.map(\.rawValue).joined(separator: ", "))).")
@@ -77,6 +81,6 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     public enum Code: String, Sendable, CaseIterable {
         case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
         case conflictingLimits, removedLimit, unknownWebhookEvent, invalidWebhookURL, insecureWebhookURL, noWebhookEvents
-        case reservedWebhookHeader, invalidWebhookHeader
+        case reservedWebhookHeader, invalidWebhookHeader, invalidAllowedOrigin
     }
 }

@@ -26,4 +26,7 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// A webhook event given up: still failing after ``HubLimits/webhookRetryDuration``, or the
     /// oldest waiting when more than ``HubLimits/maxQueuedWebhooks`` were.
     case webhooksDropped = "webhooks_dropped"
+    /// A browser's WebSocket upgrade refused with 403: its page's origin is not in the app's
+    /// ``HubAppConfiguration/allowedOrigins``.
+    case webSocketsRefusedAtOrigin = "websockets_refused_origin"
 }
