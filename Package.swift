@@ -185,13 +185,15 @@ let package = Package(
             swiftSettings: strict
         ),
         // The production server half: the Pusher-compatible hub, its HTTP API, auth endpoints,
-        // configuration and limits, customer tokens (jwt-kit), on Hummingbird.
+        // configuration and limits, customer tokens (jwt-kit), webhooks (sent with
+        // AsyncHTTPClient, received by a route helper), on Hummingbird.
         .target(
             name: "ClearanceServer",
             dependencies: [
                 "Clearance", "ClearanceSigning", "ClearanceWire",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -30,7 +30,8 @@ final class ServerProcess: Sendable {
     }
 
     /// `clearance serve` on a free port; with `backplane`, a node of the cluster on that database
-    /// whose nodes share `clusterKey`.
+    /// whose nodes share `clusterKey`. In production mode (no `--development`): the bench signs its
+    /// channels itself and measures the hub as it runs in production.
     static func hub(backplane: (url: String, clusterKey: String)? = nil) throws -> ServerProcess {
         let directory = try makeDirectory()
         let configuration = directory.appendingPathComponent("hub.json")

@@ -25,6 +25,12 @@ public enum Demo {
         try await RealtimeDemo(report: report).run()
         try await ChannelsDemo(report: report).run()
         try await EntitlementsDemo(report: report).run()
+        print("""
+
+            Next: `clearance serve --development` runs these development servers on one port for your app and \
+            tests (public users and passwords: never in production); `clearance serve --config hub.json` is the \
+            production hub (WebSocket endpoint and HTTP API only; see the README's "Running the hub in production").
+            """)
         report.summary()
         return report.allPassed
     }

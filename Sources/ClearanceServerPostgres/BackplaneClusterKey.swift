@@ -16,6 +16,9 @@ public struct BackplaneClusterKey: Sendable, SecretRedacting {
 
     /// The sealing key derived from the secret.
     let key: SymmetricKey
+    /// The key that names what the database must find without reading it (a channel in the
+    /// occupancy table): HMAC-SHA256, derived apart from the sealing key.
+    let naming: SymmetricKey
 
     /// A key from `secret`.
     /// - Throws: ``PostgresBackplaneError/clusterKeyTooShort(minimum:)`` for fewer than
@@ -27,6 +30,20 @@ public struct BackplaneClusterKey: Sendable, SecretRedacting {
             salt: Data("clearance-backplane".utf8),
             info: Data("clearance backplane sealing key v1".utf8),
             outputByteCount: 32)
+        naming = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Data(secret.utf8)),
+            salt: Data("clearance-backplane".utf8),
+            info: Data("clearance backplane naming key v1".utf8),
+            outputByteCount: 32)
+    }
+
+    /// The lower-case hex HMAC of `text` under ``naming``: equal for equal texts, and nothing
+    /// about the text to a reader without the key.
+    func name(_ text: String) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: naming).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
     }
 
     /// `BackplaneClusterKey(<redacted>)`.

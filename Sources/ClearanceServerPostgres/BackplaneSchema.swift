@@ -1,7 +1,9 @@
 import PostgresNIO
 
 /// The backplane's SQL: the table of live nodes (heartbeats), the table of payloads too long
-/// for a notification, and the statements that use them. Names derive from the namespace,
+/// for a notification, the cluster's webhook tables (occupancy per node, queued webhooks and
+/// their targets' leases: ``BackplaneSchema+Webhooks.swift``), and the statements that use
+/// them. Names derive from the namespace,
 /// which ``PostgresBackplaneConfiguration/validate()`` restricts to `[a-z][a-z0-9_]*`.
 struct BackplaneSchema: Sendable {
     /// An `INSERT … RETURNING` that returned nothing.
@@ -12,11 +14,17 @@ struct BackplaneSchema: Sendable {
     let channel: String
     let nodes: String
     let payloads: String
+    let occupancy: String
+    let webhooks: String
+    let webhookTargets: String
 
     init(namespace: String) {
         channel = namespace
         nodes = "\(namespace)_nodes"
         payloads = "\(namespace)_payloads"
+        occupancy = "\(namespace)_occupancy"
+        webhooks = "\(namespace)_webhooks"
+        webhookTargets = "\(namespace)_webhook_targets"
     }
 
     /// Creates the tables unless they exist (nodes starting together may race to create them:
@@ -31,6 +39,9 @@ struct BackplaneSchema: Sendable {
                 try await execute(PostgresQuery(unsafeSQL: """
                     CREATE TABLE IF NOT EXISTS \(payloads) (id bigserial PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())
                     """), on: connection, logger: logger)
+                for statement in webhookTables {
+                    try await execute(PostgresQuery(unsafeSQL: statement), on: connection, logger: logger)
+                }
                 return
             } catch {
                 lastError = error
@@ -90,14 +101,14 @@ struct BackplaneSchema: Sendable {
     }
 
     /// Runs `query`, its rows read and dropped (see ``BoundedConnection``).
-    private func execute(_ query: PostgresQuery, on connection: BoundedConnection, logger: Logger) async throws {
+    func execute(_ query: PostgresQuery, on connection: BoundedConnection, logger: Logger) async throws {
         try await connection.run {
             for try await _ in try await connection.connection.query(query, logger: logger) {}
         }
     }
 
     /// Runs `query` and returns its rows' one text column (see ``BoundedConnection``).
-    private func strings(_ query: PostgresQuery, on connection: BoundedConnection, logger: Logger) async throws -> [String] {
+    func strings(_ query: PostgresQuery, on connection: BoundedConnection, logger: Logger) async throws -> [String] {
         try await connection.run {
             var values: [String] = []
             for try await (value) in try await connection.connection.query(query, logger: logger).decode(String.self) { values.append(value) }
@@ -105,7 +116,7 @@ struct BackplaneSchema: Sendable {
         }
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
+    static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -11,6 +11,8 @@ struct BackplaneSeal: Sendable {
     /// Where a sealed text travels.
     enum Carrier: String, Sendable {
         case notification, storedPayload = "stored"
+        /// A queued webhook event, or a channel of the occupancy table: opened by any node.
+        case webhook
     }
 
     /// What a sealed text holds.

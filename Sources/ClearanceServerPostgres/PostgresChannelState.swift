@@ -57,6 +57,11 @@ public actor PostgresChannelState: ChannelStateAdapter {
     }()
     /// Where the terminations other nodes relay go: the stream the hub reads last.
     private let terminations = Locked<AsyncStream<UserTermination>.Continuation?>(nil)
+    private var webhooks: (any WebhookEmitter)?
+    /// The channels this node has subscribers of, for the apps whose webhooks want occupancy.
+    private var occupiedHere: Set<ChannelTable.Key> = []
+    nonisolated let occupancy: ClusterOccupancy
+    private nonisolated let webhookQueues = Locked([PostgresWebhookQueue]())
 
     /// A node of the cluster that `configuration` names. Nothing happens until the hub runs it.
     public init(configuration: PostgresBackplaneConfiguration, logger: Logger = Logger(label: "clearance.backplane")) {
@@ -72,6 +77,7 @@ public actor PostgresChannelState: ChannelStateAdapter {
         self.logger = logger
         self.queue = queue
         link = BackplaneLink(configuration: configuration, nodeID: nodeID, queue: queue, logger: logger)
+        occupancy = ClusterOccupancy(configuration: configuration, node: nodeID, logger: logger)
     }
 
     /// The link's state, starting with the current one.
@@ -81,18 +87,41 @@ public actor PostgresChannelState: ChannelStateAdapter {
     /// seen before (forgeries, replays, a node with another key).
     public nonisolated var rejectedMessages: Int { link.rejectedMessages }
 
-    /// Keeps the link to the other nodes up until ``shutdown()``; the hub calls it.
+    /// Keeps the link to the other nodes up, and records this node's channels for the cluster's
+    /// occupancy webhooks, until ``shutdown()``; the hub calls it.
     public func run() async throws {
-        await link.run(for: self)
+        let occupancy = occupancy
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await occupancy.run() }
+            await link.run(for: self)
+            await occupancy.stop(timeout: .zero)
+        }
     }
 
-    /// Says goodbye (the other nodes drop this node's members at once) and ends ``run()``.
+    /// Records the last occupancy changes (at most 3 s), says goodbye (the other nodes drop this
+    /// node's members at once) and ends ``run()``.
     public func shutdown() async {
+        await occupancy.stop(timeout: .seconds(3))
         await link.stop(farewell: [.bye])
         terminations.withLock { $0?.finish() }
+        for queue in webhookQueues.withLock({ $0 }) { await queue.close() }
+    }
+
+    /// The cluster's queue, in the database: see ``PostgresWebhookQueue``.
+    public nonisolated func webhookQueue(limits: HubLimits) -> (any WebhookQueue)? {
+        let queue = PostgresWebhookQueue(configuration: configuration, node: nodeID, limits: limits, logger: logger)
+        webhookQueues.withLock { $0.append(queue) }
+        return queue
     }
 
     // MARK: - ChannelStateAdapter
+
+    /// Member events go out from the node where the user joined or left; occupancy is decided
+    /// in the database, once for the cluster (a row per channel and node, under a lock per channel).
+    public func attachWebhooks(_ emitter: any WebhookEmitter) {
+        webhooks = emitter
+        occupancy.attach(emitter)
+    }
 
     public func addConnection(socketID: String, appID: String, outbox: ConnectionOutbox) {
         table.addConnection(socketID: socketID, appID: appID, outbox: outbox)
@@ -172,6 +201,22 @@ public actor PostgresChannelState: ChannelStateAdapter {
 
     private func share(_ changes: [ChannelTable.Change]) {
         queue.append(changes.map(BackplaneMessage.change))
+        let decided = table.takeWebhookEvents()
+        guard let webhooks else { return }
+        for case let .subscriptions(key, count) in changes
+        where webhooks.wants(.channelOccupied, appID: key.appID) || webhooks.wants(.channelVacated, appID: key.appID) {
+            if count > 0, occupiedHere.insert(key).inserted {
+                occupancy.record(.occupied(appID: key.appID, channel: key.name))
+            } else if count == 0, occupiedHere.remove(key) != nil {
+                occupancy.record(.vacated(appID: key.appID, channel: key.name))
+            }
+        }
+        for (appID, event) in decided {
+            switch event {
+            case .channelOccupied, .channelVacated: continue
+            default: webhooks.emit(appID: appID, event)
+            }
+        }
     }
 }
 

@@ -6,18 +6,31 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// `clearance serve`: a Pusher-compatible hub on loopback, for development and tests.
+/// `clearance serve`: a Pusher-compatible hub. In production mode (the default) it serves the
+/// WebSocket endpoint and the HTTP API only; `--development` adds the development OAuth2 and
+/// OpenID provider, auth endpoints, Pugpig and content endpoints.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run a Pusher-compatible realtime hub (WebSocket, HTTP API and auth endpoints on one port).",
+        abstract: "Run a Pusher-compatible realtime hub: production by default, --development for local work and tests.",
         discussion: """
             Clients connect to ws://HOST:PORT/app/KEY; server libraries trigger events through \
-            http://HOST:PORT/apps/APP_ID/events; POST /pusher/auth and /pusher/user-auth sign for \
-            the development users (Bearer token, the clearance_token cookie, or Basic password). \
-            Without --config, two users (alice, bob) get random tokens, printed at start. The development \
-            Pugpig endpoints (/pugpig/sign_in, …) and protected content (/content/{product}/…) serve the same \
-            users; their entitlements and the `pugpig` settings come from the configuration file. \
+            http://HOST:PORT/apps/APP_ID/events. That is all a production hub serves: your app signs \
+            channels with its own auth endpoint (PusherAuthEndpoints, or any Pusher server library). \
+            Each app's allowedOrigins (configuration file) restricts which web pages may connect \
+            (403 before the upgrade for others). Without --config, one app is served, with a \
+            generated secret printed at start.
+
+            --development (or CLEARANCE_DEVELOPMENT=1), for local work, demos and tests only, also \
+            mounts: a development OAuth2 and OpenID provider whose clients and passwords are public \
+            (/oauth/…, /.well-known/openid-configuration); POST /pusher/auth and /pusher/user-auth, \
+            which sign for the development users of the configuration file (Bearer token, the \
+            clearance_token cookie, or Basic password) and answer pages of the first app's allowed \
+            origins cross origin (CORS); the development Pugpig endpoints (/pugpig/sign_in, …) and \
+            protected content (/content/{product}/…) for the same users, with the `pugpig` settings. \
+            Without --config, two users (alice, bob) get random tokens, printed at start. In production \
+            mode the file's `users`, `pugpig` and `corsCredentials` are ignored, with a warning.
+
             Flags override the first app of the configuration file. Stops cleanly on SIGINT/SIGTERM: \
             stops listening, then closes connections with 4200 so clients reconnect. With \
             --backplane, hubs on the same PostgreSQL database form a cluster: events, client \
@@ -25,6 +38,12 @@ struct ServeCommand: AsyncParsableCommand {
             sealed with the cluster key they share (--cluster-key-file, required with --backplane).
             """
     )
+
+    @Flag(help: """
+        Development mode (also CLEARANCE_DEVELOPMENT=1): mount the development OAuth2/OpenID provider, auth endpoints, \
+        Pugpig and content endpoints, whose users and passwords are public. Never in production.
+        """)
+    var development = false
 
     @Option(help: "The address to listen on (default 127.0.0.1, or the configuration's).")
     var host: String?
@@ -44,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("secret-file"), help: "A file holding the app secret.")
     var secretFile: String?
 
-    @Option(help: "A JSON configuration file: apps, users, limits, host, port.")
+    @Option(help: "A JSON configuration file: apps (with their allowedOrigins), limits, host, port; users, pugpig and corsCredentials with --development.")
     var config: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -114,11 +133,50 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "clearance.serve")
 
-        let (hub, notes) = try resolveConfiguration()
+        let development = try isDevelopment()
+        let (hub, notes) = try resolveConfiguration(development: development)
         let backplane = try backplaneConfiguration()
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
+        let adapter = backplane.map { PostgresChannelState(configuration: $0, logger: Logger(label: "clearance.backplane")) }
+        if let adapter { Self.reportBackplane(adapter) }
+        let service: HubService
+        if development {
+            service = try await developmentService(hub, adapter: adapter)
+        } else {
+            Self.say("production mode: the WebSocket endpoint and the HTTP API only (--development adds the development "
+                + "OAuth2/OpenID provider, auth endpoints, Pugpig and content endpoints)")
+            service = HubService(
+                configuration: configuration,
+                adapter: adapter,
+                logger: Logger(label: "clearance.hub"),
+                onReady: { hub in
+                    let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
+                    Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString)")
+                }
+            )
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [service],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        try await group.run()
+    }
 
+    /// `--development` or `CLEARANCE_DEVELOPMENT` (`1` or `true`; `0`, `false` or empty: off).
+    private func isDevelopment() throws -> Bool {
+        if development { return true }
+        switch ProcessInfo.processInfo.environment["CLEARANCE_DEVELOPMENT"]?.lowercased() {
+        case nil, "", "0", "false": return false
+        case "1", "true": return true
+        case let other?: throw ValidationError("CLEARANCE_DEVELOPMENT is '\(other)': use 1 (development mode) or 0.")
+        }
+    }
+
+    /// The hub with every development endpoint mounted, announced (DEVELOPMENT ONLY) on stdout.
+    private func developmentService(_ hub: DevelopmentHub, adapter: PostgresChannelState?) async throws -> HubService {
+        let configuration = hub.configuration
         // The development OAuth2 provider and OpenID provider on the same HTTP server.
         let provider = try await DevelopmentOAuth2Provider(logger: Logger(label: "clearance.oauth2.development-provider"))
         Self.say("development OAuth2 provider (DEVELOPMENT ONLY, not for production): POST /oauth/token, POST /oauth/revoke, GET /oauth/me; "
@@ -128,12 +186,13 @@ struct ServeCommand: AsyncParsableCommand {
         Self.say("development OpenID provider (DEVELOPMENT ONLY): issuer http://<the Host asked for>, GET /.well-known/openid-configuration, "
             + "GET /oauth/authorize (signs in the login_hint user or the first one, no login page), GET /oauth/jwks (ES256 key made at start), "
             + "GET /oauth/userinfo, GET /oauth/logout")
+        let origins = try Self.originAllowlist(configuration)
+        Self.say("development auth endpoints (DEVELOPMENT ONLY): POST /pusher/auth, POST /pusher/user-auth for the users "
+            + "\(hub.users.map(\.id).joined(separator: ",")); CORS for pages of the origins \(origins)")
         Self.say("development Pugpig endpoints (DEVELOPMENT ONLY): GET or POST /pugpig/sign_in, /pugpig/renew_token, /pugpig/verify_subscription, "
             + "/pugpig/edition_credentials, /pugpig/sign_out (user name = user id, password = user token); protected content under /content/{product}/…"
             + (hub.pugpig.contentDirectory.map { " from \($0)" } ?? " (no content directory configured)"))
-        let adapter = backplane.map { PostgresChannelState(configuration: $0, logger: Logger(label: "clearance.backplane")) }
-        if let adapter { Self.reportBackplane(adapter) }
-        let service = try hub.service(
+        return try hub.service(
             adapter: adapter,
             logger: Logger(label: "clearance.hub"),
             onReady: { hub in
@@ -142,16 +201,21 @@ struct ServeCommand: AsyncParsableCommand {
             },
             additionalRoutes: { router in provider.addRoutes(to: router) }
         )
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [service],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ))
-        try await group.run()
     }
 
-    /// The configuration (file, then flags, then defaults) and the lines to print about it.
-    private func resolveConfiguration() throws -> (DevelopmentHub, [String]) {
+    /// The first app's allowed origins, for the development auth endpoints' announcement.
+    private static func originAllowlist(_ configuration: HubConfiguration) throws -> OriginAllowlist {
+        do {
+            return try configuration.apps[0].originAllowlist()
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    /// The configuration (file, then flags, then defaults) and the lines to print about it. In
+    /// production mode the development members of the file are ignored, with a warning naming
+    /// them, and no user is made up.
+    private func resolveConfiguration(development: Bool) throws -> (DevelopmentHub, [String]) {
         var hub: DevelopmentHub
         var notes: [String] = []
         if let config {
@@ -160,6 +224,18 @@ struct ServeCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError(String(describing: error))
             }
+            if !development {
+                let ignored = Self.developmentMembers(in: URL(fileURLWithPath: config))
+                if !ignored.isEmpty {
+                    FileHandle.standardError.write(Data("""
+                        warning: production mode ignores \(ignored.joined(separator: ", ")) of \(config): \
+                        they are for the development endpoints, which only --development mounts.\n
+                        """.utf8))
+                }
+                hub = DevelopmentHub(configuration: hub.configuration)
+            }
+        } else if !development {
+            hub = DevelopmentHub(configuration: HubConfiguration(apps: []))
         } else {
             hub = DevelopmentHub(configuration: HubConfiguration(apps: []))
             hub.users = [("alice", DevelopmentEntitlement.all), ("bob", .issues(["issue-1"]))].map { name, entitlements in
@@ -186,7 +262,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         hub.configuration = configuration
         do {
-            try hub.validate()
+            if development { try hub.validate() } else { try configuration.validate() }
         } catch {
             throw ValidationError(String(describing: error))
         }
@@ -196,6 +272,14 @@ struct ServeCommand: AsyncParsableCommand {
             notes.append("note: the official pusher Python library only accepts app ids made of digits")
         }
         return (hub, notes)
+    }
+
+    /// The development members (`users`, `pugpig`, `corsCredentials`) the file at `url` sets.
+    private static func developmentMembers(in url: URL) -> [String] {
+        guard let data = try? Data(contentsOf: url),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return [] }
+        return ["users", "pugpig", "corsCredentials"].filter { object[$0] != nil }
     }
 
     /// Prints the backplane's state changes: `backplane connected node=…` once it links to the

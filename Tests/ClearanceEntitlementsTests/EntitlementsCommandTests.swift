@@ -13,7 +13,7 @@ import Testing
     }
 
     static func startServe(config: URL) async throws -> (ChildProcess, String) {
-        let serve = try ClearanceExecutable.start(["serve", "--config", config.path, "--port", "0"])
+        let serve = try ClearanceExecutable.start(["serve", "--development", "--config", config.path, "--port", "0"])
         guard let ready = await serve.line(timeout: .seconds(30), where: { $0.hasPrefix("ready ") }),
               let http = ready.split(separator: " ").first(where: { $0.hasPrefix("http=") }) else {
             await serve.stop(.kill)

@@ -6,11 +6,12 @@ import Foundation
 import HTTPTypes
 import Testing
 
-/// `clearance serve` mounts the development OAuth2 provider beside the hub, and a session signs in against it.
+/// `clearance serve` in development mode (here switched on by `CLEARANCE_DEVELOPMENT=1`) mounts
+/// the development OAuth2 provider beside the hub, and a session signs in against it.
 @Suite("clearance serve: development OAuth2 provider")
 struct ServeCommandTests {
     @Test func serveOffersTheDevelopmentProvider() async throws {
-        let serve = try ClearanceExecutable.start(["serve", "--port", "0"])
+        let serve = try ClearanceExecutable.start(["serve", "--port", "0"], environment: ["CLEARANCE_DEVELOPMENT": "1"])
         let ready = try #require(await serve.line(timeout: .seconds(30)) { $0.hasPrefix("ready ") }, "no ready line: \(serve.stderr)")
         #expect(serve.stdout.contains("DEVELOPMENT ONLY"))
         let tokenURL = try #require(ready.split(separator: " ").first { $0.hasPrefix("oauth2=") }.flatMap { URL(string: String($0.dropFirst(7))) })

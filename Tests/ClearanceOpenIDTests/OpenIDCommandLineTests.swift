@@ -73,7 +73,7 @@ struct OpenIDCommandLineTests {
 
     @Test("clearance serve's development provider is an OpenID provider: clearance login --issuer signs in at it")
     func signInAtClearanceServe() async throws {
-        let serve = try ClearanceExecutable.start(["serve", "--port", "0", "--log-level", "warning"])
+        let serve = try ClearanceExecutable.start(["serve", "--development", "--port", "0", "--log-level", "warning"])
         try await withCleanup {
             try await CommandLineSession.with { cli in
                 let ready = try #require(await serve.line(timeout: .seconds(30)) { $0.hasPrefix("ready ") }, "no ready line: \(serve.stderr)")

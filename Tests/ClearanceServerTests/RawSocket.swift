@@ -99,6 +99,29 @@ final class RawSocket: @unchecked Sendable {
         let elapsed = ContinuousClock.now - start
         return elapsed < timeout ? (bytes, elapsed, ContinuousClock.now - connectedAt) : nil
     }
+
+    /// The first HTTP response the peer sends, head and body (by its `Content-Length`), as
+    /// text; nil when none arrives whole within `timeout`. Reads on a thread of its own.
+    func httpResponse(timeout: Duration) async -> String? {
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            self.shutdownSocket()
+        }
+        defer { timer.cancel() }
+        return await onOwnThread {
+            var bytes: [UInt8] = []
+            while let chunk = self.receive() {
+                bytes += chunk
+                let text = String(decoding: bytes, as: UTF8.self)
+                guard let end = text.range(of: "\r\n\r\n") else { continue }
+                let length = text[..<end.lowerBound].split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text[end.upperBound...].utf8.count >= length { return text }
+            }
+            return nil
+        }
+    }
 }
 
 private func socketSend(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {

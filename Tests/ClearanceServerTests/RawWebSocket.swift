@@ -29,13 +29,11 @@ final class RawWebSocket: @unchecked Sendable {
     /// Bytes read past what has been parsed; touched only by the reading thread after the handshake.
     private var buffer: [UInt8] = []
 
-    /// Connects to `host:port`, sends the upgrade request for `pathAndQuery`, and checks the 101.
-    init(host: String, port: Int, pathAndQuery: String) throws {
+    /// Connects to `host:port`, sends the upgrade request for `pathAndQuery` (with `headers`,
+    /// such as a browser's `Origin`), and checks the 101.
+    init(host: String, port: Int, pathAndQuery: String, headers: [String: String] = [:]) throws {
         socket = try RawSocket(host: host, port: port)
-        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let request = "GET \(pathAndQuery) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        try sendAll(Array(request.utf8))
+        try sendAll(Array(Self.upgradeRequest(host: host, port: port, pathAndQuery: pathAndQuery, headers: headers).utf8))
         // Read the response head; anything after it already belongs to the WebSocket stream.
         while true {
             if let end = Self.headEnd(in: buffer) {
@@ -50,6 +48,14 @@ final class RawWebSocket: @unchecked Sendable {
                 throw Failure(description: "connection closed during the handshake")
             }
         }
+    }
+
+    /// The HTTP/1.1 upgrade request a client sends for `pathAndQuery`, with `headers`.
+    static func upgradeRequest(host: String, port: Int, pathAndQuery: String, headers: [String: String] = [:]) -> String {
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        return "GET \(pathAndQuery) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+            + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n"
     }
 
     /// Sends one frame (masked, as clients must).

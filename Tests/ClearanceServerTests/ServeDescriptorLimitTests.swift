@@ -14,7 +14,7 @@ struct ServeDescriptorLimitTests {
     /// connections (no auth, far below `maxConnections`) killed the hub within 2 s. Now the ones
     /// past its budget (922 of 1,024) are closed at accept and the hub lives.
     @Test func aThousandWebSocketsUnderALimitOf1024LeaveTheHubAlive() async throws {
-        try await ServeProcess.with(limits: TestHub.limits(), descriptorLimit: 1_024) { serve in
+        try await ServeProcess.with(limits: TestHub.limits(), development: false, descriptorLimit: 1_024) { serve in
             #expect(serve.process.stderr.contains("hub.descriptors.short"), "the start warns that 10,000 connections cannot fit")
             #expect(serve.process.stderr.contains("maxConnections=10000") && serve.process.stderr.contains("socketBudget=922"),
                     "\(serve.process.stderr.suffix(2_000))")
@@ -31,7 +31,7 @@ struct ServeDescriptorLimitTests {
 
     @Test func fourHundredWebSocketsAndTrickledRequestsUnderALimitOf256() async throws {
         let limits = TestHub.limits { $0.httpRequestTimeout = 3 }
-        try await ServeProcess.with(limits: limits, descriptorLimit: 256) { serve in
+        try await ServeProcess.with(limits: limits, development: false, descriptorLimit: 256) { serve in
             var webSockets: [RawWebSocket] = []
             var trickling: [RawSocket] = []
             for index in 0..<400 {

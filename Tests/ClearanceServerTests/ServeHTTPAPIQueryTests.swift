@@ -10,7 +10,7 @@ import Testing
 @Suite("clearance serve's HTTP API reads what it verified", .timeLimit(.minutes(2)))
 struct ServeHTTPAPIQueryTests {
     @Test func rewrittenCapturedRequestsAreRefusedWith400() async throws {
-        try await ServeProcess.with(limits: TestHub.limits()) { serve in
+        try await ServeProcess.with(limits: TestHub.limits(), development: false) { serve in
             let client = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
             let established = try await client.next(event: "pusher:connection_established")
             let socketID = try #require(established.dataObject["socket_id"] as? String)

@@ -17,7 +17,7 @@ struct ServeRequestDeadlineTests {
             $0.httpIdleTimeout = 3
             $0.httpRequestTimeout = 5
         }
-        try await ServeProcess.with(limits: limits) { serve in
+        try await ServeProcess.with(limits: limits, development: false) { serve in
             let socket = try RawSocket(host: "127.0.0.1", port: serve.port)
             defer { socket.shutdownSocket() }
             let head = "POST /apps/\(TestHub.appID)/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"
@@ -37,7 +37,7 @@ struct ServeRequestDeadlineTests {
     /// next one at accept, and a WebSocket that was already open is not affected.
     @Test func plainHTTPConnectionsPastTheirLimitAreRefusedAtAccept() async throws {
         let limits = TestHub.limits { $0.maxHTTPConnections = 10 }
-        try await ServeProcess.with(limits: limits) { serve in
+        try await ServeProcess.with(limits: limits, development: false) { serve in
             let client = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
             _ = try await client.next(event: "pusher:connection_established")
             // Ten connections that send half a request head and wait.

@@ -12,7 +12,7 @@ struct ServeSlowReaderTests {
     /// and 4,000 events of 10 KB. The hub's RSS went from 414 MB to 1.44 GB in 9 s, and all 20
     /// stayed connected. Now they are closed with 4100 once each leaves 1 MiB unsent.
     @Test func twentyNonReadingSubscribersAddAtMost64MBDuring4000Events() async throws {
-        try await ServeProcess.with(limits: TestHub.limits(), environment: Self.liveMemoryOnly) { serve in
+        try await ServeProcess.with(limits: TestHub.limits(), development: false, environment: Self.liveMemoryOnly) { serve in
             var stalled: [RawWebSocket] = []
             defer { stalled.forEach { $0.shutdownSocket() } }
             for _ in 0..<20 {

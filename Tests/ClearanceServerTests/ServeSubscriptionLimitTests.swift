@@ -9,7 +9,7 @@ import Testing
 struct ServeSubscriptionLimitTests {
     @Test func subscriptionsPastTheHubsLimitAreRefusedWith503AndTheChannelListStaysBounded() async throws {
         let limits = TestHub.limits { $0.maxSubscriptions = 50 }
-        try await ServeProcess.with(limits: limits) { serve in
+        try await ServeProcess.with(limits: limits, development: false) { serve in
             let url = URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!
             let first = try TestWebSocketClient(url: url)
             let second = try TestWebSocketClient(url: url)

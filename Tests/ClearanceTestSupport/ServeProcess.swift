@@ -17,29 +17,37 @@ package struct ServeProcess: Sendable {
     /// Requests to its HTTP API and auth endpoints.
     package var http: TestHTTP { TestHTTP(baseURL: httpURL) }
 
-    /// Writes a configuration file for `clearance serve`: the test app, the test users, and
-    /// `limits`, on `port` (a new temporary file each time).
-    package static func writeConfiguration(port: Int, limits: HubLimits = HubLimits()) throws -> URL {
-        var configuration = TestHub.configuration(port: port, limits: limits)
+    /// Writes a configuration file for `clearance serve`: the test app (changed by `adjustApp`),
+    /// the test users, `limits` and `members` (more top-level members, such as `pugpig`), on
+    /// `port` (a new temporary file each time).
+    package static func writeConfiguration(
+        port: Int, limits: HubLimits = HubLimits(), members: [String: String] = [:], adjustApp: (inout HubAppConfiguration) -> Void = { _ in }
+    ) throws -> URL {
+        var configuration = TestHub.configuration(port: port, limits: limits, adjustApp: adjustApp)
         configuration.host = "127.0.0.1"
         let hub = try JSONSerialization.jsonObject(with: JSONEncoder().encode(configuration)) as? [String: Any] ?? [:]
         let users = try JSONSerialization.jsonObject(with: JSONEncoder().encode(TestHub.users))
         var object = hub
         object["users"] = users
+        for (name, json) in members {
+            object[name] = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+        }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-serve-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: object).write(to: url)
         return url
     }
 
     /// Starts `clearance serve --config FILE` (plus `arguments`) and returns once it printed its
-    /// `ready` line (it listens from then on). With `descriptorLimit`, the process starts with
+    /// `ready` line (it listens from then on). With `development` (the default: most tests sign
+    /// channels through its `/pusher/auth`), it runs with `--development`; without, as the
+    /// production hub (WebSocket endpoint and HTTP API only). With `descriptorLimit`, the process starts with
     /// that soft and hard `RLIMIT_NOFILE` (`ulimit -n` in a shell that then becomes it): the
     /// hub raises its soft limit to the hard one, so both are lowered.
     package static func start(
-        configuration: URL, port: Int, arguments: [String] = [], environment: [String: String] = [:],
+        configuration: URL, port: Int, development: Bool = true, arguments: [String] = [], environment: [String: String] = [:],
         descriptorLimit: Int? = nil, timeout: Duration = .seconds(30)
     ) async throws -> ServeProcess {
-        let words = ["serve", "--config", configuration.path, "--log-level", "warning"] + arguments
+        let words = ["serve", "--config", configuration.path, "--log-level", "warning"] + (development ? ["--development"] : []) + arguments
         let process: ChildProcess
         if let descriptorLimit {
             let script = #"ulimit -n \#(descriptorLimit) && exec "$0" "$@""#
@@ -54,16 +62,20 @@ package struct ServeProcess: Sendable {
         return ServeProcess(process: process, port: port)
     }
 
-    /// Runs `body` with a `clearance serve` of the test app and users under `limits` (on a free
-    /// port), killed afterwards, also when `body` throws.
+    /// Runs `body` with a `clearance serve` of the test app (changed by `adjustApp`) and users under `limits` (on a free
+    /// port; `development` as in ``start(configuration:port:development:arguments:environment:descriptorLimit:timeout:)``),
+    /// killed afterwards, also when `body` throws.
     package static func with(
-        limits: HubLimits, arguments: [String] = [], environment: [String: String] = [:], descriptorLimit: Int? = nil,
+        limits: HubLimits, development: Bool = true, arguments: [String] = [], environment: [String: String] = [:], descriptorLimit: Int? = nil,
+        adjustApp: (inout HubAppConfiguration) -> Void = { _ in },
         _ body: (ServeProcess) async throws -> Void
     ) async throws {
         let port = try LoopbackPort.free()
-        let configuration = try writeConfiguration(port: port, limits: limits)
+        let configuration = try writeConfiguration(port: port, limits: limits, adjustApp: adjustApp)
         defer { try? FileManager.default.removeItem(at: configuration) }
-        let serve = try await start(configuration: configuration, port: port, arguments: arguments, environment: environment, descriptorLimit: descriptorLimit)
+        let serve = try await start(
+            configuration: configuration, port: port, development: development, arguments: arguments, environment: environment,
+            descriptorLimit: descriptorLimit)
         try await withCleanup { try await body(serve) } cleanup: { await serve.stop(.kill) }
     }
 

@@ -155,7 +155,7 @@ package struct TestHTTP: Sendable {
             request.headerFields[field] = value
         }
         let (response, data) = try await TestHub.http.send(request, body: body)
-        return HTTPResult(status: response.status.code, body: String(decoding: data, as: UTF8.self))
+        return HTTPResult(status: response.status.code, body: String(decoding: data, as: UTF8.self), headers: response.headerFields)
     }
 }
 
@@ -163,6 +163,8 @@ package struct TestHTTP: Sendable {
 package struct HTTPResult: Sendable {
     package let status: Int
     package let body: String
+    /// The response's header fields.
+    package var headers: HTTPFields = [:]
 
     /// The body as a JSON object (empty when it is not one).
     package var json: [String: Any] {

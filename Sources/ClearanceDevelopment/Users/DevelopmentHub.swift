@@ -18,6 +18,12 @@ import Logging
 ///            {"token": "bob-token", "id": "bob", "entitlements": ["issue-1", "issue-2"]}],
 ///  "pugpig": {"contentDirectory": "content", "tokenLifetime": 3600}}
 /// ```
+///
+/// The auth endpoints answer pages of other origins (CORS) when the first app allows their
+/// origin (`allowedOrigins`; every origin when it has none). With `"corsCredentials": true` (and
+/// an `allowedOrigins` list), pages of those origins may also send the `clearance_token` cookie
+/// cross origin: any page there can then get channels signed as the user whose cookie the
+/// browser holds.
 public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
     /// The hub's configuration.
     public var configuration: HubConfiguration
@@ -25,23 +31,31 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
     public var users: [DevelopmentUser]
     /// The development Pugpig endpoints' settings.
     public var pugpig: DevelopmentPugpigSettings
+    /// Whether the auth endpoints let pages of the first app's `allowedOrigins` send cookies
+    /// cross origin (`Access-Control-Allow-Credentials`). Default false; never with every origin.
+    public var corsCredentials: Bool
 
     /// A hub serving `configuration` with `users` behind its auth endpoints.
-    public init(configuration: HubConfiguration, users: [DevelopmentUser] = [], pugpig: DevelopmentPugpigSettings = DevelopmentPugpigSettings()) {
+    public init(
+        configuration: HubConfiguration, users: [DevelopmentUser] = [], pugpig: DevelopmentPugpigSettings = DevelopmentPugpigSettings(),
+        corsCredentials: Bool = false
+    ) {
         self.configuration = configuration
         self.users = users
         self.pugpig = pugpig
+        self.corsCredentials = corsCredentials
     }
 
-    private enum CodingKeys: String, CodingKey { case users, pugpig }
+    private enum CodingKeys: String, CodingKey { case users, pugpig, corsCredentials }
 
-    /// Decodes the hub configuration, its `users` member (default none) and its `pugpig` member
-    /// (default settings) from one object.
+    /// Decodes the hub configuration, its `users` member (default none), its `pugpig` member
+    /// (default settings) and `corsCredentials` (default false) from one object.
     public init(from decoder: any Decoder) throws {
         configuration = try HubConfiguration(from: decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         users = try container.decodeIfPresent([DevelopmentUser].self, forKey: .users) ?? []
         pugpig = try container.decodeIfPresent(DevelopmentPugpigSettings.self, forKey: .pugpig) ?? DevelopmentPugpigSettings()
+        corsCredentials = try container.decodeIfPresent(Bool.self, forKey: .corsCredentials) ?? false
     }
 
     /// Reads a JSON file; validates it unless `validating` is false (for callers that complete it first).
@@ -86,7 +100,7 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
     public var description: String { "DevelopmentHub(configuration: \(configuration), users: \(users.map(\.id)))" }
 
     private func routes(_ more: @escaping @Sendable (Router<BasicRequestContext>) -> Void) throws -> @Sendable (Router<BasicRequestContext>) -> Void {
-        let users = try DevelopmentUserDirectory(users: users).routes(signingFor: configuration)
+        let users = try DevelopmentUserDirectory(users: users).routes(signingFor: configuration, allowsCredentials: corsCredentials)
         let pugpig = DevelopmentPugpigServer(users: self.users, settings: pugpig)
         return { router in
             users(router)

@@ -46,16 +46,21 @@ public struct DevelopmentUserDirectory: Sendable {
         return .allowAs(AuthorizedUser(id: user.id, info: user.info))
     }
 
-    /// Auth endpoints that sign with `signer` for these users.
-    public func endpoints(signer: ChannelAuthSigner) -> PusherAuthEndpoints<some CallerIdentifier<DevelopmentUser>> {
-        PusherAuthEndpoints(signer: signer, identifier: identifier) { request in self.decide(request) }
+    /// Auth endpoints that sign with `signer` for these users, answering pages of other origins
+    /// as `cors` says (default: none).
+    public func endpoints(signer: ChannelAuthSigner, cors: CORSSettings? = nil) -> PusherAuthEndpoints<some CallerIdentifier<DevelopmentUser>> {
+        PusherAuthEndpoints(signer: signer, identifier: identifier, cors: cors) { request in self.decide(request) }
     }
 
     /// Routes that mount these users' auth endpoints (`/pusher/auth`, `/pusher/user-auth`),
     /// signing with the first app of `configuration`: pass them to `HubServer.start` or
-    /// `HubService` as `additionalRoutes`.
+    /// `HubService` as `additionalRoutes`. They answer pages of the app's `allowedOrigins`
+    /// (every origin when it has none) cross origin (CORS), with credentials (the
+    /// `clearance_token` cookie) only when `allowsCredentials` and the app lists its origins.
     /// - Throws: `HubConfigurationError` when the configuration has no usable first app.
-    public func routes(signingFor configuration: HubConfiguration) throws(HubConfigurationError) -> @Sendable (Router<BasicRequestContext>) -> Void {
+    public func routes(
+        signingFor configuration: HubConfiguration, allowsCredentials: Bool = false
+    ) throws(HubConfigurationError) -> @Sendable (Router<BasicRequestContext>) -> Void {
         guard let app = configuration.apps.first else { throw .noApps }
         let signer: ChannelAuthSigner
         do {
@@ -63,7 +68,8 @@ public struct DevelopmentUserDirectory: Sendable {
         } catch {
             throw .invalidApp(id: app.id, reason: error)
         }
-        let endpoints = endpoints(signer: signer)
+        let cors = CORSSettings(origins: try app.originAllowlist(), allowsCredentials: allowsCredentials)
+        let endpoints = endpoints(signer: signer, cors: cors)
         return { router in endpoints.register(on: router) }
     }
 

@@ -26,6 +26,10 @@ import NIOCore
 /// }
 /// endpoints.register(on: router)
 /// ```
+///
+/// For pages on other origins (pusher-js served from `https://app.example.com`, the endpoints
+/// on `https://api.example.com`), pass `cors:` (``CORSSettings``): the endpoints then answer
+/// preflights and add CORS headers for the allowed origins only (``AllowedOriginsCORS``).
 public struct PusherAuthEndpoints<Identifier: CallerIdentifier>: Sendable {
     /// The app's decision for one request.
     public typealias Decide = @Sendable (AuthEndpointRequest<Identifier.Caller>) async throws -> AuthorizationDecision
@@ -36,33 +40,50 @@ public struct PusherAuthEndpoints<Identifier: CallerIdentifier>: Sendable {
     public let identifier: Identifier
     /// The largest request body read, in bytes. Default 64 KiB.
     public let maxBodyBytes: Int
+    /// How pages of other origins are answered; nil (the default): no CORS, so browsers let
+    /// only pages of the endpoints' own origin read the answers.
+    public let cors: CORSSettings?
     private let decide: Decide
 
     /// - Parameters:
     ///   - signer: The app's signer (key, secret, master key for encrypted channels).
     ///   - identifier: Finds the caller in the request.
     ///   - maxBodyBytes: The largest body read; larger ones get 413.
+    ///   - cors: Cross-origin answers for pages of other origins (default none).
     ///   - decide: The app's decision. Throwing gives 500.
     public init(
         signer: ChannelAuthSigner,
         identifier: Identifier,
         maxBodyBytes: Int = 65_536,
+        cors: CORSSettings? = nil,
         decide: @escaping Decide
     ) {
         self.signer = signer
         self.identifier = identifier
         self.maxBodyBytes = maxBodyBytes
+        self.cors = cors
         self.decide = decide
     }
 
-    /// Adds `POST channelAuthPath` and `POST userAuthPath` to `router`.
+    /// Adds `POST channelAuthPath` and `POST userAuthPath` to `router`; with ``cors``, in a
+    /// group with ``AllowedOriginsCORS``, and `OPTIONS` on both paths for the preflights.
     public func register<Router: RouterMethods>(
         on router: Router,
         channelAuthPath: RouterPath = "/pusher/auth",
         userAuthPath: RouterPath = "/pusher/user-auth"
     ) {
-        router.post(channelAuthPath) { request, _ in await self.channelAuthorization(request) }
-        router.post(userAuthPath) { request, _ in await self.userAuthentication(request) }
+        guard let cors else {
+            router.post(channelAuthPath) { request, _ in await self.channelAuthorization(request) }
+            router.post(userAuthPath) { request, _ in await self.userAuthentication(request) }
+            return
+        }
+        let group = router.group().add(middleware: AllowedOriginsCORS<Router.Context>(cors))
+        group.post(channelAuthPath) { request, _ in await self.channelAuthorization(request) }
+        group.post(userAuthPath) { request, _ in await self.userAuthentication(request) }
+        for path in [channelAuthPath, userAuthPath] {
+            // Reached without Origin only (the middleware answers preflights).
+            group.on(path, method: .options) { _, _ in Response(status: .noContent, headers: [.allow: "POST, OPTIONS"]) }
+        }
     }
 
     /// Answers a channel authorization request (single or batched).

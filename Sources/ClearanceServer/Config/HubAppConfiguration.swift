@@ -21,6 +21,13 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     public var maxConnections: Int?
     /// Whether clients may send `client-` events. Default `true`.
     public var clientEvents: Bool
+    /// Where the app's webhooks go (none by default); see ``WebhookTarget``.
+    public var webhooks: [WebhookTarget]
+    /// The web origins (`scheme://host[:port]`, no path) whose pages may connect and call the
+    /// development auth endpoints; nil (the default): every origin. A browser's WebSocket
+    /// upgrade from another origin is refused with 403; a request without `Origin` (not a
+    /// browser) is always accepted. See ``originAllowlist()``.
+    public var allowedOrigins: [String]?
 
     /// Creates an app configuration.
     public init(
@@ -30,7 +37,9 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         encryptionMasterKey: String? = nil,
         enabled: Bool = true,
         maxConnections: Int? = nil,
-        clientEvents: Bool = true
+        clientEvents: Bool = true,
+        webhooks: [WebhookTarget] = [],
+        allowedOrigins: [String]? = nil
     ) {
         self.id = id
         self.key = key
@@ -39,9 +48,11 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         self.enabled = enabled
         self.maxConnections = maxConnections
         self.clientEvents = clientEvents
+        self.webhooks = webhooks
+        self.allowedOrigins = allowedOrigins
     }
 
-    /// Decodes an app; `enabled` and `clientEvents` default to `true`.
+    /// Decodes an app; `enabled` and `clientEvents` default to `true`, `webhooks` to none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
@@ -51,6 +62,8 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections)
         clientEvents = try container.decodeIfPresent(Bool.self, forKey: .clientEvents) ?? true
+        webhooks = try container.decodeIfPresent([WebhookTarget].self, forKey: .webhooks) ?? []
+        allowedOrigins = try container.decodeIfPresent([String].self, forKey: .allowedOrigins)
     }
 
     /// The signer for this app's channel authorizations and sign-ins, under the hub's limits.
@@ -60,10 +73,26 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
             limits: ChannelNameLimits(maxLength: limits.maxChannelNameLength))
     }
 
-    /// `HubAppConfiguration(id: …, key: …, secret: <redacted>, …)`.
+    /// ``allowedOrigins`` read as origins.
+    /// - Throws: ``HubConfigurationError/invalidAllowedOrigin(appID:origin:problem:)`` for the
+    ///   first entry that is not an origin.
+    public func originAllowlist() throws(HubConfigurationError) -> OriginAllowlist {
+        guard let allowedOrigins else { return .any }
+        var origins: [WebOrigin] = []
+        for text in allowedOrigins {
+            guard let origin = WebOrigin(text) else {
+                throw .invalidAllowedOrigin(appID: id, origin: text, problem: WebOrigin.problem(in: text) ?? .notAnOrigin)
+            }
+            origins.append(origin)
+        }
+        return OriginAllowlist(origins)
+    }
+
+    /// `HubAppConfiguration(id: …, key: …, secret: <redacted>, …)`; webhook header values are redacted too.
     public var description: String {
         let masterKey = encryptionMasterKey == nil ? "none" : Redactor.mask
         return "HubAppConfiguration(id: \(id), key: \(key), secret: \(Redactor.mask), encryptionMasterKey: \(masterKey), "
-            + "enabled: \(enabled), maxConnections: \(maxConnections.map(String.init) ?? "unlimited"), clientEvents: \(clientEvents))"
+            + "enabled: \(enabled), maxConnections: \(maxConnections.map(String.init) ?? "unlimited"), clientEvents: \(clientEvents), "
+            + "webhooks: \(webhooks), allowedOrigins: \(allowedOrigins.map { "[" + $0.joined(separator: ", ") + "]" } ?? "any"))"
     }
 }

@@ -77,7 +77,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     }
 
     /// Checks the configuration: at least one app, unique app ids and keys, usable
-    /// credentials, limits in range.
+    /// credentials, usable webhook targets and allowed origins, limits in range.
     public func validate() throws(HubConfigurationError) {
         guard !apps.isEmpty else { throw .noApps }
         guard (0...65_535).contains(port) else { throw .invalidPort(port) }
@@ -93,6 +93,8 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
                 throw .invalidApp(id: app.id, reason: error)
             }
             if let limit = app.maxConnections, !HubLimits.connectionRange.contains(limit) { throw .invalidLimit("apps.maxConnections") }
+            for target in app.webhooks { try target.validate(appID: app.id) }
+            _ = try app.originAllowlist()
         }
         if let member = limits.firstInvalidMember() { throw .invalidLimit(member) }
         if let reason = limits.conflict() { throw .conflictingLimits(reason) }

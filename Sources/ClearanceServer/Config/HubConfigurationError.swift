@@ -21,8 +21,24 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     case invalidLimit(String)
     /// Two limits cannot be used together (the message says why).
     case conflictingLimits(String)
+    /// An entry of an app's `allowedOrigins` is not an origin `scheme://host[:port]`.
+    case invalidAllowedOrigin(appID: String, origin: String, problem: WebOriginProblem)
     /// The configuration sets a limit that no longer exists; `replacement` took its place.
     case removedLimit(String, replacement: String)
+    /// A webhook target lists an event name Pusher does not have.
+    case unknownWebhookEvent(String)
+    /// A webhook target's URL is not an absolute `http` or `https` URL.
+    case invalidWebhookURL(appID: String, reason: String)
+    /// A webhook target's URL is plain `http` to a host that is not loopback, without
+    /// `"allowInsecureHTTP": true`.
+    case insecureWebhookURL(appID: String, host: String)
+    /// A webhook target lists no events.
+    case noWebhookEvents(appID: String)
+    /// A webhook target's header would replace one the hub sets (`Content-Type`,
+    /// `X-Pusher-Key`, `X-Pusher-Signature`, or one HTTP manages).
+    case reservedWebhookHeader(appID: String, name: String)
+    /// A webhook target's header has a name or value HTTP does not allow (its value is never shown).
+    case invalidWebhookHeader(appID: String, name: String)
 
     public static let codeDomain = "hub.configuration"
 
@@ -44,13 +60,27 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case let .invalidApp(id, reason): .init(.invalidApp, "The app \(id) is not usable: \(reason.message)")
         case let .invalidLimit(name): .init(.invalidLimit, "The limit \(name) is out of range\(HubLimits.allowedRange(of: name).map { " (allowed: \($0))" } ?? "").")
         case let .conflictingLimits(reason): .init(.conflictingLimits, "The limits do not fit together: \(reason).")
+        case let .invalidAllowedOrigin(id, origin, problem):
+            .init(.invalidAllowedOrigin, "The app \(id) allows the origin '\(origin)', which is not usable: \(problem) (write an origin as https://app.example.com or http://localhost:8080).")
         case let .removedLimit(name, replacement): .init(.removedLimit, "The limit \(name) was removed: set \(replacement) instead (see the README's \"Hub limits\").")
+        case let .unknownWebhookEvent(name):
+            .init(.unknownWebhookEvent, "The webhook event \(name) is unknown (known: \(WebhookEventKind.allCases.map(\.rawValue).joined(separator: ", "))).")
+        case let .invalidWebhookURL(appID, reason): .init(.invalidWebhookURL, "A webhook URL of the app \(appID) is not usable: \(reason).")
+        case let .insecureWebhookURL(appID, host):
+            .init(.insecureWebhookURL, "A webhook URL of the app \(appID) is plain http to \(host), which is not loopback: use https, "
+                + "or set \"allowInsecureHTTP\": true on the target (its headers and events would cross the network in the clear).")
+        case let .noWebhookEvents(appID): .init(.noWebhookEvents, "A webhook target of the app \(appID) lists no events.")
+        case let .reservedWebhookHeader(appID, name):
+            .init(.reservedWebhookHeader, "A webhook target of the app \(appID) sets the header \(name), which the hub sets itself.")
+        case let .invalidWebhookHeader(appID, name):
+            .init(.invalidWebhookHeader, "A webhook target of the app \(appID) has a header \(name.debugDescription) whose name or value HTTP does not allow.")
         }
     }
 
     /// Stable machine-readable codes; ``qualifiedCode`` is `hub.configuration.<code>`.
     public enum Code: String, Sendable, CaseIterable {
         case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
-        case conflictingLimits, removedLimit
+        case conflictingLimits, removedLimit, unknownWebhookEvent, invalidWebhookURL, insecureWebhookURL, noWebhookEvents
+        case reservedWebhookHeader, invalidWebhookHeader, invalidAllowedOrigin
     }
 }

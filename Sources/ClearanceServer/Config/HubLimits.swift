@@ -112,6 +112,25 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// first, then the ones that expire soonest. Default 10,000 (about 100 MB at most); 0 (keep
     /// nothing: every subscriber gets `pusher:cache_miss`) to 1,000,000.
     public var maxCachedChannels: Int
+    /// Seconds a webhook target's events gather before they go out in one POST. Default 0.5;
+    /// 0 (each as soon as possible) to 60.
+    public var webhookBatchWindow: Double
+    /// Seconds one webhook POST may take (connecting included) before it counts as failed.
+    /// Default 4 (Pusher's); more than 0 to 60.
+    public var webhookAttemptTimeout: Double
+    /// Seconds a failed webhook is retried, with exponential back-off (with jitter), counted from
+    /// when it was queued; then it is dropped, counted (``HubCounter/webhooksDropped``) and
+    /// logged. Default 300 (Pusher's 5 minutes); 0 (one attempt) to 86,400.
+    public var webhookRetryDuration: Double
+    /// Seconds before the first retry of a failed webhook; each next one waits twice as long (at
+    /// most 60 s), less a random part of up to a half. Default 1; more than 0 to 60.
+    public var webhookFirstRetryDelay: Double
+    /// Seconds a stopping hub waits for its pending webhooks to be delivered. Default 5; 0 to 300.
+    public var webhookShutdownWait: Double
+    /// Most webhook events waiting for delivery (a receiver that is down): past it the oldest is
+    /// dropped, counted (``HubCounter/webhooksDropped``) and logged, so that a dead receiver
+    /// cannot grow the hub's memory. Default 100,000; 1 to 10,000,000.
+    public var maxQueuedWebhooks: Int
 
     /// The defaults listed on each member.
     public init(
@@ -143,7 +162,13 @@ public struct HubLimits: Sendable, Hashable, Codable {
         closeTimeout: Double = 5,
         shutdownSpread: Double = 1,
         cacheTTL: Double = 1_800,
-        maxCachedChannels: Int = 10_000
+        maxCachedChannels: Int = 10_000,
+        webhookBatchWindow: Double = 0.5,
+        webhookAttemptTimeout: Double = 4,
+        webhookRetryDuration: Double = 300,
+        webhookFirstRetryDelay: Double = 1,
+        webhookShutdownWait: Double = 5,
+        maxQueuedWebhooks: Int = 100_000
     ) {
         self.activityTimeout = activityTimeout
         self.pongTimeout = pongTimeout
@@ -174,6 +199,12 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.shutdownSpread = shutdownSpread
         self.cacheTTL = cacheTTL
         self.maxCachedChannels = maxCachedChannels
+        self.webhookBatchWindow = webhookBatchWindow
+        self.webhookAttemptTimeout = webhookAttemptTimeout
+        self.webhookRetryDuration = webhookRetryDuration
+        self.webhookFirstRetryDelay = webhookFirstRetryDelay
+        self.webhookShutdownWait = webhookShutdownWait
+        self.maxQueuedWebhooks = maxQueuedWebhooks
     }
 
     /// Decodes the members present and keeps the default for the others.
@@ -217,6 +248,12 @@ public struct HubLimits: Sendable, Hashable, Codable {
         shutdownSpread = try value(.shutdownSpread, defaults.shutdownSpread)
         cacheTTL = try value(.cacheTTL, defaults.cacheTTL)
         maxCachedChannels = try value(.maxCachedChannels, defaults.maxCachedChannels)
+        webhookBatchWindow = try value(.webhookBatchWindow, defaults.webhookBatchWindow)
+        webhookAttemptTimeout = try value(.webhookAttemptTimeout, defaults.webhookAttemptTimeout)
+        webhookRetryDuration = try value(.webhookRetryDuration, defaults.webhookRetryDuration)
+        webhookFirstRetryDelay = try value(.webhookFirstRetryDelay, defaults.webhookFirstRetryDelay)
+        webhookShutdownWait = try value(.webhookShutdownWait, defaults.webhookShutdownWait)
+        maxQueuedWebhooks = try value(.maxQueuedWebhooks, defaults.maxQueuedWebhooks)
     }
 
     /// Members that were removed, refused by name when a configuration still sets them.
@@ -287,6 +324,12 @@ public struct HubLimits: Sendable, Hashable, Codable {
         .seconds("shutdownSpread", { $0.shutdownSpread }, atMost: 60, zeroAllowed: true),
         .seconds("cacheTTL", { $0.cacheTTL }, atMost: 86_400),
         .count("maxCachedChannels", { $0.maxCachedChannels }, 0...1_000_000),
+        .seconds("webhookBatchWindow", { $0.webhookBatchWindow }, atMost: 60, zeroAllowed: true),
+        .seconds("webhookAttemptTimeout", { $0.webhookAttemptTimeout }, atMost: 60),
+        .seconds("webhookRetryDuration", { $0.webhookRetryDuration }, atMost: 86_400, zeroAllowed: true),
+        .seconds("webhookFirstRetryDelay", { $0.webhookFirstRetryDelay }, atMost: 60),
+        .seconds("webhookShutdownWait", { $0.webhookShutdownWait }, atMost: 300, zeroAllowed: true),
+        .count("maxQueuedWebhooks", { $0.maxQueuedWebhooks }, 1...10_000_000),
     ]
 
     /// One member's allowed range.

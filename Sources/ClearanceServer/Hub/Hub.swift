@@ -24,6 +24,9 @@ final class Hub: Sendable {
     let requestDeadlineLog: ThrottledLog
     let slowReaderLog: ThrottledLog
     let subscriptionRefusalLog: ThrottledLog
+    /// Where the hub's webhook events go (``HubWebhooks/emit(appID:_:)``).
+    let webhooks: HubWebhooks
+    let originRefusalLog: ThrottledLog
 
     var limits: HubLimits { configuration.limits }
 
@@ -32,26 +35,26 @@ final class Hub: Sendable {
         EventCachePolicy(ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels)
     }
 
-    /// - Parameter socketBudget: The sockets the hub may hold open (its descriptor budget).
+    /// - Parameters:
+    ///   - socketBudget: The sockets the hub may hold open (its descriptor budget).
+    ///   - webhookQueue: Where webhook events wait (in memory by default).
     init(
         configuration: HubConfiguration,
         adapter: any ChannelStateAdapter,
         logger: Logger,
         counters: HubCounters = HubCounters(),
-        socketBudget: Int = .max
+        socketBudget: Int = .max,
+        webhookQueue: (any WebhookQueue)? = nil
     ) throws(HubConfigurationError) {
         try configuration.validate()
         var byKey: [String: HubApp] = [:]
         var byID: [String: HubApp] = [:]
         for appConfiguration in configuration.apps {
-            do {
-                let app = try HubApp(configuration: appConfiguration, limits: configuration.limits)
-                byKey[app.key] = app
-                byID[app.id] = app
-            } catch {
-                throw .invalidApp(id: appConfiguration.id, reason: error)
-            }
+            let app = try HubApp(configuration: appConfiguration, limits: configuration.limits)
+            byKey[app.key] = app
+            byID[app.id] = app
         }
+        webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, logger: logger)
         self.configuration = configuration
         appsByKey = byKey
         appsByID = byID
@@ -67,6 +70,7 @@ final class Hub: Sendable {
         requestDeadlineLog = ThrottledLog("hub.request.deadline", level: .info, logger: logger)
         slowReaderLog = ThrottledLog("hub.connection.slowReader", logger: logger)
         subscriptionRefusalLog = ThrottledLog("hub.subscriptions.full", logger: logger)
+        originRefusalLog = ThrottledLog("hub.origin.refused", logger: logger)
         counters.register(.openSockets) { [sockets] in sockets.openSockets }
         counters.register(.subscriptions) { [subscriptions] in subscriptions.value }
         counters.register(.unsentBytes) { [outbound] in outbound.value }
@@ -81,6 +85,17 @@ final class Hub: Sendable {
         case let .success((app, version)):
             return .connection(PusherConnection(hub: self, app: app, protocolVersion: version, channel: channel))
         }
+    }
+
+    /// The app whose allowed origins refuse a WebSocket upgrade to `path` from a page of
+    /// `origin` (the `Origin` header), or nil when the upgrade may go on: no `Origin` (not a
+    /// browser), an origin the app lists or an app without a list, or a path that names no app
+    /// (refused after the upgrade with its close code, as clients expect).
+    func appRefusing(origin: String?, path: String) -> HubApp? {
+        guard let origin, let key = ConnectionRequest.appKey(inPath: path), let app = appsByKey[key], !app.origins.allows(origin) else {
+            return nil
+        }
+        return app
     }
 
     /// Asks every connection to close with 4200, spread evenly over ``HubLimits/shutdownSpread``

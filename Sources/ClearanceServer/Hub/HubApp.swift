@@ -5,13 +5,22 @@ struct HubApp: Sendable {
     let configuration: HubAppConfiguration
     let signer: ChannelAuthSigner
     let verifier: RESTRequestVerifier
+    /// The origins whose pages may connect (checked before the WebSocket upgrade).
+    let origins: OriginAllowlist
 
     var id: String { configuration.id }
     var key: String { configuration.key }
 
-    init(configuration: HubAppConfiguration, limits: HubLimits) throws(SigningError) {
+    /// - Throws: ``HubConfigurationError/invalidApp(id:reason:)`` or
+    ///   ``HubConfigurationError/invalidAllowedOrigin(appID:origin:problem:)``.
+    init(configuration: HubAppConfiguration, limits: HubLimits) throws(HubConfigurationError) {
         self.configuration = configuration
-        signer = try configuration.signer(limits: limits)
-        verifier = try RESTRequestVerifier(key: configuration.key, secret: configuration.secret)
+        do {
+            signer = try configuration.signer(limits: limits)
+            verifier = try RESTRequestVerifier(key: configuration.key, secret: configuration.secret)
+        } catch {
+            throw .invalidApp(id: configuration.id, reason: error)
+        }
+        origins = try configuration.originAllowlist()
     }
 }

@@ -8,8 +8,9 @@ import ServiceLifecycle
 /// (listening for SIGTERM, as `clearance serve` does). It binds, hands its ``HubEndpoint`` to
 /// `onReady`, and on graceful shutdown first stops listening (a client that reconnects at once
 /// is refused by the operating system, not accepted and closed again), then closes every
-/// connection with 4200 ("reconnect"), spread over ``HubLimits/shutdownSpread``, then ends the
-/// adapter's work (a cluster node says goodbye) and stops.
+/// connection with 4200 ("reconnect"), spread over ``HubLimits/shutdownSpread``, then waits (at
+/// most ``HubLimits/webhookShutdownWait``) for pending webhooks, then ends the adapter's work (a
+/// cluster node says goodbye) and stops.
 ///
 /// One port serves WebSocket clients at `/app/{key}`, the HTTP API at `/apps/{id}/…`, and any
 /// routes `additionalRoutes` mounts (an app's auth endpoints, say).
@@ -23,6 +24,7 @@ public struct HubService: Service {
     /// What the hub refused, cut or closed, readable while it runs.
     public let counters: HubCounters
     private let adapter: (any ChannelStateAdapter)?
+    private let webhookQueue: (any WebhookQueue)?
     private let logger: Logger
     private let onReady: @Sendable (HubEndpoint) async -> Void
     private let additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void
@@ -34,15 +36,20 @@ public struct HubService: Service {
     ///   - onReady: Called once the hub accepts connections.
     ///   - additionalRoutes: Mounts more routes on the hub's HTTP server.
     ///   - counters: Where the hub counts what it refuses (a new ``HubCounters`` by default).
+    ///   - webhookQueue: Where the apps' webhook events wait for delivery: by default the
+    ///     adapter's (``ChannelStateAdapter/webhookQueue(limits:)``: a cluster's is in its
+    ///     database), else a new ``InMemoryWebhookQueue``.
     public init(
         configuration: HubConfiguration,
         adapter: (any ChannelStateAdapter)? = nil,
         logger: Logger = Logger(label: "clearance.hub"),
         onReady: @escaping @Sendable (HubEndpoint) async -> Void = { _ in },
         additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
-        counters: HubCounters = HubCounters()
+        counters: HubCounters = HubCounters(),
+        webhookQueue: (any WebhookQueue)? = nil
     ) {
         self.configuration = configuration
+        self.webhookQueue = webhookQueue
         self.counters = counters
         self.adapter = adapter
         self.logger = logger
@@ -58,7 +65,8 @@ public struct HubService: Service {
         let descriptors = DescriptorLimit.raised()
         let hub = try Hub(
             configuration: configuration, adapter: adapter, logger: logger, counters: counters,
-            socketBudget: descriptors?.budget ?? .max)
+            socketBudget: descriptors?.budget ?? .max,
+            webhookQueue: webhookQueue ?? adapter.webhookQueue(limits: configuration.limits))
         if let descriptors, descriptors.budget < configuration.limits.maxConnections {
             logger.warning("hub.descriptors.short", metadata: [
                 "maxConnections": "\(configuration.limits.maxConnections)", "socketBudget": "\(descriptors.budget)",
@@ -91,9 +99,11 @@ public struct HubService: Service {
         // its listening socket at once, lets its HTTP connections finish, and waits for the
         // WebSockets, which the hub closes itself, in its own order.
         let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        await adapter.attachWebhooks(hub.webhooks)
         try await withThrowingTaskGroup(of: Void.self) { ticking in
             ticking.addTask { await hub.runTicker() }
             ticking.addTask { await hub.runUserTerminations() }
+            ticking.addTask { await hub.webhooks.run() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await adapter.run() }
                 group.addTask { try await server.run() }
@@ -103,6 +113,7 @@ public struct HubService: Service {
                     await server.triggerGracefulShutdown()
                     await listener.closed()
                     await hub.closeAllConnections()
+                    await hub.webhooks.drain()
                     await adapter.shutdown()
                 }
                 try await group.waitForAll()

@@ -13,15 +13,8 @@ struct ConnectionRequest: Sendable, Equatable {
     /// 4005 for another path, 4008 without `protocol`, 4006 when it is not a whole number,
     /// 4007 when it is not 5, 6 or 7.
     init(path: String) throws(HubCloseCode) {
-        let (pathPart, query) = Self.split(path)
-        let segments = pathPart.split(separator: "/", omittingEmptySubsequences: false)
-        // "/app/KEY" splits into ["", "app", "KEY"]; a trailing slash is tolerated.
-        var parts = segments
-        if parts.count == 4, parts[3].isEmpty { parts.removeLast() }
-        guard parts.count == 3, parts[0].isEmpty, parts[1] == "app", !parts[2].isEmpty else { throw .pathNotFound }
-        guard let key = PercentEncoding.decode(parts[2]) else { throw .pathNotFound }
-
-        let fields = FormFields(parsing: String(query))
+        guard let key = Self.appKey(inPath: path) else { throw .pathNotFound }
+        let fields = FormFields(parsing: String(Self.split(path).1))
         guard let versionText = fields.first("protocol") else { throw .noProtocolVersion }
         guard !versionText.isEmpty, versionText.utf8.count <= 9, versionText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
               let version = Int(versionText)
@@ -29,6 +22,17 @@ struct ConnectionRequest: Sendable, Equatable {
         guard Self.supportedProtocols.contains(version) else { throw .unsupportedProtocolVersion }
         appKey = key
         protocolVersion = version
+    }
+
+    /// The app key of `/app/{key}` (a trailing slash and any query tolerated), or nil for
+    /// another path.
+    static func appKey(inPath path: String) -> String? {
+        let segments = path[..<(path.firstIndex(of: "?") ?? path.endIndex)].split(separator: "/", omittingEmptySubsequences: false)
+        // "/app/KEY" splits into ["", "app", "KEY"]; a trailing slash is tolerated.
+        var parts = segments
+        if parts.count == 4, parts[3].isEmpty { parts.removeLast() }
+        guard parts.count == 3, parts[0].isEmpty, parts[1] == "app", !parts[2].isEmpty else { return nil }
+        return PercentEncoding.decode(parts[2])
     }
 
     private static func split(_ path: String) -> (Substring, Substring) {

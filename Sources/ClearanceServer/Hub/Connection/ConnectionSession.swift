@@ -66,6 +66,7 @@ struct ConnectionSession {
                 socketID: socketID, appID: app.id, channel: channel, member: subscription.member, maxPresenceMembers: hub.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
             if took, !outcome.isNewSubscription { hub.subscriptions.add(-1) }
+            if outcome == .subscribedWithoutCachedEvent { hub.webhooks.emit(appID: app.id, .cacheMiss(channel: channel)) }
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
             subscriptionChanges.recordUnsubscribe(at: now)
@@ -77,6 +78,10 @@ struct ConnectionSession {
         case let .clientEvent(name, channel, data, dataBytes):
             guard let frame = clientEventFrame(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now) else { return }
             await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: socketID)
+            guard hub.webhooks.wants(.clientEvent, appID: app.id) else { return }
+            hub.webhooks.emit(appID: app.id, .clientEvent(
+                channel: channel, event: name, data: WebhookEvent.clientData(raw: data), socketID: socketID,
+                userID: subscriptions[channel]?.member?.id))
         }
     }
 

@@ -17,6 +17,10 @@ import NIOWebSocket
 /// budget, ``HubLimits/maxHTTPConnections`` or ``HubLimits/maxConnectionsPerIP`` it is closed
 /// at once, counted and logged (throttled), so that the process never runs out of descriptors.
 ///
+/// A browser's upgrade from an origin its app does not allow (``HubAppConfiguration/allowedOrigins``)
+/// is not upgraded: it is counted, logged (throttled), answered 403 and closed (``OriginRefusal``),
+/// before any WebSocket exists.
+///
 /// No connection may stall: until its first request head is read (the upgrade decision), a
 /// connection has ``HubLimits/httpIdleTimeout`` in all; every HTTP request must arrive whole
 /// within ``HubLimits/httpRequestTimeout`` of its first byte (the first one: of the accept;
@@ -69,7 +73,19 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
         let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
             maxFrameSize: hub.limits.maxMessageBytes,
             enableAutomaticErrorHandling: true,
-            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+            shouldUpgrade: { channel, head in
+                // A page of an origin its app does not allow: no upgrade, a 403 (written
+                // here: see OriginRefusal), counted before the client can read it.
+                if let app = hub.appRefusing(origin: head.headers.first(name: "origin"), path: head.uri) {
+                    hub.counters.increment(.webSocketsRefusedAtOrigin)
+                    hub.originRefusalLog.record([
+                        "app_id": "\(app.id)", "origin": "\(head.headers.first(name: "origin")?.prefix(200) ?? "")",
+                    ])
+                    OriginRefusal.respond(on: channel, appID: app.id)
+                    return channel.eventLoop.makeSucceededFuture(nil)
+                }
+                return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+            },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(PusherChannelHandler(

@@ -20,4 +20,13 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     case slowReadersClosed = "slow_readers_closed"
     /// A subscription refused because the hub held ``HubLimits/maxSubscriptions`` already.
     case subscriptionsRefusedAtHubLimit = "subscriptions_refused_hub_limit"
+    /// A webhook POST that failed (an answer other than 2xx, or none within
+    /// ``HubLimits/webhookAttemptTimeout``); it is retried until ``HubLimits/webhookRetryDuration``.
+    case webhookAttemptsFailed = "webhook_attempts_failed"
+    /// A webhook event given up: still failing after ``HubLimits/webhookRetryDuration``, or the
+    /// oldest waiting when more than ``HubLimits/maxQueuedWebhooks`` were.
+    case webhooksDropped = "webhooks_dropped"
+    /// A browser's WebSocket upgrade refused with 403: its page's origin is not in the app's
+    /// ``HubAppConfiguration/allowedOrigins``.
+    case webSocketsRefusedAtOrigin = "websockets_refused_origin"
 }

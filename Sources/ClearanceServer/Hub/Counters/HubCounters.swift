@@ -33,11 +33,11 @@ public final class HubCounters: Sendable {
         gauges.withLock { $0[gauge] = read }
     }
 
-    /// Adds one to `counter` and returns its new value.
+    /// Adds `amount` (one by default) to `counter` and returns its new value.
     @discardableResult
-    func increment(_ counter: HubCounter) -> Int {
+    func increment(_ counter: HubCounter, by amount: Int = 1) -> Int {
         values.withLock { values in
-            values[counter, default: 0] += 1
+            values[counter, default: 0] += amount
             return values[counter]!
         }
     }

@@ -21,6 +21,17 @@ public protocol ChannelStateAdapter: Sendable {
     /// node tells the others it leaves). The default does nothing.
     func shutdown() async
 
+    /// Hands the adapter the hub's webhook entry point, once, before ``run()``: the adapter emits
+    /// through it the events its state decides, `channel_occupied` and `channel_vacated` (for the
+    /// whole cluster, once), `member_added` and `member_removed` (a user's first connection in a
+    /// presence channel, and their last). No default: an adapter that ignored it would lose them.
+    func attachWebhooks(_ emitter: any WebhookEmitter) async
+
+    /// Where the hub's webhook events wait for delivery, when the adapter keeps them (a cluster:
+    /// in its database, so that another node delivers what a dead one queued); `nil` (the
+    /// default) keeps them in the hub's memory. Called once, when the hub starts.
+    func webhookQueue(limits: HubLimits) -> (any WebhookQueue)?
+
     /// Registers a new connection of `appID` and the outbox that reaches it.
     func addConnection(socketID: String, appID: String, outbox: ConnectionOutbox) async
 
@@ -94,4 +105,6 @@ extension ChannelStateAdapter {
 
     /// No other node: nothing ever arrives.
     public var userTerminations: AsyncStream<UserTermination> { AsyncStream { $0.finish() } }
+    /// The hub's memory.
+    public func webhookQueue(limits: HubLimits) -> (any WebhookQueue)? { nil }
 }

@@ -84,8 +84,21 @@ package struct ChannelTable: Sendable {
     private var remote: [String: NodeState] = [:]
     /// The last event of each cache channel (every node keeps every one).
     package private(set) var cache = EventCache()
+    /// Webhook events decided since ``takeWebhookEvents()`` last ran.
+    private var webhookEvents: [(appID: String, event: WebhookEvent)] = []
 
     package init() {}
+
+    /// The webhook events this node's changes decided, in order, since the last call:
+    /// `channel_occupied` when a channel gets its first subscriber of every node known,
+    /// `channel_vacated` when its last goes, `member_added` and `member_removed` when a user joins
+    /// or leaves a presence channel for good (the same decisions as the announcements to
+    /// subscribers). A cluster adapter may decide occupancy elsewhere (its database) and leave
+    /// those two out.
+    package mutating func takeWebhookEvents() -> [(appID: String, event: WebhookEvent)] {
+        defer { webhookEvents.removeAll() }
+        return webhookEvents
+    }
 
     // MARK: - This node's connections
 
@@ -115,6 +128,7 @@ package struct ChannelTable: Sendable {
             deliverCachedEvent(of: key, to: connection.outbox)
             return (.alreadySubscribed, [])
         }
+        let wasOccupied = channels[key] != nil || remote.values.contains { $0.subscriptions[key] != nil }
         // Taken out of the table while it changes, so that its subscribers are not copied (a
         // channel with 10,000 subscribers would be copied for every new one).
         var channel = channels.removeValue(forKey: key) ?? LocalChannel()
@@ -141,6 +155,8 @@ package struct ChannelTable: Sendable {
         connection.channels.insert(name)
         connections[socketID] = connection
         changes.insert(.subscriptions(key, count: channel.subscribers.count), at: 0)
+        if !wasOccupied { webhookEvents.append((appID, .channelOccupied(channel: name))) }
+        if let announced { webhookEvents.append((appID, .memberAdded(channel: name, userID: announced.id))) }
 
         connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: channel.roster.map { members(local: $0, of: key) }))
         let missed = !deliverCachedEvent(of: key, to: connection.outbox)
@@ -328,6 +344,10 @@ package struct ChannelTable: Sendable {
             channel.roster = roster
         }
         channels[key] = channel.subscribers.isEmpty ? nil : channel
+        if let departed { webhookEvents.append((key.appID, .memberRemoved(channel: key.name, userID: departed))) }
+        if channel.subscribers.isEmpty, !remote.values.contains(where: { $0.subscriptions[key] != nil }) {
+            webhookEvents.append((key.appID, .channelVacated(channel: key.name)))
+        }
         if let departed {
             let delivery = ConnectionOutbox.Delivery.memberRemoved(channel: key.name, userID: departed)
             for outbox in channel.subscribers.values {

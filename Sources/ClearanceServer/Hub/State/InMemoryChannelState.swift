@@ -8,9 +8,14 @@ import Foundation
 /// connection sees a channel's events in the order the actor processed them.
 public actor InMemoryChannelState: ChannelStateAdapter {
     private var table = ChannelTable()
+    private var webhooks: (any WebhookEmitter)?
 
     /// Creates empty state.
     public init() {}
+
+    public func attachWebhooks(_ emitter: any WebhookEmitter) {
+        webhooks = emitter
+    }
 
     public func addConnection(socketID: String, appID: String, outbox: ConnectionOutbox) {
         table.addConnection(socketID: socketID, appID: appID, outbox: outbox)
@@ -18,6 +23,7 @@ public actor InMemoryChannelState: ChannelStateAdapter {
 
     public func removeConnection(socketID: String, appID: String) {
         _ = table.removeConnection(socketID: socketID, appID: appID)
+        emitWebhooks()
     }
 
     public func subscribe(
@@ -27,11 +33,13 @@ public actor InMemoryChannelState: ChannelStateAdapter {
         member: PresenceMember?,
         maxPresenceMembers: Int
     ) -> SubscribeOutcome {
-        table.subscribe(socketID: socketID, appID: appID, channel: name, member: member, maxPresenceMembers: maxPresenceMembers).0
+        defer { emitWebhooks() }
+        return table.subscribe(socketID: socketID, appID: appID, channel: name, member: member, maxPresenceMembers: maxPresenceMembers).0
     }
 
     public func unsubscribe(socketID: String, appID: String, channel name: String) {
         _ = table.unsubscribe(socketID: socketID, appID: appID, channel: name)
+        emitWebhooks()
     }
 
     public func publish(appID: String, channel name: String, frame: String, excluding excludedSocketID: String?) {
@@ -54,5 +62,10 @@ public actor InMemoryChannelState: ChannelStateAdapter {
 
     public func presenceMembers(appID: String, channel name: String) -> [PresenceMember] {
         table.members(of: ChannelTable.Key(appID: appID, name: name))
+    }
+
+    /// Hands on what the table decided (in this process, it decides for the whole hub).
+    private func emitWebhooks() {
+        for (appID, event) in table.takeWebhookEvents() { webhooks?.emit(appID: appID, event) }
     }
 }

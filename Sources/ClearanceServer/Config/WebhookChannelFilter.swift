@@ -1,0 +1,19 @@
+/// Which channels a webhook target hears about: those whose name starts with ``channelPrefix``
+/// and ends with ``channelSuffix`` (each `nil` for any).
+public struct WebhookChannelFilter: Sendable, Hashable, Codable {
+    /// The prefix a channel's name must have, if any.
+    public var channelPrefix: String?
+    /// The suffix a channel's name must have, if any.
+    public var channelSuffix: String?
+
+    /// Creates a filter; the default lets every channel through.
+    public init(channelPrefix: String? = nil, channelSuffix: String? = nil) {
+        self.channelPrefix = channelPrefix
+        self.channelSuffix = channelSuffix
+    }
+
+    /// Whether events of `channel` pass.
+    public func admits(_ channel: String) -> Bool {
+        (channelPrefix.map(channel.hasPrefix) ?? true) && (channelSuffix.map(channel.hasSuffix) ?? true)
+    }
+}

@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import Clearance
+import ClearanceSigning
+import Foundation
+import Logging
+
+/// The hub's webhooks: the one entry point events are emitted through (``emit(appID:_:)``, which
+/// only appends to an intake and never blocks), the task that moves them into the
+/// ``WebhookQueue``, and the ``WebhookDispatcher`` that delivers them.
+///
+/// hub event → ``emit(appID:_:)`` (filtered per target) → intake → ``WebhookQueue`` →
+/// ``WebhookDispatcher`` → receiver.
+package final class HubWebhooks: WebhookEmitter {
+    private let targets: [String: [(id: WebhookTargetID, target: WebhookTarget)]]
+    private let intake = Locked([QueuedWebhookEvent]())
+    private let wake: AsyncStream<Void>.Continuation
+    private let wakes: AsyncStream<Void>
+    private let dispatcher: WebhookDispatcher?
+    private let client: HTTPClient?
+    private let queue: any WebhookQueue
+    private let limits: HubLimits
+    private let counters: HubCounters
+    private let logger: Logger
+    private let dropLog: ThrottledLog
+    private let queueErrorLog: ThrottledLog
+
+    /// - Parameter queue: Where events wait (a new ``InMemoryWebhookQueue`` by default).
+    package init(
+        configuration: HubConfiguration, queue: (any WebhookQueue)? = nil,
+        counters: HubCounters, logger: Logger
+    ) throws(HubConfigurationError) {
+        var targets: [String: [(id: WebhookTargetID, target: WebhookTarget)]] = [:]
+        var destinations: [WebhookTargetID: WebhookDispatcher.Destination] = [:]
+        for app in configuration.apps where !app.webhooks.isEmpty {
+            let signer: WebhookSigner
+            do {
+                signer = try WebhookSigner(key: app.key, secret: app.secret)
+            } catch {
+                throw .invalidApp(id: app.id, reason: error)
+            }
+            for (index, target) in app.webhooks.enumerated() {
+                let id = WebhookTargetID(appID: app.id, index: index)
+                targets[app.id, default: []].append((id, target))
+                destinations[id] = .init(target: target, signer: signer)
+            }
+        }
+        self.targets = targets
+        let queue = queue ?? InMemoryWebhookQueue(limit: configuration.limits.maxQueuedWebhooks)
+        self.queue = queue
+        limits = configuration.limits
+        self.counters = counters
+        self.logger = logger
+        dropLog = ThrottledLog("hub.webhook.dropped", logger: logger)
+        queueErrorLog = ThrottledLog("hub.webhook.queue.unavailable", logger: logger)
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        if destinations.isEmpty {
+            client = nil
+            dispatcher = nil
+        } else {
+            var http = HTTPClient.Configuration(redirectConfiguration: .disallow)
+            http.timeout = .init(connect: .seconds(Int64(max(1, configuration.limits.webhookAttemptTimeout.rounded(.up)))))
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: http)
+            self.client = client
+            dispatcher = WebhookDispatcher(
+                queue: queue, destinations: destinations, client: client, limits: configuration.limits,
+                pollInterval: queue.pollInterval, counters: counters, logger: logger)
+        }
+    }
+
+    /// Whether any app has a webhook target.
+    package var isEnabled: Bool { dispatcher != nil }
+
+    package func emit(appID: String, _ event: WebhookEvent) {
+        guard let targets = targets[appID] else { return }
+        let now = Date()
+        let queued = targets.filter { $0.target.wants(event) }.map { QueuedWebhookEvent(target: $0.id, event: event, queuedAt: now) }
+        guard !queued.isEmpty else { return }
+        let dropped = intake.withLock { intake -> Int in
+            intake.append(contentsOf: queued)
+            let excess = max(0, intake.count - limits.maxQueuedWebhooks)
+            intake.removeFirst(excess)
+            return excess
+        }
+        if dropped > 0 { self.dropped(dropped, reason: "the intake is full (the queue does not keep up)") }
+        wake.yield()
+    }
+
+    package func wants(_ kind: WebhookEventKind, appID: String) -> Bool {
+        targets[appID]?.contains { $0.target.events.contains(kind) } ?? false
+    }
+
+    /// Moves emitted events into the queue and delivers them, until ``drain()`` ends it.
+    package func run() async {
+        guard let dispatcher, let client else { return }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await dispatcher.run() }
+            for await _ in wakes {
+                await moveIntake()
+            }
+            await moveIntake()
+        }
+        try? await client.shutdown()
+    }
+
+    /// For a stopping hub: sends what is pending without waiting for batch windows, for at most
+    /// ``HubLimits/webhookShutdownWait``, then ends ``run()``. What is still pending then is
+    /// logged (`hub.webhooks.undelivered`); a queue that persists keeps it for another node.
+    package func drain() async {
+        guard let dispatcher else { return }
+        dispatcher.flush()
+        let deadline = ContinuousClock.now + .seconds(limits.webhookShutdownWait)
+        var pending = 0
+        repeat {
+            let waiting = intake.withLock { $0.count }
+            pending = waiting + ((try? await queue.pendingCount()) ?? 0)
+            if pending == 0 { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        } while ContinuousClock.now < deadline
+        dispatcher.stop()
+        wake.finish()
+        if pending > 0 {
+            logger.warning("hub.webhooks.undelivered", metadata: ["events": "\(pending)", "waited": "\(limits.webhookShutdownWait)"])
+        }
+    }
+
+    private func moveIntake() async {
+        while true {
+            let batch = intake.withLock { intake -> [QueuedWebhookEvent] in
+                defer { intake.removeAll(keepingCapacity: true) }
+                return intake
+            }
+            guard !batch.isEmpty else { return }
+            do {
+                let dropped = try await queue.enqueue(batch)
+                if dropped > 0 { self.dropped(dropped, reason: "the queue is full (maxQueuedWebhooks \(limits.maxQueuedWebhooks))") }
+            } catch {
+                // The queue is unavailable (a database away): keep the events first in line, try again soon.
+                intake.withLock { intake in
+                    intake.insert(contentsOf: batch, at: 0)
+                    let excess = max(0, intake.count - limits.maxQueuedWebhooks)
+                    intake.removeFirst(excess)
+                }
+                queueErrorLog.record(["reason": "\(Redactor.describe(error))"])
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    private func dropped(_ count: Int, reason: String) {
+        counters.increment(.webhooksDropped, by: count)
+        dropLog.record(["events": "\(count)", "reason": "\(reason)"])
+    }
+}

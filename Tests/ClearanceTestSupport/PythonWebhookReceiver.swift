@@ -1,0 +1,52 @@
+import ClearanceServer
+import Foundation
+
+/// `Tests/Interop/webhook_receiver.py`: a receiver that checks every webhook with the official
+/// Pusher library's `validate_webhook`, optionally answering 500 to the first ones.
+package struct PythonWebhookReceiver: Sendable {
+    /// The running receiver.
+    package let process: ChildProcess
+    /// Its port on 127.0.0.1.
+    package let port: Int
+
+    /// Where the hub should POST.
+    package var url: String { "http://127.0.0.1:\(port)/webhooks" }
+
+    /// Starts the receiver for the test app on `port` (0: a free one), answering 500 to the
+    /// first `failures` webhooks, and returns once it listens.
+    package static func start(port: Int = 0, failures: Int = 0) async throws -> PythonWebhookReceiver {
+        let process = try PythonPeer.start("webhook_receiver.py", [TestHub.key, TestHub.secret, "\(port)", "\(failures)"])
+        guard let line = await process.line(timeout: .seconds(30), where: { $0.hasPrefix("listening ") }),
+              let bound = Int(line.dropFirst("listening ".count))
+        else {
+            await process.stop(.kill)
+            throw ChildProcess.Failure("webhook_receiver.py did not start: \(process.stderr.suffix(2_000)) \(PythonPeer.installHint)")
+        }
+        return PythonWebhookReceiver(process: process, port: bound)
+    }
+
+    /// The bodies `validate_webhook` accepted, in the order they came.
+    package var payloads: [WebhookPayload] {
+        lines("webhook ").compactMap { try? JSONDecoder().decode(WebhookPayload.self, from: Data($0.utf8)) }
+    }
+
+    /// Every event of every accepted webhook, in order.
+    package var events: [WebhookEvent] { payloads.flatMap(\.events) }
+
+    /// The webhooks `validate_webhook` refused, or that came with another Content-Type.
+    package var problems: [String] {
+        process.stdout.split(separator: "\n").filter { $0.hasPrefix("invalid") || $0.hasPrefix("content-type") }.map(String.init)
+    }
+
+    /// How many webhooks it answered with 500 on purpose.
+    package var refused: Int { lines("refused ").count }
+
+    /// Stops it (SIGKILL: it holds nothing).
+    package func stop() async {
+        await process.stop(.kill)
+    }
+
+    private func lines(_ prefix: String) -> [String] {
+        process.stdout.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+}
