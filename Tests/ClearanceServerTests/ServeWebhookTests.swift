@@ -56,6 +56,33 @@ struct ServeWebhookTests {
         }
     }
 
+    @Test func aCacheMissSendsItsWebhookOnceAndAKeptEventNone() async throws {
+        let receiver = try await PythonWebhookReceiver.start()
+        try await withCleanup {
+            let limits = TestHub.limits { $0.webhookBatchWindow = 0.1 }
+            try await ServeProcess.with(limits: limits, adjustApp: { app in
+                app.webhooks = [WebhookTarget(url: receiver.url, events: [.cacheMiss])]
+            }) { serve in
+                let (first, firstID) = try await serve.connect()
+                try await TestHub.subscribe(first, socketID: firstID, channel: "cache-prices")
+                #expect(try await first.next(event: "pusher:cache_miss").channel == "cache-prices")
+                try await eventually("the cache_miss webhook") { !receiver.events.isEmpty }
+                // Once the channel keeps an event, a new subscriber gets it and no webhook goes out.
+                try await TestHub.trigger(serve.http, event: "price", channels: ["cache-prices"], data: #"{"v":1}"#)
+                let (second, secondID) = try await serve.connect()
+                try await TestHub.subscribe(second, socketID: secondID, channel: "cache-prices")
+                #expect(try await second.next(event: "price").channel == "cache-prices")
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(receiver.events == [.cacheMiss(channel: "cache-prices")])
+                #expect(receiver.problems.isEmpty, "\(receiver.problems)")
+                await first.disconnect()
+                await second.disconnect()
+            }
+        } cleanup: {
+            await receiver.stop()
+        }
+    }
+
     @Test func aReceiverThatAnswers500TwiceStillGetsTheWebhook() async throws {
         let receiver = try await PythonWebhookReceiver.start(failures: 2)
         try await withCleanup {
