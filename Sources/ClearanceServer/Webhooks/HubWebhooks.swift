@@ -135,11 +135,13 @@ package final class HubWebhooks: WebhookEmitter {
                 if dropped > 0 { self.dropped(dropped, reason: "the queue is full (maxQueuedWebhooks \(limits.maxQueuedWebhooks))") }
             } catch {
                 // The queue is unavailable (a database away): keep the events first in line, try again soon.
-                intake.withLock { intake in
+                let dropped = intake.withLock { intake -> Int in
                     intake.insert(contentsOf: batch, at: 0)
                     let excess = max(0, intake.count - limits.maxQueuedWebhooks)
                     intake.removeFirst(excess)
+                    return excess
                 }
+                if dropped > 0 { self.dropped(dropped, reason: "the queue is unavailable and the intake is full") }
                 queueErrorLog.record(["reason": "\(Redactor.describe(error))"])
                 try? await Task.sleep(for: .milliseconds(500))
             }
