@@ -217,9 +217,9 @@ struct ConnectionSession {
         }
         signedInUserID = user.id
         control.signedIn()
-        await hub.registry.signedIn(socketID: socketID, userID: user.id)
         logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)"])
         send(PusherFrame.signInSuccess(userData: userData))
+        await hub.registry.signedIn(socketID: socketID, userID: user.id)
     }
 
     /// The frame to relay for a client event, when the rules allow it; otherwise the error is
