@@ -61,14 +61,9 @@ struct ServeMetricsTests {
             }
 
             // Two connections up: the gauge follows, the counters count.
-            let first = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
-            _ = try await first.next(event: "pusher:connection_established")
-            let second = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
-            _ = try await second.next(event: "pusher:connection_established")
-            first.send(#"{"event":"pusher:subscribe","data":{"channel":"news"}}"#)
-            _ = try await first.next(event: "pusher_internal:subscription_succeeded")
-            try await TestHub.trigger(serve.http, event: "story", channels: ["news"], data: "hello")
-            #expect(try await first.next(event: "story").rawData as? String == "hello")
+            let first = try await serve.connectedClient()
+            let second = try await serve.connectedClient()
+            #expect(try await serve.subscribeAndReceive(first, channel: "news", event: "story", data: "hello"))
             let refused = try await serve.http.signed("POST", "/apps/\(TestHub.appID)/events", body: #"{"name":"x","channels":["news"],"data":"1"}"#,
                                                       signer: try RESTRequestSigner(appID: TestHub.appID, key: TestHub.key, secret: "not-the-secret-of-the-app"))
             #expect(refused.status == 401)
@@ -117,11 +112,7 @@ struct ServeMetricsTests {
             let metrics = TestHTTP(baseURL: URL(string: "http://127.0.0.1:\(metricsPort)")!)
             #expect(try await metrics.raw("GET", "/ready").status == 200)
             var clients: [TestWebSocketClient] = []
-            for _ in 0..<4 {
-                let client = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
-                _ = try await client.next(event: "pusher:connection_established")
-                clients.append(client)
-            }
+            for _ in 0..<4 { clients.append(try await serve.connectedClient()) }
             #expect(kill(serve.process.pid, SIGTERM) == 0)
             try await eventually("/ready answers 503") { try await metrics.raw("GET", "/ready").status == 503 }
             // Still draining: the hub's connections are closed over 3 s, and it is still running.
