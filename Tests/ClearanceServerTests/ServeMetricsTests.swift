@@ -13,31 +13,6 @@ import Glibc
 /// SIGTERM'd hub drains.
 @Suite("clearance serve metrics, health and readiness", .timeLimit(.minutes(3)))
 struct ServeMetricsTests {
-    /// One parsed sample.
-    struct Sample {
-        let family: String
-        let type: String
-        let name: String
-        let labels: [String: String]
-        let value: Double
-    }
-
-    /// A scrape, as the parser read it.
-    struct Scrape {
-        let contentType: String
-        let samples: [Sample]
-
-        /// The value of the sample `name` with exactly `labels`, nil when absent.
-        func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
-            samples.first { $0.name == name && $0.labels == labels }?.value
-        }
-
-        /// The type of the family whose sample is `name`.
-        func type(of name: String) -> String? {
-            samples.first { $0.name == name }?.type
-        }
-    }
-
     @Test func metricsFollowConnectionsUpAndDownThroughPrometheusParser() async throws {
         let metricsPort = try LoopbackPort.free()
         try await ServeProcess.with(limits: TestHub.limits(), development: false, arguments: ["--metrics-port", "\(metricsPort)"]) { serve in
@@ -46,7 +21,7 @@ struct ServeMetricsTests {
             let app = ["app_id": TestHub.appID]
 
             // Before any connection: every named family is there, at 0, with its type.
-            let start = try await Self.scrape(url)
+            let start = try await PrometheusScrape.scrape(url)
             #expect(start.contentType.hasPrefix("text/plain; version=0.0.4"))
             #expect(start.value("clearance_connections", app) == 0)
             #expect(start.type(of: "clearance_connections") == "gauge")
@@ -68,7 +43,7 @@ struct ServeMetricsTests {
                                                       signer: try RESTRequestSigner(appID: TestHub.appID, key: TestHub.key, secret: "not-the-secret-of-the-app"))
             #expect(refused.status == 401)
 
-            let up = try await Self.scrape(url)
+            let up = try await PrometheusScrape.scrape(url)
             #expect(up.value("clearance_connections", app) == 2)
             #expect(up.value("clearance_connections_total", app) == 2)
             #expect(up.value("clearance_messages_received_total", app) == 1)
@@ -85,14 +60,14 @@ struct ServeMetricsTests {
             let stranger = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/no-such-key?protocol=7")!)
             #expect(try await stranger.closeCode() == 4001)
             try await eventually("one connection left, one refused") {
-                let now = try await Self.scrape(url)
+                let now = try await PrometheusScrape.scrape(url)
                 return now.value("clearance_connections", app) == 1
                     && now.value("clearance_connections_refused_total", ["reason": "request"]) == 1
             }
-            let down = try await Self.scrape(url)
+            let down = try await PrometheusScrape.scrape(url)
             #expect(down.value("clearance_connections_total", app) == 2)
             await first.disconnect()
-            try await eventually("no connection left") { try await Self.scrape(url).value("clearance_connections", app) == 0 }
+            try await eventually("no connection left") { try await PrometheusScrape.scrape(url).value("clearance_connections", app) == 0 }
 
             let metrics = TestHTTP(baseURL: URL(string: "http://127.0.0.1:\(metricsPort)")!)
             #expect(try await metrics.raw("GET", "/health").status == 200)
@@ -132,7 +107,7 @@ struct ServeMetricsTests {
         try await ServeProcess.with(
             limits: TestHub.limits(), development: false, environment: ["CLEARANCE_METRICS_PORT": "\(fromEnvironment)"]
         ) { _ in
-            let scrape = try await Self.scrape("http://127.0.0.1:\(fromEnvironment)/metrics")
+            let scrape = try await PrometheusScrape.scrape("http://127.0.0.1:\(fromEnvironment)/metrics")
             #expect(scrape.value("clearance_connections", ["app_id": TestHub.appID]) == 0)
         }
         let port = try LoopbackPort.free()
@@ -141,7 +116,7 @@ struct ServeMetricsTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let serve = try await ServeProcess.start(configuration: file, port: port, development: false)
         try await withCleanup {
-            let scrape = try await Self.scrape("http://127.0.0.1:\(fromFile)/metrics")
+            let scrape = try await PrometheusScrape.scrape("http://127.0.0.1:\(fromFile)/metrics")
             #expect(scrape.value("clearance_connections_total", ["app_id": TestHub.appID]) == 0)
         } cleanup: { await serve.stop(.kill) }
     }
@@ -157,18 +132,5 @@ struct ServeMetricsTests {
         let samePort = try await ClearanceExecutable.run(["serve", "--config", file.path, "--metrics-port", "\(port)"])
         #expect(samePort.status != 0)
         #expect(samePort.stderr.contains("metrics endpoint is not usable"), "\(samePort.stderr)")
-    }
-
-    /// Scrapes `url` with the Python parser; fails when it cannot parse.
-    static func scrape(_ url: String) async throws -> Scrape {
-        let output = try await PythonPeer.run("prometheus_scrape.py", [url], timeout: .seconds(30))
-        guard output.status == 0 else { throw ChildProcess.Failure("prometheus_scrape.py failed: \(output.stderr)") }
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
-        let samples = (object["samples"] as? [[String: Any]] ?? []).map { sample in
-            Sample(
-                family: sample["family"] as? String ?? "", type: sample["type"] as? String ?? "", name: sample["name"] as? String ?? "",
-                labels: sample["labels"] as? [String: String] ?? [:], value: (sample["value"] as? NSNumber)?.doubleValue ?? .nan)
-        }
-        return Scrape(contentType: object["content_type"] as? String ?? "", samples: samples)
     }
 }
