@@ -66,6 +66,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // `swift package generate-documentation` (scripts/docs); a command plugin: no library depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -186,7 +188,8 @@ let package = Package(
         ),
         // The production server half: the Pusher-compatible hub, its HTTP API, auth endpoints,
         // configuration and limits, customer tokens (jwt-kit), webhooks (sent with
-        // AsyncHTTPClient, received by a route helper), on Hummingbird.
+        // AsyncHTTPClient, received by a route helper), Prometheus metrics (swift-metrics with the
+        // hub's own swift-prometheus registry, never a global bootstrap), on Hummingbird.
         .target(
             name: "ClearanceServer",
             dependencies: [
@@ -205,6 +208,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict
         ),

@@ -36,6 +36,11 @@ struct ServeCommand: AsyncParsableCommand {
             --backplane, hubs on the same PostgreSQL database form a cluster: events, client \
             events, presence and the channel API span every hub; every message between them is \
             sealed with the cluster key they share (--cluster-key-file, required with --backplane).
+
+            With --metrics-port (or CLEARANCE_METRICS_PORT, or "metrics" in the file), a second port \
+            (127.0.0.1 unless --metrics-host) serves GET /metrics (Prometheus text format), /health \
+            (200 while the process runs) and /ready (200 while the hub accepts connections, 503 from \
+            SIGTERM until it exits).
             """
     )
 
@@ -88,6 +93,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("cluster-key-file"), help: "A file holding the cluster key.")
     var clusterKeyFile: String?
 
+    @Option(name: .customLong("metrics-port"), help: """
+        Serve /metrics (Prometheus), /health and /ready on this port (also CLEARANCE_METRICS_PORT, or "metrics": {"port"} \
+        in the configuration file); 0 picks a free one. Off when not set.
+        """)
+    var metricsPort: Int?
+
+    @Option(name: .customLong("metrics-host"), help: """
+        The address the metrics port listens on (also CLEARANCE_METRICS_HOST; default 127.0.0.1, or the configuration's).
+        """)
+    var metricsHost: String?
+
     func validate() throws {
         let fromStandardInput = [("--secret", secret), ("--backplane", backplane), ("--cluster-key", clusterKey)].filter { $0.1 == "-" }.map(\.0)
         if fromStandardInput.count > 1 {
@@ -139,10 +155,11 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
         let adapter = backplane.map { PostgresChannelState(configuration: $0, logger: Logger(label: "clearance.backplane")) }
-        if let adapter { Self.reportBackplane(adapter) }
+        let metrics = HubMetrics()
+        if let adapter { Self.reportBackplane(adapter, metrics: metrics) }
         let service: HubService
         if development {
-            service = try await developmentService(hub, adapter: adapter)
+            service = try await developmentService(hub, adapter: adapter, metrics: metrics)
         } else {
             Self.say("production mode: the WebSocket endpoint and the HTTP API only (--development adds the development "
                 + "OAuth2/OpenID provider, auth endpoints, Pugpig and content endpoints)")
@@ -153,11 +170,22 @@ struct ServeCommand: AsyncParsableCommand {
                 onReady: { hub in
                     let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
                     Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString)")
-                }
+                },
+                metrics: metrics
             )
         }
+        // The metrics endpoints first: a group stops its services in reverse order, so they
+        // answer (/ready 503) until the hub has drained.
+        let endpoints = configuration.metrics.map { address in
+            HubMetricsService(configuration: address, metrics: metrics, logger: Logger(label: "clearance.metrics")) { host, port in
+                Self.say("metrics http://\(host):\(port)/metrics (also /health, /ready)")
+            }
+        }
+        var services: [any Service] = []
+        if let endpoints { services.append(endpoints) }
+        services.append(service)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [service],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         ))
@@ -175,7 +203,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The hub with every development endpoint mounted, announced (DEVELOPMENT ONLY) on stdout.
-    private func developmentService(_ hub: DevelopmentHub, adapter: PostgresChannelState?) async throws -> HubService {
+    private func developmentService(_ hub: DevelopmentHub, adapter: PostgresChannelState?, metrics: HubMetrics) async throws -> HubService {
         let configuration = hub.configuration
         // The development OAuth2 provider and OpenID provider on the same HTTP server.
         let provider = try await DevelopmentOAuth2Provider(logger: Logger(label: "clearance.oauth2.development-provider"))
@@ -199,7 +227,8 @@ struct ServeCommand: AsyncParsableCommand {
                 let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
                 Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString) oauth2=\(hub.httpURL.absoluteString)/oauth/token")
             },
-            additionalRoutes: { router in provider.addRoutes(to: router) }
+            additionalRoutes: { router in provider.addRoutes(to: router) },
+            metrics: metrics
         )
     }
 
@@ -248,6 +277,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = hub.configuration
         if let host { configuration.host = host }
         if let port { configuration.port = port }
+        configuration.metrics = try metricsConfiguration(file: configuration.metrics)
 
         var app = configuration.apps.first ?? HubAppConfiguration(id: "100001", key: "clearance-key", secret: "")
         if let appID { app.id = appID }
@@ -274,6 +304,26 @@ struct ServeCommand: AsyncParsableCommand {
         return (hub, notes)
     }
 
+    /// The metrics endpoint: `--metrics-port`/`--metrics-host`, else `CLEARANCE_METRICS_PORT`/
+    /// `CLEARANCE_METRICS_HOST`, else the file's `metrics`; nil (no metrics port) when no port
+    /// is given anywhere. A variable that is not a port is an error naming it.
+    private func metricsConfiguration(file: HubMetricsConfiguration?) throws -> HubMetricsConfiguration? {
+        let environment = ProcessInfo.processInfo.environment
+        var port = metricsPort
+        if port == nil, let text = environment["CLEARANCE_METRICS_PORT"], !text.isEmpty {
+            guard let value = Int(text), (0...65_535).contains(value) else {
+                throw ValidationError("CLEARANCE_METRICS_PORT is '\(text)': give a port number (0…65535; 0 picks a free one).")
+            }
+            port = value
+        }
+        let host = metricsHost ?? environment["CLEARANCE_METRICS_HOST"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let port = port ?? file?.port else {
+            if host != nil { throw ValidationError("--metrics-host (or CLEARANCE_METRICS_HOST) needs a metrics port: give --metrics-port.") }
+            return nil
+        }
+        return HubMetricsConfiguration(host: host ?? file?.host ?? "127.0.0.1", port: port)
+    }
+
     /// The development members (`users`, `pugpig`, `corsCredentials`) the file at `url` sets.
     private static func developmentMembers(in url: URL) -> [String] {
         guard let data = try? Data(contentsOf: url),
@@ -283,16 +333,21 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Prints the backplane's state changes: `backplane connected node=…` once it links to the
-    /// cluster (again), `backplane unavailable: …` when it loses the database.
-    private static func reportBackplane(_ adapter: PostgresChannelState) {
+    /// cluster (again), `backplane unavailable: …` when it loses the database; sets
+    /// `clearance_backplane_connected` to match.
+    private static func reportBackplane(_ adapter: PostgresChannelState, metrics: HubMetrics) {
         let node = adapter.nodeID
         let database = adapter.configuration.description
         Task {
             for await state in adapter.states {
                 switch state {
-                case .connected: say("backplane connected node=\(node) database=\(database)")
-                case let .unavailable(reason): say("backplane unavailable: \(reason)")
-                case .connecting, .stopped: break
+                case .connected:
+                    metrics.backplaneConnected(true)
+                    say("backplane connected node=\(node) database=\(database)")
+                case let .unavailable(reason):
+                    metrics.backplaneConnected(false)
+                    say("backplane unavailable: \(reason)")
+                case .connecting, .stopped: metrics.backplaneConnected(false)
                 }
             }
         }

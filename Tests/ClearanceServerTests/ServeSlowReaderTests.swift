@@ -44,12 +44,8 @@ struct ServeSlowReaderTests {
                 try await Self.subscriptionCount(serve, channel: "flood") == 0
             }
             #expect(serve.process.stderr.contains("hub.connection.slowReader"), "\(serve.process.stderr.suffix(1_000))")
-            let reader = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
-            _ = try await reader.next(event: "pusher:connection_established")
-            reader.send(#"{"event":"pusher:subscribe","data":{"channel":"flood"}}"#)
-            _ = try await reader.next(event: "pusher_internal:subscription_succeeded")
-            try await TestHub.trigger(serve.http, event: "after", channels: ["flood"], data: "ok")
-            #expect(try await reader.next(event: "after").rawData as? String == "ok")
+            let reader = try await serve.connectedClient()
+            #expect(try await serve.subscribeAndReceive(reader, channel: "flood", event: "after", data: "ok"))
             await reader.disconnect()
         }
     }

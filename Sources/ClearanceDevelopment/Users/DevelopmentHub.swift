@@ -91,9 +91,12 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
         adapter: (any ChannelStateAdapter)? = nil,
         logger: Logger = Logger(label: "clearance.hub"),
         onReady: @escaping @Sendable (HubEndpoint) async -> Void = { _ in },
-        additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
+        additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
+        metrics: HubMetrics = HubMetrics()
     ) throws -> HubService {
-        HubService(configuration: configuration, adapter: adapter, logger: logger, onReady: onReady, additionalRoutes: try routes(additionalRoutes))
+        HubService(
+            configuration: configuration, adapter: adapter, logger: logger, onReady: onReady, additionalRoutes: try routes(additionalRoutes),
+            metrics: metrics)
     }
 
     /// `DevelopmentHub(configuration: …, users: [ids])`: no secret, no token.

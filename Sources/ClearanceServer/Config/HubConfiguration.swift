@@ -9,7 +9,8 @@ import Foundation
 /// {
 ///   "host": "127.0.0.1", "port": 6001,
 ///   "apps": [{"id": "app-1", "key": "key-1", "secret": "…", "encryptionMasterKey": "<base64 of 32 bytes>"}],
-///   "limits": {"activityTimeout": 120, "maxPresenceMembers": 100}
+///   "limits": {"activityTimeout": 120, "maxPresenceMembers": 100},
+///   "metrics": {"host": "127.0.0.1", "port": 9090}
 /// }
 /// ```
 /// `description` never shows secrets.
@@ -22,18 +23,23 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     public var apps: [HubAppConfiguration]
     /// Protocol limits and timers.
     public var limits: HubLimits
+    /// Where `/metrics`, `/health` and `/ready` are served (``HubMetricsService``); nil (the
+    /// default): nowhere.
+    public var metrics: HubMetricsConfiguration?
 
     /// Creates a configuration.
     public init(
         host: String = "127.0.0.1",
         port: Int = 6001,
         apps: [HubAppConfiguration],
-        limits: HubLimits = HubLimits()
+        limits: HubLimits = HubLimits(),
+        metrics: HubMetricsConfiguration? = nil
     ) {
         self.host = host
         self.port = port
         self.apps = apps
         self.limits = limits
+        self.metrics = metrics
     }
 
     /// Decodes a configuration; everything but `apps` has a default.
@@ -43,6 +49,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         port = try container.decodeIfPresent(Int.self, forKey: .port) ?? 6001
         apps = try container.decodeIfPresent([HubAppConfiguration].self, forKey: .apps) ?? []
         limits = try container.decodeIfPresent(HubLimits.self, forKey: .limits) ?? HubLimits()
+        metrics = try container.decodeIfPresent(HubMetricsConfiguration.self, forKey: .metrics)
     }
 
     /// Reads a JSON configuration file and, unless `validating` is false (for callers that
@@ -98,6 +105,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         }
         if let member = limits.firstInvalidMember() { throw .invalidLimit(member) }
         if let reason = limits.conflict() { throw .conflictingLimits(reason) }
+        try metrics?.validate(hubHost: host, hubPort: port)
     }
 
     /// A new random secret: 32 lower-case hex characters (128 bits).
@@ -111,7 +119,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
 
     /// A summary for logs, with secrets redacted.
     public var description: String {
-        "HubConfiguration(host: \(host), port: \(port), apps: \(apps), limits: \(limits))"
+        "HubConfiguration(host: \(host), port: \(port), apps: \(apps), limits: \(limits)\(metrics.map { ", metrics: \($0)" } ?? ""))"
     }
 
     private static func describe(_ error: DecodingError, in data: Data) -> String {

@@ -39,6 +39,8 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     case reservedWebhookHeader(appID: String, name: String)
     /// A webhook target's header has a name or value HTTP does not allow (its value is never shown).
     case invalidWebhookHeader(appID: String, name: String)
+    /// The metrics endpoint (``HubMetricsConfiguration``) is unusable (the message says why).
+    case invalidMetricsEndpoint(String)
 
     public static let codeDomain = "hub.configuration"
 
@@ -74,6 +76,7 @@ public enum HubConfigurationError: ClearanceError, Equatable {
             .init(.reservedWebhookHeader, "A webhook target of the app \(appID) sets the header \(name), which the hub sets itself.")
         case let .invalidWebhookHeader(appID, name):
             .init(.invalidWebhookHeader, "A webhook target of the app \(appID) has a header \(name.debugDescription) whose name or value HTTP does not allow.")
+        case let .invalidMetricsEndpoint(reason): .init(.invalidMetricsEndpoint, "The metrics endpoint is not usable: \(reason).")
         }
     }
 
@@ -81,6 +84,6 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     public enum Code: String, Sendable, CaseIterable {
         case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
         case conflictingLimits, removedLimit, unknownWebhookEvent, invalidWebhookURL, insecureWebhookURL, noWebhookEvents
-        case reservedWebhookHeader, invalidWebhookHeader, invalidAllowedOrigin
+        case reservedWebhookHeader, invalidWebhookHeader, invalidAllowedOrigin, invalidMetricsEndpoint
     }
 }

@@ -59,15 +59,27 @@ struct HubHTTPAPI: Sendable {
     // MARK: - Verification
 
     /// Verifies the request as signed by `app` (by default the app of the path's `{appID}`), then
-    /// hands the handler what was verified.
+    /// hands the handler what was verified; counts the answer (`clearance_http_requests_total`,
+    /// under the app's id, or none for a path naming no app: the label stays bounded).
     private func signed(
         _ request: Request,
         _ context: BasicRequestContext,
         app named: HubApp? = nil,
         handler: (HubApp, VerifiedRESTRequest) async throws(HTTPAPIError) -> Response
     ) async -> Response {
+        let app = named ?? context.parameters.get("appID").flatMap { hub.appsByID[$0] }
+        let response = await answer(request, app: app, handler: handler)
+        hub.metrics.httpRequest(appID: app?.id, status: response.status.code)
+        return response
+    }
+
+    private func answer(
+        _ request: Request,
+        app: HubApp?,
+        handler: (HubApp, VerifiedRESTRequest) async throws(HTTPAPIError) -> Response
+    ) async -> Response {
         do throws(HTTPAPIError) {
-            guard let app = named ?? context.parameters.get("appID").flatMap({ hub.appsByID[$0] }) else { throw .unknownApp }
+            guard let app else { throw .unknownApp }
             let body: Data
             do {
                 var buffer = try await request.body.collect(upTo: hub.limits.maxHTTPBodyBytes)

@@ -27,6 +27,8 @@ final class Hub: Sendable {
     /// Where the hub's webhook events go (``HubWebhooks/emit(appID:_:)``).
     let webhooks: HubWebhooks
     let originRefusalLog: ThrottledLog
+    /// The hub's Prometheus metrics (its own registry).
+    let metrics: HubMetrics
 
     var limits: HubLimits { configuration.limits }
 
@@ -38,13 +40,15 @@ final class Hub: Sendable {
     /// - Parameters:
     ///   - socketBudget: The sockets the hub may hold open (its descriptor budget).
     ///   - webhookQueue: Where webhook events wait (in memory by default).
+    ///   - metrics: Where the hub's metrics go (a registry of its own by default).
     init(
         configuration: HubConfiguration,
         adapter: any ChannelStateAdapter,
         logger: Logger,
         counters: HubCounters = HubCounters(),
         socketBudget: Int = .max,
-        webhookQueue: (any WebhookQueue)? = nil
+        webhookQueue: (any WebhookQueue)? = nil,
+        metrics: HubMetrics = HubMetrics()
     ) throws(HubConfigurationError) {
         try configuration.validate()
         var byKey: [String: HubApp] = [:]
@@ -54,13 +58,16 @@ final class Hub: Sendable {
             byKey[app.key] = app
             byID[app.id] = app
         }
-        webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, logger: logger)
+        webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, metrics: metrics, logger: logger)
         self.configuration = configuration
         appsByKey = byKey
         appsByID = byID
         self.adapter = adapter
         self.logger = logger
         self.counters = counters
+        self.metrics = metrics
+        for app in configuration.apps { _ = metrics.app(app.id) }
+        metrics.bridge(counters)
         let limits = configuration.limits
         sockets = SocketBudget(limits: .init(
             sockets: socketBudget, httpSockets: limits.maxHTTPConnections, perAddress: limits.maxConnectionsPerIP))

@@ -23,6 +23,8 @@ public struct HubService: Service {
     public let configuration: HubConfiguration
     /// What the hub refused, cut or closed, readable while it runs.
     public let counters: HubCounters
+    /// The hub's metrics and readiness, served by a ``HubMetricsService``.
+    public let metrics: HubMetrics
     private let adapter: (any ChannelStateAdapter)?
     private let webhookQueue: (any WebhookQueue)?
     private let logger: Logger
@@ -39,6 +41,8 @@ public struct HubService: Service {
     ///   - webhookQueue: Where the apps' webhook events wait for delivery: by default the
     ///     adapter's (``ChannelStateAdapter/webhookQueue(limits:)``: a cluster's is in its
     ///     database), else a new ``InMemoryWebhookQueue``.
+    ///   - metrics: Where the hub counts for Prometheus, and says whether it is ready (a new
+    ///     ``HubMetrics`` by default: give the same one to a ``HubMetricsService``).
     public init(
         configuration: HubConfiguration,
         adapter: (any ChannelStateAdapter)? = nil,
@@ -46,9 +50,11 @@ public struct HubService: Service {
         onReady: @escaping @Sendable (HubEndpoint) async -> Void = { _ in },
         additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
         counters: HubCounters = HubCounters(),
-        webhookQueue: (any WebhookQueue)? = nil
+        webhookQueue: (any WebhookQueue)? = nil,
+        metrics: HubMetrics = HubMetrics()
     ) {
         self.configuration = configuration
+        self.metrics = metrics
         self.webhookQueue = webhookQueue
         self.counters = counters
         self.adapter = adapter
@@ -66,7 +72,7 @@ public struct HubService: Service {
         let hub = try Hub(
             configuration: configuration, adapter: adapter, logger: logger, counters: counters,
             socketBudget: descriptors?.budget ?? .max,
-            webhookQueue: webhookQueue ?? adapter.webhookQueue(limits: configuration.limits))
+            webhookQueue: webhookQueue ?? adapter.webhookQueue(limits: configuration.limits), metrics: metrics)
         if let descriptors, descriptors.budget < configuration.limits.maxConnections {
             logger.warning("hub.descriptors.short", metadata: [
                 "maxConnections": "\(configuration.limits.maxConnections)", "socketBudget": "\(descriptors.budget)",
@@ -79,6 +85,7 @@ public struct HubService: Service {
         let configuration = configuration
         let logger = logger
         let onReady = onReady
+        let metrics = metrics
         let listener = ServerListener()
         let app = Application(
             router: router,
@@ -91,6 +98,7 @@ public struct HubService: Service {
                 logger.info("hub.started", metadata: [
                     "host": "\(bound.host)", "port": "\(bound.port)", "apps": "\(bound.apps.map(\.id).joined(separator: ","))",
                 ])
+                metrics.accepting(true)
                 await onReady(HubEndpoint(configuration: bound))
             },
             logger: logger
@@ -110,6 +118,7 @@ public struct HubService: Service {
                 group.addTask {
                     // Returns when shutdown begins; throws only if the hub is cancelled instead.
                     guard (try? await gracefulShutdown()) != nil else { return }
+                    metrics.accepting(false)
                     await server.triggerGracefulShutdown()
                     await listener.closed()
                     await hub.closeAllConnections()
@@ -120,6 +129,7 @@ public struct HubService: Service {
             }
             ticking.cancelAll()
         }
+        metrics.accepting(false)
         logger.info("hub.stopped")
     }
 }

@@ -20,14 +20,17 @@ package final class HubWebhooks: WebhookEmitter {
     private let queue: any WebhookQueue
     private let limits: HubLimits
     private let counters: HubCounters
+    private let metrics: HubMetrics
     private let logger: Logger
     private let dropLog: ThrottledLog
     private let queueErrorLog: ThrottledLog
 
-    /// - Parameter queue: Where events wait (a new ``InMemoryWebhookQueue`` by default).
+    /// - Parameters:
+    ///   - queue: Where events wait (a new ``InMemoryWebhookQueue`` by default).
+    ///   - metrics: Where `clearance_webhooks_total` is counted.
     package init(
         configuration: HubConfiguration, queue: (any WebhookQueue)? = nil,
-        counters: HubCounters, logger: Logger
+        counters: HubCounters, metrics: HubMetrics = HubMetrics(), logger: Logger
     ) throws(HubConfigurationError) {
         var targets: [String: [(id: WebhookTargetID, target: WebhookTarget)]] = [:]
         var destinations: [WebhookTargetID: WebhookDispatcher.Destination] = [:]
@@ -49,6 +52,7 @@ package final class HubWebhooks: WebhookEmitter {
         self.queue = queue
         limits = configuration.limits
         self.counters = counters
+        self.metrics = metrics
         self.logger = logger
         dropLog = ThrottledLog("hub.webhook.dropped", logger: logger)
         queueErrorLog = ThrottledLog("hub.webhook.queue.unavailable", logger: logger)
@@ -63,7 +67,7 @@ package final class HubWebhooks: WebhookEmitter {
             self.client = client
             dispatcher = WebhookDispatcher(
                 queue: queue, destinations: destinations, client: client, limits: configuration.limits,
-                pollInterval: queue.pollInterval, counters: counters, logger: logger)
+                pollInterval: queue.pollInterval, counters: counters, metrics: metrics, logger: logger)
         }
     }
 
@@ -75,13 +79,18 @@ package final class HubWebhooks: WebhookEmitter {
         let now = Date()
         let queued = targets.filter { $0.target.wants(event) }.map { QueuedWebhookEvent(target: $0.id, event: event, queuedAt: now) }
         guard !queued.isEmpty else { return }
-        let dropped = intake.withLock { intake -> Int in
+        let dropped = intake.withLock { intake -> [QueuedWebhookEvent] in
             intake.append(contentsOf: queued)
             let excess = max(0, intake.count - limits.maxQueuedWebhooks)
-            intake.removeFirst(excess)
-            return excess
+            defer { intake.removeFirst(excess) }
+            return excess > 0 ? Array(intake.prefix(excess)) : []
         }
-        if dropped > 0 { self.dropped(dropped, reason: "the intake is full (the queue does not keep up)") }
+        if !dropped.isEmpty {
+            for (appID, events) in Dictionary(grouping: dropped, by: \.target.appID) {
+                metrics.webhooks(appID: appID, .dropped, count: events.count)
+            }
+            self.dropped(dropped.count, reason: "the intake is full (the queue does not keep up)")
+        }
         wake.yield()
     }
 
@@ -132,7 +141,11 @@ package final class HubWebhooks: WebhookEmitter {
             guard !batch.isEmpty else { return }
             do {
                 let dropped = try await queue.enqueue(batch)
-                if dropped > 0 { self.dropped(dropped, reason: "the queue is full (maxQueuedWebhooks \(limits.maxQueuedWebhooks))") }
+                if dropped > 0 {
+                    // The queue made room by dropping its oldest events, of any app: counted without one.
+                    metrics.webhooks(appID: "", .dropped, count: dropped)
+                    self.dropped(dropped, reason: "the queue is full (maxQueuedWebhooks \(limits.maxQueuedWebhooks))")
+                }
             } catch {
                 // The queue is unavailable (a database away): keep the events first in line, try again soon.
                 let dropped = intake.withLock { intake -> Int in

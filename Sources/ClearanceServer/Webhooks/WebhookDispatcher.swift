@@ -25,6 +25,7 @@ final class WebhookDispatcher: Sendable {
     private let window: Duration
     private let pollInterval: Duration
     private let counters: HubCounters
+    private let metrics: HubMetrics
     private let logger: Logger
     private let failureLog: ThrottledLog
     private let dropLog: ThrottledLog
@@ -33,7 +34,7 @@ final class WebhookDispatcher: Sendable {
 
     init(
         queue: any WebhookQueue, destinations: [WebhookTargetID: Destination], client: HTTPClient, limits: HubLimits,
-        pollInterval: Duration, counters: HubCounters, logger: Logger
+        pollInterval: Duration, counters: HubCounters, metrics: HubMetrics, logger: Logger
     ) {
         self.queue = queue
         self.destinations = destinations
@@ -42,6 +43,7 @@ final class WebhookDispatcher: Sendable {
         window = .seconds(limits.webhookBatchWindow)
         self.pollInterval = pollInterval
         self.counters = counters
+        self.metrics = metrics
         self.logger = logger
         failureLog = ThrottledLog("hub.webhook.failed", level: .notice, logger: logger)
         dropLog = ThrottledLog("hub.webhook.dropped", logger: logger)
@@ -87,10 +89,12 @@ final class WebhookDispatcher: Sendable {
         do {
             try await sender.send(batch.events, to: destination.target, signer: destination.signer)
             try await queue.complete(batch)
+            metrics.webhooks(appID: batch.target.appID, .delivered, count: batch.events.count)
             logger.debug("hub.webhook.delivered", metadata: ["target": "\(batch.target)", "events": "\(batch.events.count)"])
         } catch let failure as WebhookSender.Failure {
             guard !Task.isCancelled else { return }
             counters.increment(.webhookAttemptsFailed)
+            metrics.webhooks(appID: batch.target.appID, .failed, count: batch.events.count)
             failureLog.record(["target": "\(batch.target)", "url": "\(destination.target.redactedURL)", "reason": "\(failure)", "attempt": "\(batch.attempts + 1)"])
             do {
                 if let retryAt = backoff.retry(firstQueuedAt: batch.firstQueuedAt, attempts: batch.attempts + 1, now: Date()) {
@@ -109,6 +113,7 @@ final class WebhookDispatcher: Sendable {
 
     private func dropped(_ batch: WebhookBatch, reason: String) {
         counters.increment(.webhooksDropped, by: batch.events.count)
+        metrics.webhooks(appID: batch.target.appID, .dropped, count: batch.events.count)
         dropLog.record(["target": "\(batch.target)", "events": "\(batch.events.count)", "reason": "\(reason)"])
     }
 }

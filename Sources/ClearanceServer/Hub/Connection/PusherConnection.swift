@@ -39,6 +39,8 @@ final class PusherConnection: Sendable {
     let protocolVersion: Int
     let channel: any Channel
     let sink: WebSocketFrameSink
+    /// The app's metric handles.
+    private let metrics: AppMetrics
     private let state: Locked<State>
 
     init(hub: Hub, app: HubApp, protocolVersion: Int, channel: any Channel) {
@@ -46,7 +48,8 @@ final class PusherConnection: Sendable {
         self.app = app
         self.protocolVersion = protocolVersion
         self.channel = channel
-        sink = WebSocketFrameSink(channel: channel, hub: hub)
+        metrics = hub.metrics.app(app.id)
+        sink = WebSocketFrameSink(channel: channel, hub: hub, sent: metrics.messagesSent)
         state = Locked(State(logger: hub.logger))
     }
 
@@ -54,7 +57,10 @@ final class PusherConnection: Sendable {
     func opened() { enqueue(.admit) }
 
     /// A complete message from the client.
-    func received(_ message: WebSocketMessage) { enqueue(.message(message)) }
+    func received(_ message: WebSocketMessage) {
+        metrics.messagesReceived.increment()
+        enqueue(.message(message))
+    }
 
     /// The channel closed: leave every channel, free the socket id.
     func ended() { enqueue(.ended) }
@@ -113,6 +119,8 @@ final class PusherConnection: Sendable {
             outcome = .failure(code)
         case let .admitted(socketID):
             outcome = .success(())
+            metrics.connectionsOpened.increment()
+            metrics.connections.increment()
             var logger = hub.logger
             logger[metadataKey: "socket_id"] = "\(socketID)"
             logger[metadataKey: "app_id"] = "\(app.id)"
@@ -139,15 +147,27 @@ final class PusherConnection: Sendable {
     /// close timeout if the client does not answer.
     static func refuse(_ sink: WebSocketFrameSink, code: HubCloseCode, hub: Hub, appID: String?) {
         hub.logger.info("hub.connection.refused", metadata: ["app_id": "\(appID ?? "")", "code": "\(code.rawValue)"])
+        hub.counters.increment(refusalCounter(code))
         sink.deliver(.frame(PusherFrame.error(code)))
         sink.close(code)
         sink.disconnect(after: .seconds(hub.limits.closeTimeout))
+    }
+
+    /// The ``HubCounter`` a refusal with `code` adds to.
+    private static func refusalCounter(_ code: HubCloseCode) -> HubCounter {
+        switch code {
+        case .overCapacity: .connectionsRefusedAtHubLimit
+        case .overConnectionQuota: .connectionsRefusedAtAppLimit
+        case .reconnectImmediately: .connectionsRefusedShuttingDown
+        default: .connectionsRefusedAtRequest
+        }
     }
 
     private func end(admitted: Bool) async {
         sink.finish()
         let (socketID, logger) = state.withLock { ($0.socketID, $0.logger) }
         guard admitted, let socketID else { return }
+        metrics.connections.decrement()
         await hub.adapter.removeConnection(socketID: socketID, appID: app.id)
         await hub.registry.remove(socketID: socketID)
         logger.info("hub.connection.closed")

@@ -1,4 +1,5 @@
 import Clearance
+import CoreMetrics
 import Logging
 import NIOCore
 import NIOWebSocket
@@ -55,11 +56,15 @@ final class WebSocketFrameSink: ConnectionSink {
     private let channel: any Channel
     private let hub: Hub
     private let maxOutboundBytes: Int
+    /// `clearance_messages_sent_total` of the connection's app (nil before admission).
+    private let sent: CoreMetrics.Counter?
     private let state = Locked(State())
 
-    init(channel: any Channel, hub: Hub) {
+    /// - Parameter sent: Counts each frame written (the app's handle, made once).
+    init(channel: any Channel, hub: Hub, sent: CoreMetrics.Counter? = nil) {
         self.channel = channel
         self.hub = hub
+        self.sent = sent
         maxOutboundBytes = hub.limits.maxOutboundBytes
     }
 
@@ -94,6 +99,7 @@ final class WebSocketFrameSink: ConnectionSink {
         }
         switch verdict {
         case .write:
+            sent?.increment()
             outbound.add(cost)
             let frame = WebSocketFrame(fin: true, opcode: .text, data: payload)
             if channel.eventLoop.inEventLoop {

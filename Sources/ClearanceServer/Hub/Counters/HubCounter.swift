@@ -1,7 +1,9 @@
 /// What the hub counts when it refuses, cuts or closes something to protect itself: each a
 /// number that only grows while the hub runs, read through ``HubCounters``.
 ///
-/// The raw values are stable names (snake case), for logs and, later, metrics.
+/// The raw values are stable names (snake case), for logs and metrics (``HubMetrics`` exports
+/// the refusals as `clearance_connections_refused_total{reason}`, the others as
+/// `clearance_<raw value>_total`).
 public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// A socket closed at accept: the hub had as many sockets open as its descriptor budget
     /// allows (see ``HubLimits/maxConnections`` and the README's "Hub limits").
@@ -29,4 +31,14 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// A browser's WebSocket upgrade refused with 403: its page's origin is not in the app's
     /// ``HubAppConfiguration/allowedOrigins``.
     case webSocketsRefusedAtOrigin = "websockets_refused_origin"
+    /// A WebSocket refused with 4100 after its upgrade: the hub held ``HubLimits/maxConnections``.
+    case connectionsRefusedAtHubLimit = "connections_refused_hub_limit"
+    /// A WebSocket refused with 4004 after its upgrade: its app held its
+    /// ``HubAppConfiguration/maxConnections``.
+    case connectionsRefusedAtAppLimit = "connections_refused_app_limit"
+    /// A WebSocket refused with 4200 after its upgrade: the hub was shutting down.
+    case connectionsRefusedShuttingDown = "connections_refused_shutting_down"
+    /// A WebSocket refused after its upgrade for its path: an app that does not exist (4001) or
+    /// is disabled (4003), no path or protocol version the hub speaks (4005 to 4008).
+    case connectionsRefusedAtRequest = "connections_refused_request"
 }

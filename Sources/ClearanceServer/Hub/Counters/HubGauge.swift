@@ -1,7 +1,8 @@
 /// What the hub holds now, read through ``HubCounters/gauge(_:)``: values that go up and down
 /// with its load (the budgets its limits are checked against).
 ///
-/// The raw values are stable names (snake case), for logs and, later, metrics.
+/// The raw values are stable names (snake case), for logs and metrics (``HubMetrics`` exports
+/// each as `clearance_<raw value>`).
 public enum HubGauge: String, Sendable, Hashable, CaseIterable {
     /// Sockets open (WebSocket and HTTP), against the descriptor budget.
     case openSockets = "open_sockets"

@@ -1,0 +1,23 @@
+import CoreMetrics
+
+/// One app's metric handles, made once (``HubMetrics/app(_:)``) and kept by each of its
+/// connections: counting is an atomic add, with no lookup.
+struct AppMetrics: Sendable {
+    /// `clearance_connections{app_id}`: admitted and open.
+    let connections: Meter
+    /// `clearance_connections_total{app_id}`: admitted.
+    let connectionsOpened: Counter
+    /// `clearance_messages_received_total{app_id}`: messages read from clients.
+    let messagesReceived: Counter
+    /// `clearance_messages_sent_total{app_id}`: frames written to clients.
+    let messagesSent: Counter
+
+    init(appID: String, factory: any MetricsFactory) {
+        let dimensions = [("app_id", appID)]
+        connections = Meter(label: "clearance_connections", dimensions: dimensions, factory: factory)
+        connectionsOpened = Counter(label: "clearance_connections_total", dimensions: dimensions, factory: factory)
+        messagesReceived = Counter(label: "clearance_messages_received_total", dimensions: dimensions, factory: factory)
+        messagesSent = Counter(label: "clearance_messages_sent_total", dimensions: dimensions, factory: factory)
+        connections.set(0)
+    }
+}

@@ -1,0 +1,176 @@
+import Clearance
+import CoreMetrics
+import Prometheus
+
+/// The hub's metrics, in a Prometheus registry of its own (never the process-wide
+/// `MetricsSystem`: several hubs in one process, as in tests, each count their own), written
+/// through swift-metrics' `Counter` and `Meter` with a `PrometheusMetricsFactory` on that
+/// registry. ``HubMetricsService`` serves them at `/metrics`.
+///
+/// The families (their names are stable):
+/// - `clearance_connections{app_id}` (gauge): WebSocket connections admitted and open;
+/// - `clearance_connections_total{app_id}`, `clearance_messages_received_total{app_id}`,
+///   `clearance_messages_sent_total{app_id}` (counters): connections admitted, messages read from
+///   clients, frames written to them (each delivery, replies and errors included);
+/// - `clearance_http_requests_total{app_id,status}`: HTTP API requests by answer (`app_id` empty
+///   for a path naming no app);
+/// - `clearance_webhooks_total{app_id,result}`: webhook events `delivered`, `failed` (in a POST
+///   that failed: retried until the window is over) or `dropped` (`app_id` empty when a full
+///   queue made room by dropping its oldest events, of any app);
+/// - `clearance_connections_refused_total{reason}`: `descriptors`, `http_limit`,
+///   `address_limit` (closed at accept), `origin` (403 before the upgrade), `limit`,
+///   `app_limit`, `shutdown`, `request` (closed after it): the hub's ``HubCounters``, bridged
+///   when scraped;
+/// - `clearance_backplane_connected` (gauge): 1 while the cluster's backplane is connected, 0
+///   otherwise (and without one);
+/// - the other ``HubCounter``s as `clearance_<raw value>_total`, the ``HubGauge``s as
+///   `clearance_<raw value>`.
+///
+/// Counting costs an atomic add on a handle made once (per app at admission), never a lookup or
+/// an allocation per message.
+public final class HubMetrics: Sendable {
+    /// Which ``HubCounter`` is which `reason` of `clearance_connections_refused_total`.
+    static let refusalReasons: [HubCounter: String] = [
+        .socketsRefusedAtDescriptorBudget: "descriptors",
+        .socketsRefusedAtHTTPLimit: "http_limit",
+        .socketsRefusedAtAddressLimit: "address_limit",
+        .webSocketsRefusedAtOrigin: "origin",
+        .connectionsRefusedAtHubLimit: "limit",
+        .connectionsRefusedAtAppLimit: "app_limit",
+        .connectionsRefusedShuttingDown: "shutdown",
+        .connectionsRefusedAtRequest: "request",
+    ]
+
+    private struct Bridge {
+        var counters: HubCounters?
+        var exported: [HubCounter: Int] = [:]
+    }
+
+    private struct HTTPKey: Hashable {
+        let appID: String
+        let status: Int
+    }
+
+    private struct WebhookKey: Hashable {
+        let appID: String
+        let result: WebhookMetricResult
+    }
+
+    /// The registry the metrics are in (what `/metrics` writes out).
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let hubCounters: [HubCounter: CoreMetrics.Counter]
+    private let hubGauges: [HubGauge: Meter]
+    private let backplane: Meter
+    private let apps = Locked([String: AppMetrics]())
+    private let httpRequests = Locked([HTTPKey: CoreMetrics.Counter]())
+    private let webhookCounters = Locked([WebhookKey: CoreMetrics.Counter]())
+    private let bridged = Locked(Bridge())
+    private let ready = Locked(false)
+
+    /// - Parameter registry: Where the metrics go; a new registry by default (one per hub).
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        let factory = PrometheusMetricsFactory(registry: registry)
+        self.factory = factory
+        var counters: [HubCounter: CoreMetrics.Counter] = [:]
+        for counter in HubCounter.allCases {
+            if let reason = Self.refusalReasons[counter] {
+                counters[counter] = CoreMetrics.Counter(label: "clearance_connections_refused_total", dimensions: [("reason", reason)], factory: factory)
+            } else {
+                counters[counter] = CoreMetrics.Counter(label: "clearance_\(counter.rawValue)_total", factory: factory)
+            }
+        }
+        hubCounters = counters
+        hubGauges = Dictionary(uniqueKeysWithValues: HubGauge.allCases.map { ($0, Meter(label: "clearance_\($0.rawValue)", factory: factory)) })
+        backplane = Meter(label: "clearance_backplane_connected", factory: factory)
+        backplane.set(0)
+    }
+
+    /// Whether the hub accepts connections: true once it listens, false again from the moment
+    /// it begins shutting down (`/ready` answers 503 then).
+    public var isReady: Bool { ready.withLock { $0 } }
+
+    /// Sets `clearance_backplane_connected`: call it as the backplane connects and disconnects
+    /// (`clearance serve` follows its cluster adapter's states).
+    public func backplaneConnected(_ connected: Bool) {
+        backplane.set(connected ? 1 : 0)
+    }
+
+    /// The Prometheus text exposition of every metric, the hub's counters brought up to date first.
+    public func exposition() -> String {
+        collect()
+        return registry.emitToString()
+    }
+
+    /// Writes the exposition into `buffer` (reused between scrapes).
+    func emit(into buffer: inout [UInt8]) {
+        collect()
+        registry.emit(into: &buffer)
+    }
+
+    /// The hub started or stopped accepting connections.
+    func accepting(_ accepting: Bool) {
+        ready.withLock { $0 = accepting }
+    }
+
+    /// Reads `counters` (the hub's) when scraped.
+    func bridge(_ counters: HubCounters) {
+        bridged.withLock { $0.counters = counters }
+    }
+
+    /// The handles of app `id`, made on first use (the hub makes them for each configured app,
+    /// so that their series read 0 before anything happens).
+    func app(_ id: String) -> AppMetrics {
+        apps.withLock { apps in
+            if let metrics = apps[id] { return metrics }
+            let metrics = AppMetrics(appID: id, factory: factory)
+            apps[id] = metrics
+            return metrics
+        }
+    }
+
+    /// One HTTP API request of `appID` (nil: the path named no app) answered with `status`.
+    func httpRequest(appID: String?, status: Int) {
+        let key = HTTPKey(appID: appID ?? "", status: status)
+        let counter = httpRequests.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: "clearance_http_requests_total", dimensions: [("app_id", key.appID), ("status", "\(status)")], factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
+    /// `count` webhook events of `appID` with `result`.
+    func webhooks(appID: String, _ result: WebhookMetricResult, count: Int) {
+        guard count > 0 else { return }
+        let key = WebhookKey(appID: appID, result: result)
+        let counter = webhookCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: "clearance_webhooks_total", dimensions: [("app_id", appID), ("result", result.rawValue)], factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment(by: count)
+    }
+
+    /// Brings the bridged counters and gauges up to the hub's ``HubCounters``.
+    private func collect() {
+        let (counters, deltas) = bridged.withLock { bridge -> (HubCounters?, [HubCounter: Int]) in
+            guard let counters = bridge.counters else { return (nil, [:]) }
+            var deltas: [HubCounter: Int] = [:]
+            for (counter, value) in counters.snapshot {
+                let delta = value - bridge.exported[counter, default: 0]
+                if delta > 0 { deltas[counter] = delta }
+                bridge.exported[counter] = value
+            }
+            return (counters, deltas)
+        }
+        for (counter, delta) in deltas { hubCounters[counter]?.increment(by: delta) }
+        guard let counters else { return }
+        for (gauge, meter) in hubGauges { meter.set(counters.gauge(gauge)) }
+    }
+}
