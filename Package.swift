@@ -66,6 +66,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // TLS for the hub (HummingbirdTLS's TLSChannel in front of the hub's own child channel).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.2"),
         // `swift package generate-documentation` (scripts/docs); a command plugin: no library depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -155,6 +157,7 @@ let package = Package(
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceSecretBox", "ClearanceWire",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -197,6 +200,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -326,6 +332,8 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ClearanceTestSupport",
@@ -425,7 +433,7 @@ let package = Package(
         .testTarget(
             name: "ClearanceServerTests",
             dependencies: [
-                "ClearanceServer", "ClearanceDevelopment", "ClearanceSigning", "ClearanceWire", "Clearance",
+                "ClearanceServer", "ClearanceDevelopment", "ClearanceSigning", "ClearanceWire", "Clearance", "ClearanceChannels",
                 "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

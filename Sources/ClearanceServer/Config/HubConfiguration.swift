@@ -9,7 +9,8 @@ import Foundation
 /// {
 ///   "host": "127.0.0.1", "port": 6001,
 ///   "apps": [{"id": "app-1", "key": "key-1", "secret": "…", "encryptionMasterKey": "<base64 of 32 bytes>"}],
-///   "limits": {"activityTimeout": 120, "maxPresenceMembers": 100}
+///   "limits": {"activityTimeout": 120, "maxPresenceMembers": 100},
+///   "tls": {"certificate": "/etc/clearance/hub.pem", "key": "/etc/clearance/hub.key"}
 /// }
 /// ```
 /// `description` never shows secrets.
@@ -22,18 +23,23 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     public var apps: [HubAppConfiguration]
     /// Protocol limits and timers.
     public var limits: HubLimits
+    /// The certificate and key to serve `wss://` and `https://` with; nil (the default): plain
+    /// `ws://` and `http://`, for loopback or behind a proxy that terminates TLS.
+    public var tls: HubTLSConfiguration?
 
     /// Creates a configuration.
     public init(
         host: String = "127.0.0.1",
         port: Int = 6001,
         apps: [HubAppConfiguration],
-        limits: HubLimits = HubLimits()
+        limits: HubLimits = HubLimits(),
+        tls: HubTLSConfiguration? = nil
     ) {
         self.host = host
         self.port = port
         self.apps = apps
         self.limits = limits
+        self.tls = tls
     }
 
     /// Decodes a configuration; everything but `apps` has a default.
@@ -43,6 +49,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         port = try container.decodeIfPresent(Int.self, forKey: .port) ?? 6001
         apps = try container.decodeIfPresent([HubAppConfiguration].self, forKey: .apps) ?? []
         limits = try container.decodeIfPresent(HubLimits.self, forKey: .limits) ?? HubLimits()
+        tls = try container.decodeIfPresent(HubTLSConfiguration.self, forKey: .tls)
     }
 
     /// Reads a JSON configuration file and, unless `validating` is false (for callers that
@@ -111,7 +118,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
 
     /// A summary for logs, with secrets redacted.
     public var description: String {
-        "HubConfiguration(host: \(host), port: \(port), apps: \(apps), limits: \(limits))"
+        "HubConfiguration(host: \(host), port: \(port), apps: \(apps), limits: \(limits)\(tls.map { ", tls: \($0.certificate)" } ?? ""))"
     }
 
     private static func describe(_ error: DecodingError, in data: Data) -> String {
