@@ -168,11 +168,11 @@ struct ServeCommand: AsyncParsableCommand {
         return level
     }
 
-    /// `--tls-certificate` and `--tls-key` (or their variables), both or neither, checked: a
-    /// file that cannot be used is named before the hub listens.
-    private func tls() throws -> HubTLSConfiguration? {
-        let certificate = environment.string("--tls-certificate", tlsCertificate)
-        let key = environment.string("--tls-key", tlsKey)
+    /// `--tls-certificate` and `--tls-key` (or their variables, or the file's `tls`), both or
+    /// neither; the files are checked later, before the hub listens.
+    private func tls(file: HubTLSConfiguration?) throws -> HubTLSConfiguration? {
+        let certificate = environment.string("--tls-certificate", tlsCertificate) ?? file?.certificate
+        let key = environment.string("--tls-key", tlsKey) ?? file?.key
         switch (certificate, key) {
         case (nil, nil): return nil
         case (_?, nil): throw ValidationError("--tls-certificate (CLEARANCE_TLS_CERTIFICATE) needs --tls-key (CLEARANCE_TLS_KEY): the certificate's private key.")
@@ -305,7 +305,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = hub.configuration
         if let host = environment.string("--host", host) { configuration.host = host }
         if let port = try environment.int("--port", port, in: 0...65_535) { configuration.port = port }
-        if let tls = try tls() { configuration.tls = tls }
+        configuration.tls = try tls(file: configuration.tls)
 
         var app = configuration.apps.first ?? HubAppConfiguration(id: "100001", key: "clearance-key", secret: "")
         if let appID = environment.string("--app-id", appID) { app.id = appID }

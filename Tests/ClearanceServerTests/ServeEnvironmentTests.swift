@@ -49,6 +49,22 @@ struct ServeEnvironmentTests {
         } cleanup: { await serve.stop(.terminate(grace: .seconds(10))) }
     }
 
+    @Test func theFilesTLSIsCompletedByAFlag() async throws {
+        let authority = try TestCertificateAuthority()
+        defer { authority.remove() }
+        let port = try LoopbackPort.free()
+        // The file names the certificate and a key that is not its own; --tls-key replaces the key alone.
+        let tls = #"{"certificate": "\#(authority.certificateFile.path)", "key": "\#(authority.otherKeyFile.path)"}"#
+        let configuration = try ServeProcess.writeConfiguration(port: port, limits: TestHub.limits(), members: ["tls": tls])
+        defer { try? FileManager.default.removeItem(at: configuration) }
+        let refused = try await ClearanceExecutable.run(["serve", "--config", configuration.path])
+        #expect(refused.status != 0 && refused.stderr.contains("is not the private key of the certificate"), "\(refused.stderr)")
+        let serve = try await ServeProcess.start(configuration: configuration, port: port, development: false, arguments: ["--tls-key", authority.keyFile.path])
+        try await withCleanup {
+            #expect(serve.process.stdout.contains("ready ws=wss://127.0.0.1:\(port)/"), "\(serve.process.stdout)")
+        } cleanup: { await serve.stop(.kill) }
+    }
+
     @Test func aBadValueIsAnErrorNamingItsVariable() async throws {
         let cases: [([String: String], String)] = [
             (["CLEARANCE_PORT": "sixty"], "CLEARANCE_PORT is 'sixty': a whole number in 0…65535 is expected"),
