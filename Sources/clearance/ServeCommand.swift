@@ -41,6 +41,14 @@ struct ServeCommand: AsyncParsableCommand {
             (127.0.0.1 unless --metrics-host) serves GET /metrics (Prometheus text format), /health \
             (200 while the process runs) and /ready (200 while the hub accepts connections, 503 from \
             SIGTERM until it exits).
+            With --tls-certificate and --tls-key (PEM files), the hub serves wss:// and https:// on \
+            its port instead (a file that cannot be used stops it at start, named).
+
+            Every option has an environment variable, named in its help (CLEARANCE_ and the option \
+            in upper snake case: CLEARANCE_PORT, CLEARANCE_LOG_LEVEL, CLEARANCE_TLS_CERTIFICATE, …; \
+            the secrets keep CLEARANCE_APP_SECRET, CLEARANCE_BACKPLANE_URL, CLEARANCE_CLUSTER_KEY). \
+            A flag wins over its variable, which wins over the configuration file, which wins over \
+            the defaults. An empty variable counts as unset.
             """
     )
 
@@ -50,29 +58,32 @@ struct ServeCommand: AsyncParsableCommand {
         """)
     var development = false
 
-    @Option(help: "The address to listen on (default 127.0.0.1, or the configuration's).")
+    @Option(help: "The address to listen on (default 127.0.0.1, or the configuration's). Also CLEARANCE_HOST.")
     var host: String?
 
-    @Option(help: "The port to listen on; 0 picks a free one (default 6001, or the configuration's).")
+    @Option(help: "The port to listen on; 0 picks a free one (default 6001, or the configuration's). Also CLEARANCE_PORT.")
     var port: Int?
 
-    @Option(name: .customLong("app-id"), help: "The app id (default 100001; the official Python library accepts digits only).")
+    @Option(name: .customLong("app-id"), help: "The app id (default 100001; the official Python library accepts digits only). Also CLEARANCE_APP_ID.")
     var appID: String?
 
-    @Option(help: "The app key (default clearance-key).")
+    @Option(help: "The app key (default clearance-key). Also CLEARANCE_KEY.")
     var key: String?
 
     @Option(help: "The app secret (default: generated and printed); - reads it from standard input. Also --secret-file or CLEARANCE_APP_SECRET.")
     var secret: String?
 
-    @Option(name: .customLong("secret-file"), help: "A file holding the app secret.")
+    @Option(name: .customLong("secret-file"), help: "A file holding the app secret. Also CLEARANCE_SECRET_FILE.")
     var secretFile: String?
 
-    @Option(help: "A JSON configuration file: apps (with their allowedOrigins), limits, host, port; users, pugpig and corsCredentials with --development.")
+    @Option(help: """
+        A JSON configuration file: apps (with their allowedOrigins), limits, host, port, tls; users, pugpig and corsCredentials \
+        with --development. Also CLEARANCE_CONFIG.
+        """)
     var config: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info). Also CLEARANCE_LOG_LEVEL.")
+    var logLevel: String?
 
     @Option(help: """
         Join a cluster of hubs through PostgreSQL: postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (optional ?sslmode=require, \
@@ -80,7 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
         """)
     var backplane: String?
 
-    @Option(name: .customLong("backplane-file"), help: "A file holding the backplane URL.")
+    @Option(name: .customLong("backplane-file"), help: "A file holding the backplane URL. Also CLEARANCE_BACKPLANE_FILE.")
     var backplaneFile: String?
 
     @Option(name: .customLong("cluster-key"), help: """
@@ -90,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
         """)
     var clusterKey: String?
 
-    @Option(name: .customLong("cluster-key-file"), help: "A file holding the cluster key.")
+    @Option(name: .customLong("cluster-key-file"), help: "A file holding the cluster key. Also CLEARANCE_CLUSTER_KEY_FILE.")
     var clusterKeyFile: String?
 
     @Option(name: .customLong("metrics-port"), help: """
@@ -103,13 +114,25 @@ struct ServeCommand: AsyncParsableCommand {
         The address the metrics port listens on (also CLEARANCE_METRICS_HOST; default 127.0.0.1, or the configuration's).
         """)
     var metricsHost: String?
+    @Option(name: .customLong("tls-certificate"), help: """
+        A PEM file of the hub's certificate (then any intermediates): with --tls-key, serve wss:// and https://. \
+        Also CLEARANCE_TLS_CERTIFICATE.
+        """)
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM file of the certificate's private key (unencrypted). Also CLEARANCE_TLS_KEY.")
+    var tlsKey: String?
+
+    /// The `CLEARANCE_…` variables, read where an option is not given.
+    private var environment: ServeEnvironment { ServeEnvironment() }
 
     func validate() throws {
         let fromStandardInput = [("--secret", secret), ("--backplane", backplane), ("--cluster-key", clusterKey)].filter { $0.1 == "-" }.map(\.0)
         if fromStandardInput.count > 1 {
             throw ValidationError("Only one of \(fromStandardInput.joined(separator: ", ")) can come from standard input.")
         }
-        if backplane == nil && backplaneFile == nil && ProcessInfo.processInfo.environment["CLEARANCE_BACKPLANE_URL"] == nil,
+        if backplane == nil && environment.string("--backplane-file", backplaneFile) == nil
+            && ProcessInfo.processInfo.environment["CLEARANCE_BACKPLANE_URL"] == nil,
            clusterKey != nil || clusterKeyFile != nil {
             throw ValidationError("--cluster-key and --cluster-key-file are for a cluster: give --backplane too.")
         }
@@ -121,10 +144,9 @@ struct ServeCommand: AsyncParsableCommand {
     /// A URL with a password given on the command line is warned about, as every secret is.
     private func backplaneConfiguration() throws -> PostgresBackplaneConfiguration? {
         let hasPassword = backplane.flatMap { URLComponents(string: $0)?.password } != nil
-        guard let url = try SecretInput(flag: "--backplane", environment: "CLEARANCE_BACKPLANE_URL")
-            .resolve(value: backplane, file: backplaneFile, warnsOnCommandLine: hasPassword)
+        guard let url = try resolveSecret(SecretInput(flag: "--backplane", environment: "CLEARANCE_BACKPLANE_URL"), backplane, backplaneFile, warnsOnCommandLine: hasPassword)
         else { return nil }
-        guard let secret = try SecretInput(flag: "--cluster-key", environment: "CLEARANCE_CLUSTER_KEY").resolve(value: clusterKey, file: clusterKeyFile) else {
+        guard let secret = try resolveSecret(SecretInput(flag: "--cluster-key", environment: "CLEARANCE_CLUSTER_KEY"), clusterKey, clusterKeyFile) else {
             throw ValidationError("""
                 --backplane needs a cluster key, the same on every hub of the cluster: every message between hubs is sealed with it. \
                 Make one with `openssl rand -base64 48 > cluster.key` and give it with --cluster-key-file cluster.key, \
@@ -138,10 +160,43 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("Unknown log level '\(logLevel)'.")
+    /// A secret from its flag, its file flag, its variable or its file's variable (`CLEARANCE_SECRET_FILE`), in that order.
+    private func resolveSecret(_ input: SecretInput, _ value: String?, _ file: String?, warnsOnCommandLine: Bool = true) throws -> String? {
+        guard value == nil && file == nil else { return try input.resolve(value: value, file: file, warnsOnCommandLine: warnsOnCommandLine) }
+        try environment.refuseBoth(input)
+        let variable = ServeEnvironment.variable(for: input.flag + "-file")
+        do {
+            return try input.resolve(value: nil, file: environment.string(input.flag + "-file", nil))
+        } catch let error as ValidationError {
+            throw ValidationError("\(variable): \(error.message)")
         }
+    }
+
+    /// The level from `--log-level`, else `CLEARANCE_LOG_LEVEL`, else `info`.
+    private func level() throws -> Logger.Level {
+        guard let name = environment.string("--log-level", logLevel) else { return .info }
+        guard let level = Logger.Level(rawValue: name) else {
+            let source = logLevel == nil ? "CLEARANCE_LOG_LEVEL is '\(name.prefix(100))'" : "Unknown log level '\(name)'"
+            throw ValidationError("\(source): use trace, debug, info, notice, warning, error or critical.")
+        }
+        return level
+    }
+
+    /// `--tls-certificate` and `--tls-key` (or their variables, or the file's `tls`), both or
+    /// neither; the files are checked later, before the hub listens.
+    private func tls(file: HubTLSConfiguration?) throws -> HubTLSConfiguration? {
+        let certificate = environment.string("--tls-certificate", tlsCertificate) ?? file?.certificate
+        let key = environment.string("--tls-key", tlsKey) ?? file?.key
+        switch (certificate, key) {
+        case (nil, nil): return nil
+        case (_?, nil): throw ValidationError("--tls-certificate (CLEARANCE_TLS_CERTIFICATE) needs --tls-key (CLEARANCE_TLS_KEY): the certificate's private key.")
+        case (nil, _?): throw ValidationError("--tls-key (CLEARANCE_TLS_KEY) needs --tls-certificate (CLEARANCE_TLS_CERTIFICATE): the certificate it belongs to.")
+        case let (certificate?, key?): return HubTLSConfiguration(certificate: certificate, key: key)
+        }
+    }
+
+    func run() async throws {
+        let level = try level()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -247,7 +302,7 @@ struct ServeCommand: AsyncParsableCommand {
     private func resolveConfiguration(development: Bool) throws -> (DevelopmentHub, [String]) {
         var hub: DevelopmentHub
         var notes: [String] = []
-        if let config {
+        if let config = environment.string("--config", config) {
             do {
                 hub = try DevelopmentHub.load(contentsOf: URL(fileURLWithPath: config), validating: false)
             } catch {
@@ -275,14 +330,15 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         var configuration = hub.configuration
-        if let host { configuration.host = host }
-        if let port { configuration.port = port }
+        if let host = environment.string("--host", host) { configuration.host = host }
+        if let port = try environment.int("--port", port, in: 0...65_535) { configuration.port = port }
         configuration.metrics = try metricsConfiguration(file: configuration.metrics)
+        configuration.tls = try tls(file: configuration.tls)
 
         var app = configuration.apps.first ?? HubAppConfiguration(id: "100001", key: "clearance-key", secret: "")
-        if let appID { app.id = appID }
-        if let key { app.key = key }
-        if let secret = try SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET").resolve(value: secret, file: secretFile) { app.secret = secret }
+        if let appID = environment.string("--app-id", appID) { app.id = appID }
+        if let key = environment.string("--key", key) { app.key = key }
+        if let secret = try resolveSecret(SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET"), secret, secretFile) { app.secret = secret }
         var generatedSecret = false
         if app.secret.isEmpty {
             app.secret = HubConfiguration.randomSecret()
@@ -293,6 +349,7 @@ struct ServeCommand: AsyncParsableCommand {
         hub.configuration = configuration
         do {
             if development { try hub.validate() } else { try configuration.validate() }
+            try configuration.tls?.validate()
         } catch {
             throw ValidationError(String(describing: error))
         }

@@ -5,22 +5,31 @@ Usage: channels_trigger.py HOST PORT APP_ID KEY SECRET MASTER_KEY_B64 CHANNEL=EV
 
 Encrypted channels (private-encrypted-) are encrypted by the library itself with
 encryption_master_key_base64, exactly as an app's server would. Prints one line per trigger.
+
+With CLEARANCE_TRIGGER_SSL=1 it triggers over https:// (ssl=True): a hub started with
+--tls-certificate (Tests/ClearanceServerTests/ServeTLSTests.swift). The library verifies the
+certificate against the CA bundle it ships (pusher/requests.py's CERT_PATH, passed to requests as
+`verify`, so REQUESTS_CA_BUNDLE is not read): CLEARANCE_TRIGGER_CA names the test's CA instead.
 """
 import json
+import os
 import sys
 
 import pusher
+import pusher.requests
 
 
 def main() -> int:
     host, port, app_id, key, secret, master_key = sys.argv[1:7]
+    if os.environ.get("CLEARANCE_TRIGGER_CA"):
+        pusher.requests.CERT_PATH = os.environ["CLEARANCE_TRIGGER_CA"]
     client = pusher.Pusher(
         app_id=app_id,
         key=key,
         secret=secret,
         host=host,
         port=int(port),
-        ssl=False,
+        ssl=os.environ.get("CLEARANCE_TRIGGER_SSL") == "1",
         encryption_master_key_base64=master_key,
     )
     for spec in sys.argv[7:]:

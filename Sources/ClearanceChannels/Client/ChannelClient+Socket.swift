@@ -1,5 +1,6 @@
 import Clearance
 import Logging
+import NIOSSL
 import WSClient
 extension ChannelClient {
     /// Opens sockets until the policy says stop or ``disconnect()`` cancels the task.
@@ -30,8 +31,10 @@ extension ChannelClient {
     /// One socket, from opening to its end; returns why it ended.
     private func runOneSocket() async -> DisconnectCause {
         let url: String
+        let tls: TLSConfiguration?
         do {
             url = try options.webSocketURL(key: key)
+            tls = try options.tlsConfiguration()
         } catch {
             return .protocolViolation(error.message)
         }
@@ -53,7 +56,7 @@ extension ChannelClient {
             await withCheckedContinuation { (continuation: CheckedContinuation<DisconnectCause, Never>) in
                 outcome.install(continuation)
                 Task {
-                    let cause = await self.connectAndRun(url: url, configuration: configuration, logger: wsLogger, attempt: attempt)
+                    let cause = await self.connectAndRun(url: url, configuration: configuration, tls: tls, logger: wsLogger, attempt: attempt)
                     outcome.resume(cause)
                 }
                 Task {
@@ -83,9 +86,11 @@ extension ChannelClient {
         return true
     }
 
-    private func connectAndRun(url: String, configuration: WebSocketClientConfiguration, logger wsLogger: Logger, attempt: UInt64) async -> DisconnectCause {
+    private func connectAndRun(
+        url: String, configuration: WebSocketClientConfiguration, tls: TLSConfiguration?, logger wsLogger: Logger, attempt: UInt64
+    ) async -> DisconnectCause {
         do {
-            let closeFrame = try await WebSocketClient.connect(url: url, configuration: configuration, logger: wsLogger) { inbound, outbound, _ in
+            let closeFrame = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls, logger: wsLogger) { inbound, outbound, _ in
                 guard await self.beginAttempt(attempt) else { return }
                 try await self.runSocket(inbound: inbound, outbound: outbound)
             }

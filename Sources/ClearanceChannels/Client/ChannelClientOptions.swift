@@ -1,6 +1,7 @@
 import Clearance
 import ClearanceWire
 import Logging
+import NIOSSL
 
 /// How a ``ChannelClient`` connects, authorizes and recovers.
 public struct ChannelClientOptions: Sendable {
@@ -42,6 +43,11 @@ public struct ChannelClientOptions: Sendable {
     public var clientName: String
     /// The version sent in the connection URL.
     public var clientVersion: String
+    /// PEM certificates trusted for `wss://` besides the system's roots: the root of a private
+    /// certificate authority that signed your own hub's certificate (a staging cluster's, a
+    /// test's). Nil (the default): the system's roots only. Unused without TLS; the host name is
+    /// checked against the certificate either way.
+    public var additionalTrustRootsPEM: String?
     /// Where the client logs. Signatures, tokens and shared secrets are never logged.
     public var logger: Logger
 
@@ -61,6 +67,7 @@ public struct ChannelClientOptions: Sendable {
         closeTimeout: Duration = .seconds(1),
         clientName: String = "clearance-swift",
         clientVersion: String = "1.0.0",
+        additionalTrustRootsPEM: String? = nil,
         logger: Logger = Logger(label: "clearance.channels")
     ) {
         self.endpoint = endpoint
@@ -77,6 +84,7 @@ public struct ChannelClientOptions: Sendable {
         self.closeTimeout = closeTimeout
         self.clientName = clientName
         self.clientVersion = clientVersion
+        self.additionalTrustRootsPEM = additionalTrustRootsPEM
         self.logger = logger
     }
 
@@ -102,6 +110,34 @@ public struct ChannelClientOptions: Sendable {
         if let problem = reconnectPolicy.firstInvalidMember() ?? authorizationRetry.firstInvalidMember() {
             throw .invalidOptions(reason: problem)
         }
+        _ = try tlsConfiguration()
+        if usesTLS, Self.isIPAddress(host) {
+            throw .invalidOptions(reason: "TLS to the IP address \(host) cannot work (swift-nio-ssl sends no SNI to, and checks no certificate for, an IP address): give the host's name")
+        }
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address literal rather than a name.
+    private static func isIPAddress(_ host: String) -> Bool {
+        if host.contains(":") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+    }
+
+    /// swift-nio-ssl's client configuration with ``additionalTrustRootsPEM``; nil without them
+    /// (WSClient's default: the system's roots).
+    /// - Throws: ``ChannelClientError/invalidOptions(reason:)`` when they hold no PEM certificate.
+    func tlsConfiguration() throws(ChannelClientError) -> TLSConfiguration? {
+        guard let pem = additionalTrustRootsPEM else { return nil }
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
+        } catch {
+            throw .invalidOptions(reason: "additionalTrustRootsPEM holds no usable PEM certificate")
+        }
+        guard !certificates.isEmpty else { throw .invalidOptions(reason: "additionalTrustRootsPEM holds no PEM certificate") }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.additionalTrustRoots = [.certificates(certificates)]
+        return configuration
     }
 
     /// The host name the client connects to.

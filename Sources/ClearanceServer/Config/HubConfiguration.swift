@@ -11,6 +11,7 @@ import Foundation
 ///   "apps": [{"id": "app-1", "key": "key-1", "secret": "…", "encryptionMasterKey": "<base64 of 32 bytes>"}],
 ///   "limits": {"activityTimeout": 120, "maxPresenceMembers": 100},
 ///   "metrics": {"host": "127.0.0.1", "port": 9090}
+///   "tls": {"certificate": "/etc/clearance/hub.pem", "key": "/etc/clearance/hub.key"}
 /// }
 /// ```
 /// `description` never shows secrets.
@@ -26,6 +27,9 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     /// Where `/metrics`, `/health` and `/ready` are served (``HubMetricsService``); nil (the
     /// default): nowhere.
     public var metrics: HubMetricsConfiguration?
+    /// The certificate and key to serve `wss://` and `https://` with; nil (the default): plain
+    /// `ws://` and `http://`, for loopback or behind a proxy that terminates TLS.
+    public var tls: HubTLSConfiguration?
 
     /// Creates a configuration.
     public init(
@@ -33,13 +37,15 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         port: Int = 6001,
         apps: [HubAppConfiguration],
         limits: HubLimits = HubLimits(),
-        metrics: HubMetricsConfiguration? = nil
+        metrics: HubMetricsConfiguration? = nil,
+        tls: HubTLSConfiguration? = nil
     ) {
         self.host = host
         self.port = port
         self.apps = apps
         self.limits = limits
         self.metrics = metrics
+        self.tls = tls
     }
 
     /// Decodes a configuration; everything but `apps` has a default.
@@ -50,6 +56,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         apps = try container.decodeIfPresent([HubAppConfiguration].self, forKey: .apps) ?? []
         limits = try container.decodeIfPresent(HubLimits.self, forKey: .limits) ?? HubLimits()
         metrics = try container.decodeIfPresent(HubMetricsConfiguration.self, forKey: .metrics)
+        tls = try container.decodeIfPresent(HubTLSConfiguration.self, forKey: .tls)
     }
 
     /// Reads a JSON configuration file and, unless `validating` is false (for callers that
@@ -119,7 +126,8 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
 
     /// A summary for logs, with secrets redacted.
     public var description: String {
-        "HubConfiguration(host: \(host), port: \(port), apps: \(apps), limits: \(limits)\(metrics.map { ", metrics: \($0)" } ?? ""))"
+        "HubConfiguration(host: \(host), port: \(port), apps: \(apps), limits: \(limits)\(metrics.map { ", metrics: \($0)" } ?? "")"
+            + "\(tls.map { ", tls: \($0.certificate)" } ?? ""))"
     }
 
     private static func describe(_ error: DecodingError, in data: Data) -> String {

@@ -11,11 +11,11 @@ public struct HubEndpoint: Sendable, Hashable {
     /// The port it listens on.
     public var port: Int { configuration.port }
 
-    /// `http://host:port`: the HTTP API and any routes mounted beside it.
-    public var httpURL: URL { URL(string: "http://\(bracketedHost):\(port)")! }
+    /// `http://host:port` (`https://` with TLS): the HTTP API and any routes mounted beside it.
+    public var httpURL: URL { URL(string: "http\(secureSuffix)://\(bracketedHost):\(port)")! }
 
-    /// `ws://host:port`: the WebSocket endpoint's origin.
-    public var webSocketURL: URL { URL(string: "ws://\(bracketedHost):\(port)")! }
+    /// `ws://host:port` (`wss://` with TLS): the WebSocket endpoint's origin.
+    public var webSocketURL: URL { URL(string: "ws\(secureSuffix)://\(bracketedHost):\(port)")! }
 
     /// `ws://host:port/app/KEY?protocol=7&client=…&version=…` for `key` (default: the first app's).
     public func webSocketURL(forKey key: String? = nil, protocolVersion: Int = 7) -> URL {
@@ -23,6 +23,8 @@ public struct HubEndpoint: Sendable, Hashable {
         let escaped = key.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? key
         return URL(string: "\(webSocketURL.absoluteString)/app/\(escaped)?protocol=\(protocolVersion)&client=clearance-swift&version=1.0.0")!
     }
+
+    private var secureSuffix: String { configuration.tls == nil ? "" : "s" }
 
     private var bracketedHost: String { host.contains(":") ? "[\(host)]" : host }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
@@ -13,7 +14,8 @@ import ServiceLifecycle
 /// cluster node says goodbye) and stops.
 ///
 /// One port serves WebSocket clients at `/app/{key}`, the HTTP API at `/apps/{id}/…`, and any
-/// routes `additionalRoutes` mounts (an app's auth endpoints, say).
+/// routes `additionalRoutes` mounts (an app's auth endpoints, say); with
+/// ``HubConfiguration/tls``, all of it over TLS (`wss://`, `https://`).
 ///
 /// When it starts it raises the process's soft descriptor limit to the hard one and keeps its
 /// sockets within a budget below it (see ``HubLimits/maxConnections``): a `maxConnections` the
@@ -63,9 +65,19 @@ public struct HubService: Service {
         self.additionalRoutes = additionalRoutes
     }
 
+    /// The hub's own child channel, behind HummingbirdTLS's `TLSChannel` (swift-nio-ssl) when the
+    /// configuration has a certificate: the TLS handler is first in every accepted connection's
+    /// pipeline, so WebSocket upgrades and the HTTP API alike are `wss://` and `https://`.
+    /// - Throws: ``HubTLSError`` for a certificate or key that cannot be used.
+    private static func server(hub: Hub, tls: HubTLSConfiguration?) throws -> HTTPServerBuilder {
+        guard let tls else { return HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder) } }
+        let serverTLS = try tls.serverConfiguration()
+        return try .tls(HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder, secure: true) }, tlsConfiguration: serverTLS)
+    }
+
     /// Runs until the group shuts down.
-    /// - Throws: ``HubConfigurationError`` for an unusable configuration, or the server's error
-    ///   when it cannot listen.
+    /// - Throws: ``HubConfigurationError`` for an unusable configuration, ``HubTLSError`` for an
+    ///   unusable certificate or key, or the server's error when it cannot listen.
     public func run() async throws {
         let adapter = adapter ?? InMemoryChannelState()
         let descriptors = DescriptorLimit.raised()
@@ -89,7 +101,7 @@ public struct HubService: Service {
         let listener = ServerListener()
         let app = Application(
             router: router,
-            server: HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder) },
+            server: try Self.server(hub: hub, tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "clearance"),
             onServerRunning: { channel in
                 listener.bound(channel)

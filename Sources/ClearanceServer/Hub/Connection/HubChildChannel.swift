@@ -44,6 +44,8 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
 
     let hub: Hub
     let responder: HTTPChannelHandler.Responder
+    /// Behind TLS (requests are `https`).
+    var secure = false
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -69,6 +71,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
     /// upgrade, a WebSocket.
     private func negotiation(channel: any Channel, accepted: NIODeadline, logger: Logger) throws -> EventLoopFuture<Negotiated> {
         let hub = hub
+        let secure = secure
         let idleTimeout = Duration.seconds(hub.limits.httpIdleTimeout)  // at most an hour: validated
         let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
             maxFrameSize: hub.limits.maxMessageBytes,
@@ -105,7 +108,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
                 }
                 try channel.pipeline.syncOperations.addHandler(deadline.makeFirstByteHandler(), position: .first)
                 deadline.requestBegan(on: channel, at: accepted)
-                try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
                 try channel.pipeline.syncOperations.addHandler(deadline.makeRequestEndHandler())
                 try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
                 return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
