@@ -136,7 +136,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
         do {
             switch try await value.negotiated.get() {
             case let .http(asyncChannel):
-                await serveHTTP(asyncChannel, logger: logger)
+                await handleHTTP(asyncChannel: asyncChannel, logger: logger)
             case let .webSocket(channel):
                 let (hub, address) = (hub, value.address)
                 channel.closeFuture.whenComplete { _ in hub.sockets.released(address: address, upgraded: true) }
@@ -151,11 +151,5 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
         value.channel.close(promise: nil)
         try? await value.channel.closeFuture.get()
         hub.sockets.released(address: value.address, upgraded: false)
-    }
-
-    /// Hummingbird's HTTP/1.1 request loop on `asyncChannel`.
-    @inline(never)
-    private func serveHTTP(_ asyncChannel: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, logger: Logger) async {
-        await handleHTTP(asyncChannel: asyncChannel, logger: logger)
     }
 }
