@@ -299,8 +299,7 @@ import Testing
     @Test func signInThenServerToUserEvents() async throws {
         try await TestHub.withBox { box in
             let hub = box.hub
-            let authenticator = try ServerUserAuthenticator(endpoint: hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer alice-token"])
-            let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, userAuthenticator: authenticator))
+            let client = try Self.aliceSigningIn(hub)
             await client.connect()
             let userChannel = try await client.signIn()
             #expect(userChannel.name == "#server-to-user-alice")
@@ -327,8 +326,7 @@ import Testing
     @Test func aTerminatedUserStaysDisconnectedAndTheStateSaysWhy() async throws {
         try await TestHub.withBox { box in
             let hub = box.hub
-            let authenticator = try ServerUserAuthenticator(endpoint: hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer alice-token"])
-            let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, userAuthenticator: authenticator))
+            let client = try Self.aliceSigningIn(hub)
             await client.connect()
             try await client.signIn().subscribed()
 
@@ -389,5 +387,11 @@ import Testing
             }
             await client.disconnect()
         }
+    }
+
+    /// A client of the test hub that signs in as Alice through the hub's `/pusher/user-auth`.
+    static func aliceSigningIn(_ hub: HubServer) throws -> ChannelClient {
+        let authenticator = try ServerUserAuthenticator(endpoint: hub.httpURL.appendingPathComponent("pusher/user-auth"), headers: [.authorization: "Bearer alice-token"])
+        return ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, userAuthenticator: authenticator))
     }
 }

@@ -10,32 +10,21 @@ import Testing
 @Suite("Cache channels across a cluster", .timeLimit(.minutes(3)))
 struct ClusterCacheChannelTests {
     @Test func everyNodeServesTheEventAnotherNodeKeptAlsoANodeThatJoinsLater() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
-            let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
-            try await ServeProcess.with(limits: TestHub.limits(), environment: cluster) { nodeA in
-                #expect(await nodeA.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil, "\(nodeA.process.stderr)")
-                try await ServeProcess.with(limits: TestHub.limits(), environment: cluster) { nodeB in
-                    #expect(await nodeB.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil, "\(nodeB.process.stderr)")
-                    // Nobody is subscribed anywhere when node A keeps the event.
-                    try await TestHub.trigger(nodeA.http, event: "price", channels: ["cache-prices"], data: #"{"v":1}"#)
-                    try await TestHub.trigger(nodeA.http, event: "price", channels: ["cache-prices"], data: #"{"v":2}"#)
-                    try await eventually("node B serves node A's last event", timeout: .seconds(15)) {
-                        try await Self.firstEvent(port: nodeB.port, channel: "cache-prices") == #"price {"v":2}"#
-                    }
-                    #expect(try await Self.firstEvent(port: nodeB.port, channel: "cache-nothing") == "pusher:cache_miss")
+        try await ServeCluster.withTwoNodes { nodeA, nodeB, cluster in
+            // Nobody is subscribed anywhere when node A keeps the event.
+            try await TestHub.trigger(nodeA.http, event: "price", channels: ["cache-prices"], data: #"{"v":1}"#)
+            try await TestHub.trigger(nodeA.http, event: "price", channels: ["cache-prices"], data: #"{"v":2}"#)
+            try await eventually("node B serves node A's last event", timeout: .seconds(15)) {
+                try await Self.firstEvent(port: nodeB.port, channel: "cache-prices") == #"price {"v":2}"#
+            }
+            #expect(try await Self.firstEvent(port: nodeB.port, channel: "cache-nothing") == "pusher:cache_miss")
 
-                    // A node that joins afterwards learns the cache from the others.
-                    try await ServeProcess.with(limits: TestHub.limits(), environment: cluster) { nodeC in
-                        #expect(await nodeC.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil)
-                        try await eventually("node C serves it too", timeout: .seconds(15)) {
-                            try await Self.firstEvent(port: nodeC.port, channel: "cache-prices") == #"price {"v":2}"#
-                        }
-                    }
+            // A node that joins afterwards learns the cache from the others.
+            try await ServeCluster.withNode(environment: cluster) { nodeC in
+                try await eventually("node C serves it too", timeout: .seconds(15)) {
+                    try await Self.firstEvent(port: nodeC.port, channel: "cache-prices") == #"price {"v":2}"#
                 }
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 

@@ -12,39 +12,29 @@ import Testing
 @Suite("terminate_connections across a cluster", .timeLimit(.minutes(3)))
 struct ClusterTerminateTests {
     @Test func thePythonLibraryTerminatesTheUsersConnectionsOnEveryNode() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
-            let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
-            try await ServeProcess.with(limits: TestHub.limits(), environment: cluster) { nodeA in
-                #expect(await nodeA.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil, "\(nodeA.process.stderr)")
-                try await ServeProcess.with(limits: TestHub.limits(), environment: cluster) { nodeB in
-                    #expect(await nodeB.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil, "\(nodeB.process.stderr)")
-                    // Alice on both nodes, Bob on node B; all signed in.
-                    let aliceOnA = try await Self.signedIn(as: "alice", port: nodeA.port)
-                    let aliceOnB = try await Self.signedIn(as: "alice", port: nodeB.port)
-                    let bobOnB = try await Self.signedIn(as: "bob", port: nodeB.port)
+        try await ServeCluster.withTwoNodes { nodeA, nodeB, _ in
+            // Alice on both nodes, Bob on node B; all signed in.
+            let aliceOnA = try await Self.signedIn(as: "alice", port: nodeA.port)
+            let aliceOnB = try await Self.signedIn(as: "alice", port: nodeB.port)
+            let bobOnB = try await Self.signedIn(as: "bob", port: nodeB.port)
 
-                    let run = try await PythonPeer.run(
-                        "channels_terminate.py", ["127.0.0.1", String(nodeA.port), TestHub.appID, TestHub.key, TestHub.secret, "alice"])
-                    #expect(run.status == 0, "\(run.stderr)")
-                    #expect(run.stdout.contains(#""result": {}"#), "\(run.stdout)")
+            let run = try await PythonPeer.run(
+                "channels_terminate.py", ["127.0.0.1", String(nodeA.port), TestHub.appID, TestHub.key, TestHub.secret, "alice"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains(#""result": {}"#), "\(run.stdout)")
 
-                    for (client, node) in [(aliceOnA, "A"), (aliceOnB, "B")] {
-                        try await eventually("alice's connection on node \(node) closed", timeout: .seconds(15)) { await client.state.isTerminal }
-                        guard case .failed(let error) = await client.state else {
-                            Issue.record("alice on node \(node): \(await client.state)")
-                            continue
-                        }
-                        #expect(error.closeCode == 4009)
-                    }
-                    try await Task.sleep(for: .milliseconds(500))
-                    let bobState = await bobOnB.state
-                    #expect(bobState.socketID != nil, "bob must stay connected: \(bobState)")
-                    await bobOnB.disconnect()
+            for (client, node) in [(aliceOnA, "A"), (aliceOnB, "B")] {
+                try await eventually("alice's connection on node \(node) closed", timeout: .seconds(15)) { await client.state.isTerminal }
+                guard case .failed(let error) = await client.state else {
+                    Issue.record("alice on node \(node): \(await client.state)")
+                    continue
                 }
+                #expect(error.closeCode == 4009)
             }
-        } cleanup: {
-            await database.destroy()
+            try await Task.sleep(for: .milliseconds(500))
+            let bobState = await bobOnB.state
+            #expect(bobState.socketID != nil, "bob must stay connected: \(bobState)")
+            await bobOnB.disconnect()
         }
     }
 
