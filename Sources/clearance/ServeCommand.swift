@@ -32,7 +32,11 @@ struct ServeCommand: AsyncParsableCommand {
             mode the file's `users`, `pugpig` and `corsCredentials` are ignored, with a warning.
 
             Flags override the first app of the configuration file. Stops cleanly on SIGINT/SIGTERM: \
-            stops listening, then closes connections with 4200 so clients reconnect. With \
+            stops listening, then closes connections with 4200 so clients reconnect. On SIGHUP it reads the \
+            configuration (and the TLS files) again and applies it without a restart: apps added, removed \
+            (their connections closed with 4001), given a new key, secret or limits (open connections of an \
+            app whose key did not change stay); it prints `reloaded …`, or `reload refused: …` and keeps the \
+            last good configuration. host, port, hub-wide limits and metrics need a restart. With \
             --backplane, hubs on the same PostgreSQL database form a cluster: events, client \
             events, presence and the channel API span every hub; every message between them is \
             sealed with the cluster key they share (--cluster-key-file, required with --backplane).
@@ -211,10 +215,11 @@ struct ServeCommand: AsyncParsableCommand {
         for note in notes { Self.say(note) }
         let adapter = backplane.map { PostgresChannelState(configuration: $0, logger: Logger(label: "clearance.backplane")) }
         let metrics = HubMetrics()
+        let reloader = HubReloader()
         if let adapter { Self.reportBackplane(adapter, metrics: metrics) }
         let service: HubService
         if development {
-            service = try await developmentService(hub, adapter: adapter, metrics: metrics)
+            service = try await developmentService(hub, adapter: adapter, metrics: metrics, reloader: reloader)
         } else {
             Self.say("production mode: the WebSocket endpoint and the HTTP API only (--development adds the development "
                 + "OAuth2/OpenID provider, auth endpoints, Pugpig and content endpoints)")
@@ -226,7 +231,8 @@ struct ServeCommand: AsyncParsableCommand {
                     let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
                     Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString)")
                 },
-                metrics: metrics
+                metrics: metrics,
+                reloader: reloader
             )
         }
         // The metrics endpoints first: a group stops its services in reverse order, so they
@@ -239,6 +245,14 @@ struct ServeCommand: AsyncParsableCommand {
         var services: [any Service] = []
         if let endpoints { services.append(endpoints) }
         services.append(service)
+        // Last, so that it stops first: no reload once shutdown begins.
+        let command = self
+        let startSecret = configuration.apps[0].secret
+        services.append(ServeReloadService(
+            reloader: reloader,
+            resolve: { try command.resolveConfiguration(development: development, keepingSecret: startSecret).0.configuration },
+            logger: Logger(label: "clearance.serve"),
+            say: { Self.say($0) }))
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -258,7 +272,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The hub with every development endpoint mounted, announced (DEVELOPMENT ONLY) on stdout.
-    private func developmentService(_ hub: DevelopmentHub, adapter: PostgresChannelState?, metrics: HubMetrics) async throws -> HubService {
+    private func developmentService(
+        _ hub: DevelopmentHub, adapter: PostgresChannelState?, metrics: HubMetrics, reloader: HubReloader
+    ) async throws -> HubService {
         let configuration = hub.configuration
         // The development OAuth2 provider and OpenID provider on the same HTTP server.
         let provider = try await DevelopmentOAuth2Provider(logger: Logger(label: "clearance.oauth2.development-provider"))
@@ -283,7 +299,8 @@ struct ServeCommand: AsyncParsableCommand {
                 Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString) oauth2=\(hub.httpURL.absoluteString)/oauth/token")
             },
             additionalRoutes: { router in provider.addRoutes(to: router) },
-            metrics: metrics
+            metrics: metrics,
+            reloader: reloader
         )
     }
 
@@ -298,8 +315,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The configuration (file, then flags, then defaults) and the lines to print about it. In
     /// production mode the development members of the file are ignored, with a warning naming
-    /// them, and no user is made up.
-    private func resolveConfiguration(development: Bool) throws -> (DevelopmentHub, [String]) {
+    /// them, and no user is made up. A reload resolves it again `keepingSecret` the one the first
+    /// app started with, when that one was generated (none given anywhere).
+    private func resolveConfiguration(development: Bool, keepingSecret: String? = nil) throws -> (DevelopmentHub, [String]) {
         var hub: DevelopmentHub
         var notes: [String] = []
         if let config = environment.string("--config", config) {
@@ -340,7 +358,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let key = environment.string("--key", key) { app.key = key }
         if let secret = try resolveSecret(SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET"), secret, secretFile) { app.secret = secret }
         var generatedSecret = false
-        if app.secret.isEmpty {
+        if app.secret.isEmpty, let keepingSecret {
+            app.secret = keepingSecret
+        } else if app.secret.isEmpty {
             app.secret = HubConfiguration.randomSecret()
             generatedSecret = true
         }

@@ -92,11 +92,12 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
         logger: Logger = Logger(label: "clearance.hub"),
         onReady: @escaping @Sendable (HubEndpoint) async -> Void = { _ in },
         additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
-        metrics: HubMetrics = HubMetrics()
+        metrics: HubMetrics = HubMetrics(),
+        reloader: HubReloader? = nil
     ) throws -> HubService {
         HubService(
             configuration: configuration, adapter: adapter, logger: logger, onReady: onReady, additionalRoutes: try routes(additionalRoutes),
-            metrics: metrics)
+            metrics: metrics, reloader: reloader)
     }
 
     /// `DevelopmentHub(configuration: …, users: [ids])`: no secret, no token.

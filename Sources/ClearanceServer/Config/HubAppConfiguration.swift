@@ -19,6 +19,20 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     /// Most simultaneous connections for this app; more are closed with 4004. `nil`: only the
     /// hub's ``HubLimits/maxConnections``. At most 1,000,000.
     public var maxConnections: Int?
+    /// Most distinct users in one of this app's presence channels; `nil`: the hub's
+    /// ``HubLimits/maxPresenceMembers``. 1 to 100,000.
+    public var maxPresenceMembers: Int?
+    /// Client events each of this app's connections may send per second; `nil`: the hub's
+    /// ``HubLimits/clientEventsPerSecond``. 0 to 10,000.
+    public var clientEventsPerSecond: Int?
+    /// Events this app's backend may publish per second through the HTTP API (an event to three
+    /// channels counts three); past it the API answers 429. `nil`: the hub's
+    /// ``HubLimits/backendEventsPerSecond``. 1 to 1,000,000. Each node of a cluster counts its own.
+    public var backendEventsPerSecond: Int?
+    /// Reads of this app's HTTP API (channels, a channel, its users) per second; past it the API
+    /// answers 429. `nil`: the hub's ``HubLimits/readRequestsPerSecond``. 1 to 1,000,000. Each
+    /// node of a cluster counts its own.
+    public var readRequestsPerSecond: Int?
     /// Whether clients may send `client-` events. Default `true`.
     public var clientEvents: Bool
     /// Where the app's webhooks go (none by default); see ``WebhookTarget``.
@@ -39,7 +53,11 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         maxConnections: Int? = nil,
         clientEvents: Bool = true,
         webhooks: [WebhookTarget] = [],
-        allowedOrigins: [String]? = nil
+        allowedOrigins: [String]? = nil,
+        maxPresenceMembers: Int? = nil,
+        clientEventsPerSecond: Int? = nil,
+        backendEventsPerSecond: Int? = nil,
+        readRequestsPerSecond: Int? = nil
     ) {
         self.id = id
         self.key = key
@@ -50,6 +68,10 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         self.clientEvents = clientEvents
         self.webhooks = webhooks
         self.allowedOrigins = allowedOrigins
+        self.maxPresenceMembers = maxPresenceMembers
+        self.clientEventsPerSecond = clientEventsPerSecond
+        self.backendEventsPerSecond = backendEventsPerSecond
+        self.readRequestsPerSecond = readRequestsPerSecond
     }
 
     /// Decodes an app; `enabled` and `clientEvents` default to `true`, `webhooks` to none.
@@ -64,6 +86,22 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         clientEvents = try container.decodeIfPresent(Bool.self, forKey: .clientEvents) ?? true
         webhooks = try container.decodeIfPresent([WebhookTarget].self, forKey: .webhooks) ?? []
         allowedOrigins = try container.decodeIfPresent([String].self, forKey: .allowedOrigins)
+        maxPresenceMembers = try container.decodeIfPresent(Int.self, forKey: .maxPresenceMembers)
+        clientEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .clientEventsPerSecond)
+        backendEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .backendEventsPerSecond)
+        readRequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .readRequestsPerSecond)
+    }
+
+    /// The name (`apps.<member>`) of the first of this app's limits outside its allowed range, if any.
+    func firstInvalidLimit() -> String? {
+        let checks: [(String, Int?, ClosedRange<Int>)] = [
+            ("maxConnections", maxConnections, HubLimits.connectionRange),
+            ("maxPresenceMembers", maxPresenceMembers, HubLimits.presenceMemberRange),
+            ("clientEventsPerSecond", clientEventsPerSecond, HubLimits.clientEventRange),
+            ("backendEventsPerSecond", backendEventsPerSecond, HubLimits.requestRateRange),
+            ("readRequestsPerSecond", readRequestsPerSecond, HubLimits.requestRateRange),
+        ]
+        return checks.first { _, value, range in value.map { !range.contains($0) } ?? false }.map { "apps.\($0.0)" }
     }
 
     /// The signer for this app's channel authorizations and sign-ins, under the hub's limits.
@@ -93,6 +131,16 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         let masterKey = encryptionMasterKey == nil ? "none" : Redactor.mask
         return "HubAppConfiguration(id: \(id), key: \(key), secret: \(Redactor.mask), encryptionMasterKey: \(masterKey), "
             + "enabled: \(enabled), maxConnections: \(maxConnections.map(String.init) ?? "unlimited"), clientEvents: \(clientEvents), "
-            + "webhooks: \(webhooks), allowedOrigins: \(allowedOrigins.map { "[" + $0.joined(separator: ", ") + "]" } ?? "any"))"
+            + "webhooks: \(webhooks), allowedOrigins: \(allowedOrigins.map { "[" + $0.joined(separator: ", ") + "]" } ?? "any")"
+            + limitsDescription + ")"
+    }
+
+    /// `, maxPresenceMembers: 20, …` for the limits this app sets (none: empty).
+    private var limitsDescription: String {
+        let limits: [(String, Int?)] = [
+            ("maxPresenceMembers", maxPresenceMembers), ("clientEventsPerSecond", clientEventsPerSecond),
+            ("backendEventsPerSecond", backendEventsPerSecond), ("readRequestsPerSecond", readRequestsPerSecond),
+        ]
+        return limits.compactMap { name, value in value.map { ", \(name): \($0)" } }.joined()
     }
 }

@@ -106,7 +106,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
             } catch {
                 throw .invalidApp(id: app.id, reason: error)
             }
-            if let limit = app.maxConnections, !HubLimits.connectionRange.contains(limit) { throw .invalidLimit("apps.maxConnections") }
+            if let member = app.firstInvalidLimit() { throw .invalidLimit(member) }
             for target in app.webhooks { try target.validate(appID: app.id) }
             _ = try app.originAllowlist()
         }

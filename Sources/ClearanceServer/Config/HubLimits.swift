@@ -127,6 +127,15 @@ public struct HubLimits: Sendable, Hashable, Codable {
     public var webhookFirstRetryDelay: Double
     /// Seconds a stopping hub waits for its pending webhooks to be delivered. Default 5; 0 to 300.
     public var webhookShutdownWait: Double
+    /// Events the HTTP API may publish per second for each app (an event to three channels
+    /// counts three; an app's own ``HubAppConfiguration/backendEventsPerSecond`` wins); past it
+    /// the API answers 429 with a JSON error and `Retry-After: 1`. A burst of up to a second's
+    /// worth passes. `nil` (the default): no limit. 1 to 1,000,000. Each node of a cluster counts its own.
+    public var backendEventsPerSecond: Int?
+    /// Reads of the HTTP API (channels, a channel, its users) per second for each app (an app's
+    /// own ``HubAppConfiguration/readRequestsPerSecond`` wins); past it the API answers 429.
+    /// `nil` (the default): no limit. 1 to 1,000,000. Each node of a cluster counts its own.
+    public var readRequestsPerSecond: Int?
     /// Most webhook events waiting for delivery (a receiver that is down): past it the oldest is
     /// dropped, counted (``HubCounter/webhooksDropped``) and logged, so that a dead receiver
     /// cannot grow the hub's memory. Default 100,000; 1 to 10,000,000.
@@ -168,7 +177,9 @@ public struct HubLimits: Sendable, Hashable, Codable {
         webhookRetryDuration: Double = 300,
         webhookFirstRetryDelay: Double = 1,
         webhookShutdownWait: Double = 5,
-        maxQueuedWebhooks: Int = 100_000
+        maxQueuedWebhooks: Int = 100_000,
+        backendEventsPerSecond: Int? = nil,
+        readRequestsPerSecond: Int? = nil
     ) {
         self.activityTimeout = activityTimeout
         self.pongTimeout = pongTimeout
@@ -205,6 +216,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.webhookFirstRetryDelay = webhookFirstRetryDelay
         self.webhookShutdownWait = webhookShutdownWait
         self.maxQueuedWebhooks = maxQueuedWebhooks
+        self.backendEventsPerSecond = backendEventsPerSecond
+        self.readRequestsPerSecond = readRequestsPerSecond
     }
 
     /// Decodes the members present and keeps the default for the others.
@@ -254,6 +267,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
         webhookFirstRetryDelay = try value(.webhookFirstRetryDelay, defaults.webhookFirstRetryDelay)
         webhookShutdownWait = try value(.webhookShutdownWait, defaults.webhookShutdownWait)
         maxQueuedWebhooks = try value(.maxQueuedWebhooks, defaults.maxQueuedWebhooks)
+        backendEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .backendEventsPerSecond)
+        readRequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .readRequestsPerSecond)
     }
 
     /// Members that were removed, refused by name when a configuration still sets them.
@@ -289,11 +304,18 @@ public struct HubLimits: Sendable, Hashable, Codable {
 
     /// The allowed range of a member (or `apps.maxConnections`), for error messages.
     static func allowedRange(of member: String) -> String? {
-        member == "apps.maxConnections" ? Rule.describe(connectionRange) : rules.first { $0.name == member }?.range
+        let name = member.hasPrefix("apps.") ? String(member.dropFirst("apps.".count)) : member
+        return rules.first { $0.name == name }?.range
     }
 
     /// The range of ``maxConnections``, and of an app's.
     static let connectionRange = 0...1_000_000
+    /// The range of ``maxPresenceMembers``, and of an app's.
+    static let presenceMemberRange = 1...100_000
+    /// The range of ``clientEventsPerSecond``, and of an app's.
+    static let clientEventRange = 0...10_000
+    /// The range of ``backendEventsPerSecond`` and ``readRequestsPerSecond``, and of an app's.
+    static let requestRateRange = 1...1_000_000
 
     private static let rules: [Rule] = [
         .count("activityTimeout", { $0.activityTimeout }, 1...3_600),
@@ -302,9 +324,9 @@ public struct HubLimits: Sendable, Hashable, Codable {
         .seconds("userAuthenticationTimeout", { $0.userAuthenticationTimeout }, atMost: 86_400),
         .count("maxChannelNameLength", { $0.maxChannelNameLength }, 1...1_024),
         .count("maxEventDataBytes", { $0.maxEventDataBytes }, 1...16_777_216),
-        .count("maxPresenceMembers", { $0.maxPresenceMembers }, 1...100_000),
+        .count("maxPresenceMembers", { $0.maxPresenceMembers }, presenceMemberRange),
         .count("maxPresenceUserInfoBytes", { $0.maxPresenceUserInfoBytes }, 2...1_048_576),
-        .count("clientEventsPerSecond", { $0.clientEventsPerSecond }, 0...10_000),
+        .count("clientEventsPerSecond", { $0.clientEventsPerSecond }, clientEventRange),
         .count("maxMessageBytes", { $0.maxMessageBytes }, 1_024...16_777_216),
         .count("maxChannelsPerEvent", { $0.maxChannelsPerEvent }, 1...10_000),
         .count("maxEventsPerBatch", { $0.maxEventsPerBatch }, 1...1_000),
@@ -330,6 +352,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
         .seconds("webhookFirstRetryDelay", { $0.webhookFirstRetryDelay }, atMost: 60),
         .seconds("webhookShutdownWait", { $0.webhookShutdownWait }, atMost: 300, zeroAllowed: true),
         .count("maxQueuedWebhooks", { $0.maxQueuedWebhooks }, 1...10_000_000),
+        .count("backendEventsPerSecond", { $0.backendEventsPerSecond ?? 1 }, requestRateRange),
+        .count("readRequestsPerSecond", { $0.readRequestsPerSecond ?? 1 }, requestRateRange),
     ]
 
     /// One member's allowed range.

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// Why an HTTP API request was refused, with the status it is answered with.
 ///
-/// Every case is a client mistake (4xx). Messages never contain secrets or signatures.
+/// Every case is a client mistake (4xx), or a client going too fast (429). Messages never contain secrets or signatures.
 public enum HTTPAPIError: ClearanceError, Equatable {
     /// 404: no app has this id.
     case unknownApp
@@ -29,6 +29,9 @@ public enum HTTPAPIError: ClearanceError, Equatable {
     case eventTooLarge(limit: Int)
     /// 400: `info` asks for an attribute the request cannot have.
     case invalidInfo(String)
+    /// 429: the app publishes events (`what` is "events") or reads ("read requests") faster
+    /// than its `limit` per second; answered with `Retry-After: 1`.
+    case rateLimited(what: String, limit: Int)
 
     /// The HTTP status.
     public var status: HTTPResponse.Status {
@@ -36,6 +39,7 @@ public enum HTTPAPIError: ClearanceError, Equatable {
         case .unknownApp: .notFound
         case .bodyTooLarge, .eventTooLarge: .contentTooLarge
         case .authentication: .unauthorized
+        case .rateLimited: .tooManyRequests
         default: .badRequest
         }
     }
@@ -80,11 +84,15 @@ public enum HTTPAPIError: ClearanceError, Equatable {
         case let .invalidChannel(error): .init(.invalidChannel, error.message)
         case let .eventTooLarge(limit): .init(.eventTooLarge, "Event data is larger than \(limit) bytes.")
         case let .invalidInfo(reason): .init(.invalidInfo, reason)
+        case let .rateLimited(what, limit):
+            .init(.rateLimited, "The app may send \(limit) \(what) per second to this hub: try again in a second.")
         }
     }
 
     var response: Response {
-        JSONResponse.error(status, code: qualifiedCode, message: message)
+        var response = JSONResponse.error(status, code: qualifiedCode, message: message)
+        if case .rateLimited = self { response.headers[.retryAfter] = "1" }
+        return response
     }
 
     /// Stable machine-readable codes; ``qualifiedCode`` is `api.<code>`, or the signing error's
@@ -92,6 +100,6 @@ public enum HTTPAPIError: ClearanceError, Equatable {
     /// ``invalidQuery(_:)``.
     public enum Code: String, Sendable, CaseIterable {
         case unknownApp, bodyTooLarge, authentication, duplicateParameter, malformedJSON, missingField
-        case invalidField, invalidChannel, eventTooLarge, invalidInfo, invalidQuery
+        case invalidField, invalidChannel, eventTooLarge, invalidInfo, invalidQuery, rateLimited
     }
 }

@@ -17,7 +17,9 @@ import NIOCore
 ///   `POST /users/{user_id}/terminate_connections`, the path the official Python library (3.3.4)
 ///   sends, without `/apps/{id}`: the app is then the one whose key signed the request.
 ///
-/// Every refusal is a JSON ``HTTPAPIError`` with a 4xx status. Handlers get the
+/// Every refusal is a JSON ``HTTPAPIError`` with a 4xx status. An app's
+/// `backendEventsPerSecond` and `readRequestsPerSecond` (``HubAppLimits``) answer past them 429
+/// with `Retry-After: 1`. Handlers get the
 /// ``VerifiedRESTRequest`` the verifier returns: the parameters and body exactly as signed, read
 /// the one way the signature reads them (a name not in lower case, or a value holding `&` once
 /// decoded, is a 400 before the signature is even checked).
@@ -67,7 +69,7 @@ struct HubHTTPAPI: Sendable {
         app named: HubApp? = nil,
         handler: (HubApp, VerifiedRESTRequest) async throws(HTTPAPIError) -> Response
     ) async -> Response {
-        let app = named ?? context.parameters.get("appID").flatMap { hub.appsByID[$0] }
+        let app = named ?? context.parameters.get("appID").flatMap { hub.apps.byID[$0] }
         let response = await answer(request, app: app, handler: handler)
         hub.metrics.httpRequest(appID: app?.id, status: response.status.code)
         return response
@@ -113,7 +115,7 @@ struct HubHTTPAPI: Sendable {
     private func appSigning(_ request: Request) -> HubApp? {
         let query = request.uri.query ?? ""
         for pair in query.split(separator: "&") where pair.hasPrefix("auth_key=") {
-            return PercentEncoding.decode(String(pair.dropFirst("auth_key=".count))).flatMap { hub.appsByKey[$0] }
+            return PercentEncoding.decode(String(pair.dropFirst("auth_key=".count))).flatMap { hub.apps.byKey[$0] }
         }
         return nil
     }
@@ -142,6 +144,7 @@ struct HubHTTPAPI: Sendable {
 
     private func events(app: HubApp, body: Data) async throws(HTTPAPIError) -> Response {
         let event = try TriggerEvent(jsonObject(body), limits: hub.limits, channelNames: app.signer.limits)
+        try spend(event.channels.count, .backendEvents, app: app)
         try await publish(event, app: app)
         guard !event.info.isEmpty else { return JSONResponse.make(.ok, "{}") }
         var channels = JSONWriter()
@@ -165,6 +168,7 @@ struct HubHTTPAPI: Sendable {
             guard event.channels.count == 1 else { throw .invalidField("batch", reason: "events name exactly one 'channel'.") }
             events.append(event)
         }
+        try spend(events.count, .backendEvents, app: app)
         for event in events {
             try await publish(event, app: app)
         }
@@ -189,12 +193,14 @@ struct HubHTTPAPI: Sendable {
     /// `{}` (an empty body is taken as one, as the official libraries may send none).
     private func terminateConnections(app: HubApp, userID: String, body: Data) async throws(HTTPAPIError) -> Response {
         if !body.isEmpty { _ = try jsonObject(body) }
+        try spend(1, .backendEvents, app: app)
         await hub.closeUserConnections(appID: app.id, userID: userID)
         await hub.adapter.relayUserTermination(appID: app.id, userID: userID)
         return JSONResponse.make(.ok, "{}")
     }
 
     private func channels(app: HubApp, query: RESTRequestParameters) async throws(HTTPAPIError) -> Response {
+        try spend(1, .readRequests, app: app)
         let prefix = query["filter_by_prefix"] ?? ""
         let info = try infoAttributes(query["info"], allowed: ["user_count"])
         if info.contains("user_count"), !prefix.hasPrefix(ChannelNameKind.presencePrefix) {
@@ -212,6 +218,7 @@ struct HubHTTPAPI: Sendable {
     }
 
     private func channel(app: HubApp, name: String, query: RESTRequestParameters) async throws(HTTPAPIError) -> Response {
+        try spend(1, .readRequests, app: app)
         let kind = try validate(name, app: app)
         let info = try infoAttributes(query["info"], allowed: ["subscription_count", "user_count"])
         if info.contains("user_count"), kind != .presence {
@@ -226,6 +233,7 @@ struct HubHTTPAPI: Sendable {
     }
 
     private func users(app: HubApp, channel: String) async throws(HTTPAPIError) -> Response {
+        try spend(1, .readRequests, app: app)
         guard try validate(channel, app: app) == .presence else {
             throw .invalidField("channel", reason: "must be a presence channel.")
         }
@@ -240,6 +248,16 @@ struct HubHTTPAPI: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Takes `count` from the app's rate of `kind` (``HubAppLimits``), or refuses the request
+    /// with 429 (nothing of it is done). Only verified requests get here: a forged one never
+    /// spends an app's budget.
+    private func spend(_ count: Int, _ kind: AppRequestRates.Kind, app: HubApp) throws(HTTPAPIError) {
+        let limit = kind == .backendEvents ? app.limits.backendEventsPerSecond : app.limits.readRequestsPerSecond
+        guard let limit, !hub.rates.take(count, kind, appID: app.id, perSecond: limit) else { return }
+        hub.counters.increment(.httpRequestsRateLimited)
+        throw .rateLimited(what: kind == .backendEvents ? "events" : "read requests", limit: limit)
+    }
 
     private func validate(_ channel: String, app: HubApp) throws(HTTPAPIError) -> ChannelNameKind {
         do {

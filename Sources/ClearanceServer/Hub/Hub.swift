@@ -1,3 +1,4 @@
+import Clearance
 import ClearanceSigning
 import Foundation
 import Logging
@@ -6,9 +7,12 @@ import NIOCore
 /// The hub's shared core: apps, limits, channel state and live connections. Decides how each
 /// upgraded WebSocket starts (``admission(path:channel:)``) and hands it to a ``PusherConnection``.
 final class Hub: Sendable {
+    /// The configuration the hub started with (a reload changes its apps: ``apps``).
     let configuration: HubConfiguration
-    let appsByKey: [String: HubApp]
-    let appsByID: [String: HubApp]
+    /// The apps served now (a reload swaps them: ``swapApps(_:)``).
+    private let appTable: Locked<HubAppTable>
+    /// Each app's HTTP API rates.
+    let rates = AppRequestRates()
     let adapter: any ChannelStateAdapter
     let registry = ConnectionRegistry()
     let logger: Logger
@@ -32,6 +36,17 @@ final class Hub: Sendable {
 
     var limits: HubLimits { configuration.limits }
 
+    /// The apps served now.
+    var apps: HubAppTable { appTable.withLock { $0 } }
+
+    /// Serves `table`'s apps from now on; returns the table it replaces.
+    func swapApps(_ table: HubAppTable) -> HubAppTable {
+        appTable.withLock { current in
+            defer { current = table }
+            return current
+        }
+    }
+
     /// How long and for how many channels cache channels keep their last event.
     var cachePolicy: EventCachePolicy {
         EventCachePolicy(ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels)
@@ -51,17 +66,9 @@ final class Hub: Sendable {
         metrics: HubMetrics = HubMetrics()
     ) throws(HubConfigurationError) {
         try configuration.validate()
-        var byKey: [String: HubApp] = [:]
-        var byID: [String: HubApp] = [:]
-        for appConfiguration in configuration.apps {
-            let app = try HubApp(configuration: appConfiguration, limits: configuration.limits)
-            byKey[app.key] = app
-            byID[app.id] = app
-        }
+        appTable = Locked(try HubAppTable(configuration: configuration))
         webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, metrics: metrics, logger: logger)
         self.configuration = configuration
-        appsByKey = byKey
-        appsByID = byID
         self.adapter = adapter
         self.logger = logger
         self.counters = counters
@@ -99,7 +106,7 @@ final class Hub: Sendable {
     /// browser), an origin the app lists or an app without a list, or a path that names no app
     /// (refused after the upgrade with its close code, as clients expect).
     func appRefusing(origin: String?, path: String) -> HubApp? {
-        guard let origin, let key = ConnectionRequest.appKey(inPath: path), let app = appsByKey[key], !app.origins.allows(origin) else {
+        guard let origin, let key = ConnectionRequest.appKey(inPath: path), let app = apps.byKey[key], !app.origins.allows(origin) else {
             return nil
         }
         return app
@@ -167,7 +174,7 @@ final class Hub: Sendable {
         } catch {
             return .failure(error)
         }
-        guard let app = appsByKey[request.appKey] else { return .failure(.appDoesNotExist) }
+        guard let app = apps.byKey[request.appKey] else { return .failure(.appDoesNotExist) }
         guard app.configuration.enabled else { return .failure(.appDisabled) }
         return .success((app, request.protocolVersion))
     }

@@ -7,6 +7,8 @@ struct HubApp: Sendable {
     let verifier: RESTRequestVerifier
     /// The origins whose pages may connect (checked before the WebSocket upgrade).
     let origins: OriginAllowlist
+    /// Its limits: its own, else the hub's.
+    let limits: HubAppLimits
 
     var id: String { configuration.id }
     var key: String { configuration.key }
@@ -22,5 +24,6 @@ struct HubApp: Sendable {
             throw .invalidApp(id: configuration.id, reason: error)
         }
         origins = try configuration.originAllowlist()
+        self.limits = HubAppLimits(app: configuration, hub: limits)
     }
 }

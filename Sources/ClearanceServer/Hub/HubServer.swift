@@ -31,12 +31,14 @@ public final class HubServer: Sendable {
         _ configuration: HubConfiguration,
         adapter: (any ChannelStateAdapter)? = nil,
         logger: Logger = Logger(label: "clearance.hub"),
-        additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
+        additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
+        reloader: HubReloader? = nil
     ) async throws -> HubServer {
         let counters = HubCounters()
         let (services, endpoint) = try await BackgroundServices.start(logger: logger) { (ready: AsyncStream<HubEndpoint>.Continuation) in
             [HubService(configuration: configuration, adapter: adapter, logger: logger,
-                        onReady: { ready.yield($0) }, additionalRoutes: additionalRoutes, counters: counters)]
+                        onReady: { ready.yield($0) }, additionalRoutes: additionalRoutes, counters: counters,
+                        reloader: reloader)]
         }
         return HubServer(endpoint: endpoint, counters: counters, services: services)
     }

@@ -32,6 +32,7 @@ public struct HubService: Service {
     private let logger: Logger
     private let onReady: @Sendable (HubEndpoint) async -> Void
     private let additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void
+    private let reloader: HubReloader?
 
     /// - Parameters:
     ///   - configuration: Apps, limits, address (port 0 picks a free one).
@@ -45,6 +46,8 @@ public struct HubService: Service {
     ///     database), else a new ``InMemoryWebhookQueue``.
     ///   - metrics: Where the hub counts for Prometheus, and says whether it is ready (a new
     ///     ``HubMetrics`` by default: give the same one to a ``HubMetricsService``).
+    ///   - reloader: Applies new configurations while the hub runs (apps, secrets, limits, the
+    ///     TLS certificate): see ``HubReloader``.
     public init(
         configuration: HubConfiguration,
         adapter: (any ChannelStateAdapter)? = nil,
@@ -53,8 +56,10 @@ public struct HubService: Service {
         additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
         counters: HubCounters = HubCounters(),
         webhookQueue: (any WebhookQueue)? = nil,
-        metrics: HubMetrics = HubMetrics()
+        metrics: HubMetrics = HubMetrics(),
+        reloader: HubReloader? = nil
     ) {
+        self.reloader = reloader
         self.configuration = configuration
         self.metrics = metrics
         self.webhookQueue = webhookQueue
@@ -67,11 +72,12 @@ public struct HubService: Service {
 
     /// The hub's own child channel, behind HummingbirdTLS's `TLSChannel` (swift-nio-ssl) when the
     /// configuration has a certificate: the TLS handler is first in every accepted connection's
-    /// pipeline, so WebSocket upgrades and the HTTP API alike are `wss://` and `https://`.
+    /// pipeline, so WebSocket upgrades and the HTTP API alike are `wss://` and `https://`. Each
+    /// handshake presents `identity`'s current certificate (a reload may replace it).
     /// - Throws: ``HubTLSError`` for a certificate or key that cannot be used.
-    private static func server(hub: Hub, tls: HubTLSConfiguration?) throws -> HTTPServerBuilder {
-        guard let tls else { return HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder) } }
-        let serverTLS = try tls.serverConfiguration()
+    private static func server(hub: Hub, tls: HubTLSConfiguration?, identity: HubTLSIdentity?) throws -> HTTPServerBuilder {
+        guard let tls, let identity else { return HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder) } }
+        let serverTLS = try identity.serverConfiguration(tls)
         return try .tls(HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder, secure: true) }, tlsConfiguration: serverTLS)
     }
 
@@ -91,6 +97,7 @@ public struct HubService: Service {
                 "descriptorLimit": "\(descriptors.limit)", "hint": "raise the hard limit (ulimit -Hn, LimitNOFILE=) or lower maxConnections",
             ])
         }
+        let identity = try configuration.tls.map { tls throws(HubTLSError) in try HubTLSIdentity(tls) }
         let router = Router()
         HubHTTPAPI(hub: hub).register(on: router)
         additionalRoutes(router)
@@ -101,7 +108,7 @@ public struct HubService: Service {
         let listener = ServerListener()
         let app = Application(
             router: router,
-            server: try Self.server(hub: hub, tls: configuration.tls),
+            server: try Self.server(hub: hub, tls: configuration.tls, identity: identity),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "clearance"),
             onServerRunning: { channel in
                 listener.bound(channel)
@@ -120,6 +127,8 @@ public struct HubService: Service {
         // WebSockets, which the hub closes itself, in its own order.
         let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         await adapter.attachWebhooks(hub.webhooks)
+        reloader?.attach(hub, tls: identity)
+        defer { reloader?.detach() }
         try await withThrowingTaskGroup(of: Void.self) { ticking in
             ticking.addTask { await hub.runTicker() }
             ticking.addTask { await hub.runUserTerminations() }

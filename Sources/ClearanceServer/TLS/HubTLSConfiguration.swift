@@ -12,7 +12,8 @@ import X509
 ///
 /// The certificate file holds the server's certificate first, then any intermediates; the key
 /// file an unencrypted private key (PKCS #8, SEC 1 EC or PKCS #1 RSA). Both are read when the hub
-/// starts; ``validate()`` (which `clearance serve` runs before it listens) names the file that is
+/// starts, and again on a reload (``HubReloader``, `clearance serve` on SIGHUP: new connections get
+/// the new certificate, open ones keep theirs); ``validate()`` (which `clearance serve` runs before it listens) names the file that is
 /// missing, unreadable or not PEM, and refuses a key that does not belong to the certificate.
 public struct HubTLSConfiguration: Sendable, Hashable, Codable {
     /// The PEM file of the certificate chain, the server's certificate first.
@@ -35,6 +36,31 @@ public struct HubTLSConfiguration: Sendable, Hashable, Codable {
     /// The server side of swift-nio-ssl's configuration, from the files as they are now.
     /// - Throws: ``HubTLSError``, naming the file at fault.
     func serverConfiguration() throws(HubTLSError) -> TLSConfiguration {
+        let (chain, privateKey) = try load()
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        configuration.minimumTLSVersion = .tlsv12
+        do {
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw .unusable(certificate: certificate, key: key, reason: String(describing: error))
+        }
+        return configuration
+    }
+
+    /// The chain and key as a handshake's override (``HubTLSIdentity``), from the files as they
+    /// are now, checked as at start.
+    /// - Throws: ``HubTLSError``, naming the file at fault.
+    func identity() throws(HubTLSError) -> NIOSSLContextConfigurationOverride {
+        let server = try serverConfiguration()
+        var identity = NIOSSLContextConfigurationOverride()
+        identity.certificateChain = server.certificateChain
+        identity.privateKey = server.privateKey
+        return identity
+    }
+
+    /// The certificate chain and its private key, read and checked to belong together.
+    private func load() throws(HubTLSError) -> ([NIOSSLCertificate], NIOSSLPrivateKey) {
         let chainPEM = try Self.read(certificate, role: .certificate)
         let keyPEM = try Self.read(key, role: .key)
         let chain: [NIOSSLCertificate]
@@ -55,15 +81,7 @@ public struct HubTLSConfiguration: Sendable, Hashable, Codable {
             throw .notPEM(path: key, role: .key)
         }
         guard publicKey == leaf.publicKey else { throw .keyMismatch(certificate: certificate, key: key) }
-        var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
-        configuration.minimumTLSVersion = .tlsv12
-        do {
-            _ = try NIOSSLContext(configuration: configuration)
-        } catch {
-            throw .unusable(certificate: certificate, key: key, reason: String(describing: error))
-        }
-        return configuration
+        return (chain, privateKey)
     }
 
     /// The text of the file at `path` (at most 1 MiB: a certificate chain is a few KiB).

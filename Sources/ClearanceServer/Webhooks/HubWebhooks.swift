@@ -11,12 +11,19 @@ import Logging
 /// hub event → ``emit(appID:_:)`` (filtered per target) → intake → ``WebhookQueue`` →
 /// ``WebhookDispatcher`` → receiver.
 package final class HubWebhooks: WebhookEmitter {
-    private let targets: [String: [(id: WebhookTargetID, target: WebhookTarget)]]
+    /// Every app's targets, and what the dispatcher needs to reach each: built by
+    /// ``targets(for:)``, in force from ``serve(_:)`` on (at start, and on a reload).
+    package struct Targets: Sendable {
+        fileprivate var byApp: [String: [(id: WebhookTargetID, target: WebhookTarget)]] = [:]
+        fileprivate var destinations: [WebhookTargetID: WebhookDispatcher.Destination] = [:]
+    }
+
+    private let current: Locked<Targets>
     private let intake = Locked([QueuedWebhookEvent]())
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
-    private let dispatcher: WebhookDispatcher?
-    private let client: HTTPClient?
+    /// The dispatcher while ``run()`` runs.
+    private let dispatcher = Locked<WebhookDispatcher?>(nil)
     private let queue: any WebhookQueue
     private let limits: HubLimits
     private let counters: HubCounters
@@ -32,22 +39,7 @@ package final class HubWebhooks: WebhookEmitter {
         configuration: HubConfiguration, queue: (any WebhookQueue)? = nil,
         counters: HubCounters, metrics: HubMetrics = HubMetrics(), logger: Logger
     ) throws(HubConfigurationError) {
-        var targets: [String: [(id: WebhookTargetID, target: WebhookTarget)]] = [:]
-        var destinations: [WebhookTargetID: WebhookDispatcher.Destination] = [:]
-        for app in configuration.apps where !app.webhooks.isEmpty {
-            let signer: WebhookSigner
-            do {
-                signer = try WebhookSigner(key: app.key, secret: app.secret)
-            } catch {
-                throw .invalidApp(id: app.id, reason: error)
-            }
-            for (index, target) in app.webhooks.enumerated() {
-                let id = WebhookTargetID(appID: app.id, index: index)
-                targets[app.id, default: []].append((id, target))
-                destinations[id] = .init(target: target, signer: signer)
-            }
-        }
-        self.targets = targets
+        current = Locked(try Self.targets(for: configuration))
         let queue = queue ?? InMemoryWebhookQueue(limit: configuration.limits.maxQueuedWebhooks)
         self.queue = queue
         limits = configuration.limits
@@ -57,25 +49,41 @@ package final class HubWebhooks: WebhookEmitter {
         dropLog = ThrottledLog("hub.webhook.dropped", logger: logger)
         queueErrorLog = ThrottledLog("hub.webhook.queue.unavailable", logger: logger)
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        if destinations.isEmpty {
-            client = nil
-            dispatcher = nil
-        } else {
-            var http = HTTPClient.Configuration(redirectConfiguration: .disallow)
-            http.timeout = .init(connect: .seconds(Int64(max(1, configuration.limits.webhookAttemptTimeout.rounded(.up)))))
-            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: http)
-            self.client = client
-            dispatcher = WebhookDispatcher(
-                queue: queue, destinations: destinations, client: client, limits: configuration.limits,
-                pollInterval: queue.pollInterval, counters: counters, metrics: metrics, logger: logger)
-        }
     }
 
-    /// Whether any app has a webhook target.
-    package var isEnabled: Bool { dispatcher != nil }
+    /// The targets of `configuration`'s apps, each with its app's signer.
+    /// - Throws: ``HubConfigurationError/invalidApp(id:reason:)`` for an app that cannot sign.
+    package func targets(for configuration: HubConfiguration) throws(HubConfigurationError) -> Targets {
+        try Self.targets(for: configuration)
+    }
+
+    private static func targets(for configuration: HubConfiguration) throws(HubConfigurationError) -> Targets {
+        var targets = Targets()
+        for app in configuration.apps where !app.webhooks.isEmpty {
+            let signer: WebhookSigner
+            do {
+                signer = try WebhookSigner(key: app.key, secret: app.secret)
+            } catch {
+                throw .invalidApp(id: app.id, reason: error)
+            }
+            for (index, target) in app.webhooks.enumerated() {
+                let id = WebhookTargetID(appID: app.id, index: index)
+                targets.byApp[app.id, default: []].append((id, target))
+                targets.destinations[id] = .init(target: target, signer: signer)
+            }
+        }
+        return targets
+    }
+
+    /// Emits and delivers to `targets` from now on (a reload): events already queued for a
+    /// target go to the target now at its place, signed with its app's current secret.
+    package func serve(_ targets: Targets) {
+        current.withLock { $0 = targets }
+        dispatcher.withLock { $0 }?.serve(targets.destinations)
+    }
 
     package func emit(appID: String, _ event: WebhookEvent) {
-        guard let targets = targets[appID] else { return }
+        guard let targets = current.withLock({ $0.byApp[appID] }) else { return }
         let now = Date()
         let queued = targets.filter { $0.target.wants(event) }.map { QueuedWebhookEvent(target: $0.id, event: event, queuedAt: now) }
         guard !queued.isEmpty else { return }
@@ -95,12 +103,20 @@ package final class HubWebhooks: WebhookEmitter {
     }
 
     package func wants(_ kind: WebhookEventKind, appID: String) -> Bool {
-        targets[appID]?.contains { $0.target.events.contains(kind) } ?? false
+        current.withLock { $0.byApp[appID]?.contains { $0.target.events.contains(kind) } ?? false }
     }
 
-    /// Moves emitted events into the queue and delivers them, until ``drain()`` ends it.
+    /// Moves emitted events into the queue and delivers them, until ``drain()`` ends it. Its
+    /// HTTP client lives as long as it runs (redirects refused: a receiver's redirect never
+    /// carries the signature elsewhere).
     package func run() async {
-        guard let dispatcher, let client else { return }
+        var http = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        http.timeout = .init(connect: .seconds(Int64(max(1, limits.webhookAttemptTimeout.rounded(.up)))))
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: http)
+        let dispatcher = WebhookDispatcher(
+            queue: queue, destinations: current.withLock { $0.destinations }, client: client, limits: limits,
+            pollInterval: queue.pollInterval, counters: counters, metrics: metrics, logger: logger)
+        self.dispatcher.withLock { $0 = dispatcher }
         await withDiscardingTaskGroup { group in
             group.addTask { await dispatcher.run() }
             for await _ in wakes {
@@ -115,7 +131,10 @@ package final class HubWebhooks: WebhookEmitter {
     /// ``HubLimits/webhookShutdownWait``, then ends ``run()``. What is still pending then is
     /// logged (`hub.webhooks.undelivered`); a queue that persists keeps it for another node.
     package func drain() async {
-        guard let dispatcher else { return }
+        guard let dispatcher = dispatcher.withLock({ $0 }) else {
+            wake.finish()
+            return
+        }
         dispatcher.flush()
         let deadline = ContinuousClock.now + .seconds(limits.webhookShutdownWait)
         var pending = 0

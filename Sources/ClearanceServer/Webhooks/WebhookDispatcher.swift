@@ -19,7 +19,7 @@ final class WebhookDispatcher: Sendable {
     static let batchLimit = 100
 
     let queue: any WebhookQueue
-    private let destinations: [WebhookTargetID: Destination]
+    private let destinations: Locked<[WebhookTargetID: Destination]>
     private let sender: WebhookSender
     private let backoff: WebhookBackoff
     private let window: Duration
@@ -31,13 +31,17 @@ final class WebhookDispatcher: Sendable {
     private let dropLog: ThrottledLog
     private let queueErrorLog: ThrottledLog
     private let flags = Locked((flushing: false, stopped: false))
+    /// Wakes ``run()`` when it waits for a first target, or for ``stop()``.
+    private let changes: AsyncStream<Void>
+    private let changed: AsyncStream<Void>.Continuation
 
     init(
         queue: any WebhookQueue, destinations: [WebhookTargetID: Destination], client: HTTPClient, limits: HubLimits,
         pollInterval: Duration, counters: HubCounters, metrics: HubMetrics, logger: Logger
     ) {
         self.queue = queue
-        self.destinations = destinations
+        self.destinations = Locked(destinations)
+        (changes, changed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         sender = WebhookSender(client: client, timeout: .seconds(limits.webhookAttemptTimeout))
         backoff = WebhookBackoff(firstDelay: limits.webhookFirstRetryDelay, retryDuration: limits.webhookRetryDuration)
         window = .seconds(limits.webhookBatchWindow)
@@ -50,6 +54,12 @@ final class WebhookDispatcher: Sendable {
         queueErrorLog = ThrottledLog("hub.webhook.queue.unavailable", logger: logger)
     }
 
+    /// Delivers to `destinations` from now on (a reload).
+    func serve(_ destinations: [WebhookTargetID: Destination]) {
+        self.destinations.withLock { $0 = destinations }
+        changed.yield()
+    }
+
     /// From now on, batches go out without waiting for their window (the hub stops).
     func flush() {
         flags.withLock { $0.flushing = true }
@@ -58,14 +68,21 @@ final class WebhookDispatcher: Sendable {
     /// Ends ``run()`` (deliveries in flight are cancelled: their events stay queued).
     func stop() {
         flags.withLock { $0.stopped = true }
+        changed.yield()
     }
 
     /// Claims and delivers until ``stop()``.
     func run() async {
+        var wakes = changes.makeAsyncIterator()
         await withDiscardingTaskGroup { group in
             while true {
                 let (flushing, stopped) = flags.withLock { ($0.flushing, $0.stopped) }
                 if stopped || Task.isCancelled { break }
+                // No app has a target (none yet: a reload may add one): nothing to claim until then.
+                if destinations.withLock({ $0.isEmpty }) {
+                    guard await wakes.next() != nil else { break }
+                    continue
+                }
                 do {
                     for batch in try await queue.claim(limit: Self.batchLimit, window: window, flushing: flushing, now: Date()) {
                         group.addTask { await self.deliver(batch) }
@@ -80,7 +97,7 @@ final class WebhookDispatcher: Sendable {
     }
 
     private func deliver(_ batch: WebhookBatch) async {
-        guard let destination = destinations[batch.target] else {
+        guard let destination = destinations.withLock({ $0[batch.target] }) else {
             // A target no longer configured (a cluster node with another configuration queued it).
             dropped(batch, reason: "the target is not configured on this node")
             try? await queue.drop(batch)

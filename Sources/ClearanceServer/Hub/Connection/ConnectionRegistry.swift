@@ -59,6 +59,11 @@ actor ConnectionRegistry {
         live.values.compactMap { entry in entry.appID == appID && entry.userID == userID ? entry.control : nil }
     }
 
+    /// The controls of `appID`'s connections.
+    func controls(appID: String) -> [ConnectionControl] {
+        live.values.compactMap { entry in entry.appID == appID ? entry.control : nil }
+    }
+
     func remove(socketID: String) {
         guard let entry = live.removeValue(forKey: socketID) else { return }
         countByApp[entry.appID, default: 1] -= 1

@@ -14,7 +14,8 @@ struct ConnectionSession {
     }
 
     let hub: Hub
-    let app: HubApp
+    /// The app as it was when the connection was admitted (``app`` is the app now).
+    let admittedApp: HubApp
     let socketID: String
     let outbox: ConnectionOutbox
     let control: ConnectionControl
@@ -28,14 +29,20 @@ struct ConnectionSession {
 
     init(hub: Hub, app: HubApp, socketID: String, outbox: ConnectionOutbox, control: ConnectionControl, logger: Logger) {
         self.hub = hub
-        self.app = app
+        admittedApp = app
         self.socketID = socketID
         self.outbox = outbox
         self.control = control
         self.logger = logger
-        rateLimiter = ClientEventRateLimiter(limit: hub.limits.clientEventsPerSecond)
+        rateLimiter = ClientEventRateLimiter(limit: app.limits.clientEventsPerSecond)
         subscriptionChanges = SubscriptionRateLimiter(
             burst: hub.limits.maxChannelsPerConnection, perSecond: hub.limits.subscriptionChangesPerSecond)
+    }
+
+    /// The app now: a reload may have given it another secret or limits since the connection was
+    /// admitted (a removed or re-keyed app's connections are being closed: they keep the old one).
+    private var app: HubApp {
+        hub.apps.byID[admittedApp.id].flatMap { $0.key == admittedApp.key ? $0 : nil } ?? admittedApp
     }
 
     /// Handles one message of the client (ignored once the hub is closing the connection).
@@ -63,23 +70,23 @@ struct ConnectionSession {
                   let took = takeSubscription(channel)
             else { return }
             let outcome = await hub.adapter.subscribe(
-                socketID: socketID, appID: app.id, channel: channel, member: subscription.member, maxPresenceMembers: hub.limits.maxPresenceMembers)
+                socketID: socketID, appID: admittedApp.id, channel: channel, member: subscription.member, maxPresenceMembers: app.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
             if took, !outcome.isNewSubscription { hub.subscriptions.add(-1) }
-            if outcome == .subscribedWithoutCachedEvent { hub.webhooks.emit(appID: app.id, .cacheMiss(channel: channel)) }
+            if outcome == .subscribedWithoutCachedEvent { hub.webhooks.emit(appID: admittedApp.id, .cacheMiss(channel: channel)) }
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
             subscriptionChanges.recordUnsubscribe(at: now)
-            await hub.adapter.unsubscribe(socketID: socketID, appID: app.id, channel: channel)
+            await hub.adapter.unsubscribe(socketID: socketID, appID: admittedApp.id, channel: channel)
             hub.subscriptions.add(-1)
             logger.debug("hub.channel.unsubscribed", metadata: ["channel": "\(channel)"])
         case let .signIn(auth, userData):
             await signIn(auth: auth, userData: userData)
         case let .clientEvent(name, channel, data, dataBytes):
             guard let frame = clientEventFrame(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now) else { return }
-            await hub.adapter.publish(appID: app.id, channel: channel, frame: frame, excluding: socketID)
-            guard hub.webhooks.wants(.clientEvent, appID: app.id) else { return }
-            hub.webhooks.emit(appID: app.id, .clientEvent(
+            await hub.adapter.publish(appID: admittedApp.id, channel: channel, frame: frame, excluding: socketID)
+            guard hub.webhooks.wants(.clientEvent, appID: admittedApp.id) else { return }
+            hub.webhooks.emit(appID: admittedApp.id, .clientEvent(
                 channel: channel, event: name, data: WebhookEvent.clientData(raw: data), socketID: socketID,
                 userID: subscriptions[channel]?.member?.id))
         }
@@ -147,7 +154,7 @@ struct ConnectionSession {
             break
         case .presenceChannelFull:
             let failure = SubscriptionFailure.limitReached(
-                "The presence channel already has the maximum of \(hub.limits.maxPresenceMembers) members."
+                "The presence channel already has the maximum of \(app.limits.maxPresenceMembers) members."
             )
             send(PusherFrame.subscriptionError(channel: channel, failure: failure))
         }
@@ -225,6 +232,10 @@ struct ConnectionSession {
     /// The frame to relay for a client event, when the rules allow it; otherwise the error is
     /// sent and the result is `nil`.
     private mutating func clientEventFrame(name: String, channel: String, data: String, dataBytes: Int, now: ContinuousClock.Instant) -> String? {
+        let app = app
+        if rateLimiter.limit != app.limits.clientEventsPerSecond {
+            rateLimiter = ClientEventRateLimiter(limit: app.limits.clientEventsPerSecond)
+        }
         let refusal: HubProtocolError
         if !app.configuration.clientEvents {
             refusal = .clientEventsDisabled

@@ -114,7 +114,7 @@ final class PusherConnection: Sendable {
     /// (`pusher:error`, then the close code) when the path, the app or a limit says no.
     private func admit() async -> ConnectionSession? {
         let outcome: Result<Void, HubCloseCode>
-        switch await hub.registry.admit(appID: app.id, appLimit: app.configuration.maxConnections, hubLimit: hub.limits.maxConnections) {
+        switch await hub.registry.admit(appID: app.id, appLimit: app.limits.maxConnections, hubLimit: hub.limits.maxConnections) {
         case let .refused(code):
             outcome = .failure(code)
         case let .admitted(socketID):
@@ -136,6 +136,9 @@ final class PusherConnection: Sendable {
             outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.activityTimeout)))
             if await !hub.registry.attach(control, socketID: socketID) {
                 control.close(.reconnectImmediately)
+            } else if let code = hub.closeCode(forAdmitted: app) {
+                // A reload removed, re-keyed or disabled the app while it was admitted.
+                control.close(code)
             }
             return ConnectionSession(hub: hub, app: app, socketID: socketID, outbox: outbox, control: control, logger: logger)
         }

@@ -41,4 +41,7 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// A WebSocket refused after its upgrade for its path: an app that does not exist (4001) or
     /// is disabled (4003), no path or protocol version the hub speaks (4005 to 4008).
     case connectionsRefusedAtRequest = "connections_refused_request"
+    /// An HTTP API request answered 429: its app publishes or reads faster than its
+    /// `backendEventsPerSecond` or `readRequestsPerSecond` (``HubAppConfiguration``).
+    case httpRequestsRateLimited = "http_requests_rate_limited"
 }

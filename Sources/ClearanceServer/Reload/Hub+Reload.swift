@@ -1,0 +1,59 @@
+extension Hub {
+    /// Serves `configuration`'s apps from now on (see ``HubReloader``): swaps the app table and
+    /// the webhook targets at once, then closes the connections of removed and re-keyed apps
+    /// (4001) and of disabled ones (4003). The apps are built under the running limits (hub-wide
+    /// limits need a restart). Nothing changes when it throws.
+    /// - Throws: ``HubConfigurationError`` for an app that cannot be built.
+    func reload(_ configuration: HubConfiguration) async throws(HubConfigurationError) -> HubReloadReport {
+        var running = configuration
+        running.limits = limits
+        let table = try HubAppTable(configuration: running)
+        let targets = try webhooks.targets(for: running)
+        let old = swapApps(table)
+        webhooks.serve(targets)
+        rates.keep(only: Set(table.byID.keys))
+        var report = HubReloadReport()
+        for app in configuration.apps {
+            guard let before = old.byID[app.id] else {
+                report.added.append(app.id)
+                _ = metrics.app(app.id)
+                continue
+            }
+            if before.key != app.key {
+                report.rekeyed.append(app.id)
+            } else if before.configuration.enabled, !app.enabled {
+                report.disabled.append(app.id)
+            } else if before.configuration != app {
+                report.updated.append(app.id)
+            }
+        }
+        report.removed = old.byID.keys.filter { table.byID[$0] == nil }.sorted()
+        for id in report.removed {
+            report.closedConnections += await closeConnections(appID: id, .appDoesNotExist, reason: "The app is no longer served by this hub")
+        }
+        for id in report.rekeyed {
+            report.closedConnections += await closeConnections(appID: id, .appDoesNotExist, reason: "The app's key changed: connect with the new key")
+        }
+        for id in report.disabled {
+            report.closedConnections += await closeConnections(appID: id, .appDisabled, reason: "The app was disabled")
+        }
+        return report
+    }
+
+    /// Closes this node's connections of `appID` with `code`; returns how many.
+    private func closeConnections(appID: String, _ code: HubCloseCode, reason: String) async -> Int {
+        let controls = await registry.controls(appID: appID)
+        for control in controls { control.close(code, reason: reason) }
+        if !controls.isEmpty {
+            logger.info("hub.app.connectionsClosed", metadata: ["app_id": "\(appID)", "code": "\(code.rawValue)", "connections": "\(controls.count)"])
+        }
+        return controls.count
+    }
+
+    /// Whether a connection admitted for `app` may stay: false (with the close code) when a
+    /// reload removed, re-keyed or disabled its app since it was looked up.
+    func closeCode(forAdmitted app: HubApp) -> HubCloseCode? {
+        guard let current = apps.byID[app.id], current.key == app.key else { return .appDoesNotExist }
+        return current.configuration.enabled ? nil : .appDisabled
+    }
+}
