@@ -14,8 +14,16 @@ struct ListenCommand: AsyncParsableCommand {
             Connects with the Pusher protocol 7 to hosted Pusher (--cluster) or any compatible \
             server (--host/--port), over TLS unless the host is loopback. Private, presence and \
             encrypted channels are authorized by POSTing to --auth-url, with the --header fields. \
-            Events go to standard output, one JSON object per line; connection states and errors \
-            go to standard error.
+            With --user-auth-url it also signs in as the user that endpoint names and prints \
+            the user's events and watchlist events.
+
+            Events go to standard output, one JSON object per line (keys sorted); connection \
+            states and errors go to standard error. An event is \
+            {"channel":"C","data":…,"event":"E"}, with "user_id" for a client event on a presence \
+            channel. A server that counts subscriptions sends a channel's subscriber count as the \
+            event "pusher:subscription_count" with data {"subscription_count":N}. Watched users \
+            who come online are {"user_ids":["b","c"],"watchlist":"online"} (the first such line \
+            lists the ones online at sign-in), and "offline" when they go offline.
             """
     )
 
@@ -37,7 +45,7 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .customLong("auth-url"), help: "Channel authorization endpoint for private, presence and encrypted channels.")
     var authURL: String?
 
-    @Option(name: .customLong("user-auth-url"), help: "User authentication endpoint: sign in and print the user's events too.")
+    @Option(name: .customLong("user-auth-url"), help: "User authentication endpoint: sign in, and print the user's events and watchlist events too.")
     var userAuthURL: String?
 
     @Option(name: .customLong("header"), help: "A header for the auth requests, 'Name: value' (repeatable).")
@@ -71,6 +79,8 @@ struct ListenCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         let client = ChannelClient(key: key, options: options)
+        // Made before the sign-in, so that the first event (who is online now) is not missed.
+        let watchlist = userAuthURL != nil ? client.watchlistEvents : nil
         await client.connect()
         var subscribed: [PusherChannel] = []
         for name in channels { subscribed.append(await client.subscribe(name)) }
@@ -88,6 +98,13 @@ struct ListenCommand: AsyncParsableCommand {
                 }
             }
             for channel in subscribed { Self.watch(channel, in: &group) }
+            if let watchlist {
+                group.addTask {
+                    for await event in watchlist {
+                        Self.output(["watchlist": .string(event.kind.rawValue), "user_ids": .array(event.userIDs.map(JSONValue.string))])
+                    }
+                }
+            }
             if userAuthURL != nil {
                 group.addTask {
                     do {
@@ -116,7 +133,7 @@ struct ListenCommand: AsyncParsableCommand {
                 var line: [String: JSONValue] = ["channel": .string(event.channel), "event": .string(event.name)]
                 if let data = event.data { line["data"] = JSONValue(parsing: data) ?? .string(data) }
                 if let userID = event.userID { line["user_id"] = .string(userID) }
-                FileHandle.standardOutput.write(Data((JSONValue.object(line).jsonText + "\n").utf8))
+                output(line)
             }
         }
         group.addTask {
@@ -142,6 +159,12 @@ struct ListenCommand: AsyncParsableCommand {
         return ["error": .string(error.qualifiedCode), "message": .string(error.message)]
     }
 
+    /// An event line, on standard output.
+    private static func output(_ line: [String: JSONValue]) {
+        FileHandle.standardOutput.write(Data((JSONValue.object(line).jsonText + "\n").utf8))
+    }
+
+    /// A state or error line, on standard error.
     private static func report(_ line: [String: JSONValue]) {
         FileHandle.standardError.write(Data((JSONValue.object(line).jsonText + "\n").utf8))
     }

@@ -16,10 +16,12 @@ enum FakeAction: Sendable {
 /// A scripted Pusher server for behaviour the hub does not show (hosted Pusher's and Reverb's
 /// `pusher:error` shapes, chosen close codes, a server that never answers pings). Every
 /// connection gets `connection_established` with socket id `N.N` (N counts connections), then
+/// what `greeting(connection)` says (a close after a timeout, say), then
 /// `script(connection, frame)` decides the answer to each frame the client sends.
 enum FakePusherServer {
     static func start(
         activityTimeout: Int = 120,
+        greeting: @escaping @Sendable (_ connection: Int) -> [FakeAction] = { _ in [] },
         script: @escaping @Sendable (_ connection: Int, _ event: String, _ data: [String: Any]) -> [FakeAction]
     ) async throws -> FakePusherServerBox {
         let box = FakePusherServerBox()
@@ -30,13 +32,9 @@ enum FakePusherServer {
                     let connection = box.connections.withLock { $0 += 1; return $0 }
                     box.connectedAt.withLock { $0.append(.now) }
                     try await outbound.write(.text(#"{"event":"pusher:connection_established","data":"{\"socket_id\":\"\#(connection).\#(connection)\",\"activity_timeout\":\#(activityTimeout)}"}"#))
-                    for try await message in inbound.messages(maxSize: 1 << 20) {
-                        guard case .text(let text) = message else { continue }
-                        box.received.withLock { $0.append((connection, text)) }
-                        let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-                        let event = object["event"] as? String ?? ""
-                        let data = object["data"] as? [String: Any] ?? [:]
-                        for action in script(connection, event, data) {
+                    /// Carries out `actions`; false once they closed the connection.
+                    func perform(_ actions: [FakeAction]) async throws -> Bool {
+                        for action in actions {
                             switch action {
                             case .send(let frame):
                                 try await outbound.write(.text(frame))
@@ -44,9 +42,19 @@ enum FakePusherServer {
                                 try await Task.sleep(for: duration)
                             case .close(let code, let reason):
                                 try await outbound.close(.init(codeNumber: code), reason: reason)
-                                return
+                                return false
                             }
                         }
+                        return true
+                    }
+                    guard try await perform(greeting(connection)) else { return }
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message else { continue }
+                        box.received.withLock { $0.append((connection, text)) }
+                        let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+                        let event = object["event"] as? String ?? ""
+                        let data = object["data"] as? [String: Any] ?? [:]
+                        guard try await perform(script(connection, event, data)) else { return }
                     }
                 }
             },

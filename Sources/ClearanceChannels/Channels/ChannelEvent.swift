@@ -5,7 +5,8 @@ import Foundation
 /// ``data`` is the payload as text: for the usual string-holding-JSON payload, the JSON text
 /// (decode it with ``decode(_:decoder:)``); for encrypted channels, the decrypted text.
 public struct ChannelEvent: Sendable, Hashable {
-    /// The event name (`pusher:subscription_succeeded`, `pusher:member_added`, the app's names, …).
+    /// The event name (`pusher:subscription_succeeded`, `pusher:member_added`,
+    /// `pusher:subscription_count`, the app's names, …).
     public let name: String
     /// The channel it arrived on.
     public let channel: String
@@ -22,6 +23,17 @@ public struct ChannelEvent: Sendable, Hashable {
 
     /// Whether this is ``cacheMiss``: the cache channel had no last event to give.
     public var isCacheMiss: Bool { name == Self.cacheMiss }
+
+    /// `pusher:subscription_count`: the name of the event that carries a channel's subscriber
+    /// count, with data `{"subscription_count":N}`, as pusher-js re-emits the server's
+    /// `pusher_internal:subscription_count` (never on presence channels; the server sends it when
+    /// the app enables subscription counts). The same count is on
+    /// ``PusherChannel/subscriptionCounts`` as an `Int`, and the last one stays readable as
+    /// ``PusherChannel/subscriptionCount``.
+    public static let subscriptionCount = "pusher:subscription_count"
+
+    /// Whether this is ``subscriptionCount``: a new subscriber count for the channel.
+    public var isSubscriptionCount: Bool { name == Self.subscriptionCount }
 
     /// Creates an event.
     public init(name: String, channel: String, data: String?, userID: String? = nil) {

@@ -5,7 +5,7 @@ import Foundation
 /// A handle on one subscribed channel: its state, its events, its presence members, and client
 /// events. ``ChannelClient/subscribe(_:)`` returns the same handle for the same name.
 ///
-/// Streams (``events``, ``states``, ``members``, ``errors``) may be iterated by any number of
+/// Streams (``events``, ``states``, ``members``, ``errors``, ``subscriptionCounts``) may be iterated by any number of
 /// tasks; each access makes a new stream. A slow reader loses its oldest buffered events rather
 /// than blocking the connection. After ``unsubscribe()`` every stream ends.
 public final class PusherChannel: Sendable {
@@ -17,6 +17,8 @@ public final class PusherChannel: Sendable {
     let stateBox: Broadcaster<ChannelSubscriptionState>
     let eventBox = Broadcaster<ChannelEvent>(bufferLimit: 1024)
     let errorBox = Broadcaster<ChannelError>(bufferLimit: 64)
+    /// Replays the last count once one came (an event broadcaster whose replay ``setSubscriptionCount(_:)`` sets).
+    let countBox = Broadcaster<Int>(bufferLimit: 64)
     let roster = PresenceRoster()
 
     init(name: String, client: ChannelClient, state: ChannelSubscriptionState = .pending) {
@@ -32,7 +34,8 @@ public final class PusherChannel: Sendable {
     /// The subscription state, starting with the current one.
     public var states: AsyncStream<ChannelSubscriptionState> { stateBox.subscribe() }
 
-    /// Every event from now on, `pusher:subscription_succeeded` and presence events included.
+    /// Every event from now on, `pusher:subscription_succeeded`, presence events and
+    /// ``ChannelEvent/subscriptionCount`` included.
     public var events: AsyncStream<ChannelEvent> { eventBox.subscribe() }
 
     /// The events named `event` from now on.
@@ -56,6 +59,22 @@ public final class PusherChannel: Sendable {
     /// Changes to the presence member list, starting with a snapshot; ``PresenceChange/cleared``
     /// when the connection is lost.
     public var members: AsyncStream<PresenceChange> { roster.subscribe() }
+
+    /// The channel's subscriber count as the server last sent it, or nil until it sent one.
+    ///
+    /// A server that counts subscriptions (hosted Pusher and `clearance serve` with the app's
+    /// `subscriptionCount` option) sends the number of connections subscribed to the channel,
+    /// across its cluster, whenever it changes (a burst of changes coalesced into few counts);
+    /// never for presence channels, whose ``currentMembers`` say more. pusher-js calls it
+    /// `channel.subscriptionCount`. The value is kept while the connection is down and replaced by
+    /// the next count the server sends.
+    public var subscriptionCount: Int? { countBox.replayed }
+
+    /// The subscriber counts: the last one first when one came already (``subscriptionCount``),
+    /// then every new one. Each also arrives on ``events`` as a ``ChannelEvent/subscriptionCount``
+    /// event, for code that handles every event in one place (pusher-js binds
+    /// `pusher:subscription_count`).
+    public var subscriptionCounts: AsyncStream<Int> { countBox.subscribe() }
 
     /// Waits until the channel is subscribed.
     /// - Throws: the ``ChannelError`` the subscription failed with, ``ChannelError/unsubscribed``,
@@ -116,11 +135,21 @@ public final class PusherChannel: Sendable {
         errorBox.send(error)
     }
 
+    /// A count from the server: kept as ``subscriptionCount`` and sent to ``subscriptionCounts``,
+    /// in one step, so a new stream never misses or repeats it.
+    func setSubscriptionCount(_ count: Int) {
+        countBox.update { last in
+            last = count
+            return count
+        }
+    }
+
     func finish() {
         stateBox.send(.unsubscribed)
         stateBox.finish()
         eventBox.finish()
         errorBox.finish()
+        countBox.finish()
         roster.finish()
     }
 }

@@ -35,6 +35,10 @@ extension ChannelClient {
             memberAdded(frame)
         case "pusher_internal:member_removed":
             memberRemoved(frame)
+        case "pusher_internal:watchlist_events":
+            watchlistEvents(frame)
+        case "pusher_internal:subscription_count":
+            subscriptionCount(frame)
         default:
             channelEvent(frame)
         }
@@ -139,6 +143,37 @@ extension ChannelClient {
               let id = object["user_id"]?.scalarText else { return }
         record.channel.roster.remove(id: id)
         record.channel.deliver(ChannelEvent(name: "pusher:member_removed", channel: name, data: frame.data))
+    }
+
+    /// `pusher_internal:watchlist_events` (connection-level): one ``WatchlistEvent`` per usable entry.
+    private func watchlistEvents(_ frame: IncomingFrame) {
+        guard let parsed = WatchlistEventsFrame(frame) else {
+            malformed(frame, "its data holds no events array")
+            return
+        }
+        for problem in parsed.problems { malformed(frame, problem) }
+        for event in parsed.events { watchlistBox.send(event) }
+    }
+
+    /// `pusher_internal:subscription_count`: kept on the channel and re-emitted on its events as
+    /// `pusher:subscription_count` with normalized data, as pusher-js does.
+    private func subscriptionCount(_ frame: IncomingFrame) {
+        guard let parsed = SubscriptionCountFrame(frame) else {
+            malformed(frame, frame.channel == nil ? "it names no channel" : "its data holds no subscription_count of zero or more")
+            return
+        }
+        guard let record = records[parsed.channel] else { return }
+        record.channel.setSubscriptionCount(parsed.count)
+        record.channel.deliver(ChannelEvent(
+            name: ChannelEvent.subscriptionCount, channel: parsed.channel, data: #"{"subscription_count":\#(parsed.count)}"#))
+    }
+
+    /// A server frame the client cannot use: logged (never its data) and dropped; the connection stays.
+    private func malformed(_ frame: IncomingFrame, _ problem: String) {
+        logger.warning("channels.frame.malformed", metadata: [
+            "event": "\(frame.event)", "channel": "\(frame.channel ?? "")", "problem": "\(problem)",
+            "bytes": "\(frame.data?.utf8.count ?? 0)",
+        ])
     }
 
     private func channelEvent(_ frame: IncomingFrame) {

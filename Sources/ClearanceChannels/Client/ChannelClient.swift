@@ -24,6 +24,9 @@ import Logging
 ///   sent (``StaleAuthorizationFilter``).
 /// - Nothing fails silently: authorization errors, server rejections and dropped encrypted
 ///   events reach the channel as ``ChannelError``s.
+/// - After ``signIn()``, ``watchlistEvents`` tells when the users the signed `user_data` watches
+///   come online or go offline; a channel's subscriber count, where the server sends one, is
+///   ``PusherChannel/subscriptionCount`` and ``PusherChannel/subscriptionCounts``.
 public actor ChannelClient {
     /// The app key.
     public nonisolated let key: String
@@ -34,6 +37,7 @@ public actor ChannelClient {
     var machine: ConnectionMachine
     let stateBox: Broadcaster<ConnectionState>
     let serverErrorBox = Broadcaster<ServerRejection>(bufferLimit: 64)
+    let watchlistBox = Broadcaster<WatchlistEvent>(bufferLimit: 1024)
     var filter = StaleAuthorizationFilter()
     var records: [String: SubscriptionRecord] = [:]
     var socket: LiveSocket?
@@ -69,6 +73,20 @@ public actor ChannelClient {
     /// `pusher:error` frames that name no channel and no pending sign-in (for example a refused
     /// client event, code 4301).
     public nonisolated var serverErrors: AsyncStream<ServerRejection> { serverErrorBox.subscribe() }
+
+    /// Online and offline events for the users on the signed-in user's watchlist (the
+    /// `"watchlist"` ids of the signed `user_data`), one ``WatchlistEvent`` per entry of each
+    /// `pusher_internal:watchlist_events` frame, from when the stream is made.
+    ///
+    /// Make the stream before ``signIn()``: the server sends the users who are online now right
+    /// after the sign-in, as one ``WatchlistEvent/Kind/online`` event (none when nobody is), and a
+    /// stream made later may miss it. After a lost connection the client signs in again and that
+    /// first event comes again, so the users online are the ones the events since the last
+    /// ``ConnectionState/connected(socketID:)`` said online and not since offline: users who went
+    /// offline while the connection was down get no ``WatchlistEvent/Kind/offline``.
+    /// A frame the client cannot read is logged (`channels.frame.malformed`) and dropped; its
+    /// readable entries are still delivered.
+    public nonisolated var watchlistEvents: AsyncStream<WatchlistEvent> { watchlistBox.subscribe() }
 
     /// The socket id while connected.
     public var socketID: String? { machine.state.socketID }

@@ -7,6 +7,11 @@ import Clearance
 /// comes from a server or an underlying error is passed through `Redactor` first.
 public enum ChannelClientError: ClearanceError {
     /// The server closed the connection with a Pusher close code (4000–4399) and a reason.
+    ///
+    /// 4009 (unauthorized) is final: the connection neither signed in nor subscribed to a
+    /// private or presence channel within the server's timeout (its reason then says
+    /// "Connection not authorized within timeout"), or the app ended the signed-in user's
+    /// connections. The client does not reconnect, as for every code 4000–4099.
     case closedByServer(code: UInt16, reason: String)
     /// The WebSocket could not be opened or broke (DNS, refused, TLS, upgrade refused, reset).
     case transport(underlying: any Error)
@@ -37,13 +42,25 @@ public enum ChannelClientError: ClearanceError {
     /// Each case's code and message (a human sentence that never contains a secret).
     public var summary: ErrorSummary<Code> {
         switch self {
-        case .closedByServer(let code, let reason): .init(.closedByServer, "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Redactor.scrub(reason))").")
+        case .closedByServer(let code, let reason): .init(.closedByServer, Self.closeSentence(code: code, reason: Redactor.scrub(reason)) + ".")
         case .transport(let error): .init(.transport, "The WebSocket connection failed: \(Redactor.describe(error)).")
         case .timedOut(let reason): .init(.timedOut, "The connection timed out: \(reason).")
         case .protocolViolation(let reason): .init(.protocolViolation, "The server broke the Pusher protocol: \(Redactor.scrub(reason)).")
         case .invalidOptions(let reason): .init(.invalidOptions, "The client options cannot work: \(reason).")
         case .notConnected: .init(.notConnected, "The client is not connected.")
         }
+    }
+
+    /// "The server closed the connection …" for `code`, with `reason` (already redacted) kept.
+    /// 4009 says what it means, and what it most often means when the server gave no reason.
+    static func closeSentence(code: UInt16, reason: String) -> String {
+        guard code == 4009 else {
+            return "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(reason)")"
+        }
+        let why = reason.isEmpty
+            ? "not authorized within timeout (neither signed in nor subscribed to a private or presence channel in time), or the app ended the user's connections"
+            : reason
+        return "The server closed the connection as not authorized (code 4009, not reconnecting): \(why)"
     }
 
     /// Whether `other` is the same failure: the same code and close code (the underlying

@@ -30,7 +30,7 @@ public enum ServerRejection: ClearanceError, Hashable {
         case .pusherError(let code, let message): .init(.pusherError, "The server refused\(code.map { " (code \($0))" } ?? ""): \(Self.scrubbed(message))")
         case .subscriptionError(let type, let error, let status):
             .init(.subscriptionError, "The server refused the subscription\(status.map { " (status \($0))" } ?? "")\(type.map { " [\($0)]" } ?? ""): \(Self.scrubbed(error ?? "no reason given"))")
-        case .connectionClosed(let code, let reason): .init(.connectionClosed, "The server closed the connection with code \(code)\(reason.isEmpty ? "" : ": \(Self.scrubbed(reason))")")
+        case .connectionClosed(let code, let reason): .init(.connectionClosed, ChannelClientError.closeSentence(code: code, reason: Self.scrubbed(reason)))
         }
     }
 
