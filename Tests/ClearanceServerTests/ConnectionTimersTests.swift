@@ -8,22 +8,22 @@ struct ConnectionTimersTests {
     private enum Step {
         case tick(Double)
         case frame(Double)
-        case signedIn
+        case authorized
         case closeStarted(Double)
     }
 
     /// Runs `steps` (times in seconds from the start) and returns the actions of the ticks.
-    private func run(_ steps: [Step], _ adjust: (inout HubLimits) -> Void = { _ in }) -> [Action] {
+    private func run(_ steps: [Step], authorizationTimeout: Duration? = nil, _ adjust: (inout HubLimits) -> Void = { _ in }) -> [Action] {
         var limits = HubLimits(activityTimeout: 10, pongTimeout: 3, closeTimeout: 2)
         adjust(&limits)
         let start = ContinuousClock.now
-        var timers = ConnectionTimers(settings: ConnectionTimers.Settings(limits: limits), now: start)
+        var timers = ConnectionTimers(settings: ConnectionTimers.Settings(limits: limits, authorizationTimeout: authorizationTimeout), now: start)
         var actions: [Action] = []
         for step in steps {
             switch step {
             case let .tick(seconds): actions.append(timers.tick(at: start + .seconds(seconds)))
             case let .frame(seconds): timers.receivedFrame(at: start + .seconds(seconds))
-            case .signedIn: timers.signedIn()
+            case .authorized: timers.authorized()
             case let .closeStarted(seconds): timers.closeStarted(at: start + .seconds(seconds))
             }
         }
@@ -43,9 +43,10 @@ struct ConnectionTimersTests {
         #expect(actions == [.none, .close(.closedAfterInactivity)])
     }
 
-    @Test func signInDeadlineClosesWith4009UnlessSignedIn() {
-        #expect(run([.tick(5)]) { $0.userAuthenticationTimeout = 5 } == [.close(.unauthorized)])
-        #expect(run([.signedIn, .tick(6)]) { $0.userAuthenticationTimeout = 5 } == [.none])
+    @Test func authorizationDeadlineClosesWith4009UnlessAuthorized() {
+        #expect(run([.tick(4.9), .tick(5)], authorizationTimeout: .seconds(5)) == [.none, .close(.unauthorized)])
+        #expect(run([.authorized, .tick(6)], authorizationTimeout: .seconds(5)) == [.none])
+        #expect(run([.tick(6)]) == [.none])
     }
 
     @Test func closeHandshakeAbortsOnceAfterTheCloseTimeout() {
@@ -53,15 +54,15 @@ struct ConnectionTimersTests {
     }
 
     @Test func tickIntervalIsAQuarterOfTheShortestTimerWithinBounds() {
-        func interval(_ adjust: (inout HubLimits) -> Void) -> Duration {
+        func interval(authorizationTimeout: Duration? = nil, _ adjust: (inout HubLimits) -> Void) -> Duration {
             var limits = HubLimits(activityTimeout: 10, pongTimeout: 3, closeTimeout: 2)
             adjust(&limits)
-            return ConnectionTimers.Settings(limits: limits).tickInterval
+            return ConnectionTimers.Settings(limits: limits, authorizationTimeout: authorizationTimeout).tickInterval
         }
         #expect(interval { _ in } == .milliseconds(750))
         #expect(interval { $0 = HubLimits() } == .seconds(5))
         #expect(interval { $0.pongTimeout = 0.01 } == .milliseconds(50))
         #expect(interval { $0.serverPings = false; $0.inactivityTimeout = 2 } == .milliseconds(500))
-        #expect(interval { $0.userAuthenticationTimeout = 1 } == .milliseconds(250))
+        #expect(interval(authorizationTimeout: .seconds(1)) { _ in } == .milliseconds(250))
     }
 }

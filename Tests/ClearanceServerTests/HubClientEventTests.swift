@@ -152,11 +152,11 @@ struct HubClientEventTests {
         }
     }
 
-    @Test func signingInStopsTheSignInDeadline() async throws {
+    @Test func signingInStopsTheAuthorizationDeadline() async throws {
         // The deadline and the wait past it are stretched alike under a sanitizer, which can stall
         // the process for seconds before the sign-in is read.
-        let limits = TestHub.limits { $0.userAuthenticationTimeout = 2 * Double(TestTiming.scale) }
-        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+        let configuration = TestHub.configuration { $0.authorizedConnections = true; $0.authorizedConnectionTimeout = 2 * Double(TestTiming.scale) }
+        try await TestHub.with(configuration) { hub in
             let (client, socketID) = try await TestHub.connect(hub)
             let userData = #"{"id":"carol"}"#
             let auth = try TestHub.signer.authenticateUser(socketID: socketID, userData: userData).auth

@@ -78,7 +78,6 @@ struct HubConfigurationTests {
         ("pongTimeout", Self.limits { $0.pongTimeout = 1e300 }),
         ("pongTimeout", Self.limits { $0.pongTimeout = .nan }),
         ("inactivityTimeout", Self.limits { $0.inactivityTimeout = .infinity }),
-        ("userAuthenticationTimeout", Self.limits { $0.userAuthenticationTimeout = 1e300 }),
         ("maxChannelNameLength", Self.limits { $0.maxChannelNameLength = .max }),
         ("maxEventDataBytes", Self.limits { $0.maxEventDataBytes = .max }),
         ("maxPresenceMembers", Self.limits { $0.maxPresenceMembers = .max }),
@@ -193,6 +192,24 @@ struct HubConfigurationTests {
         }
         #expect(HubConfigurationError.removedLimit("maxQueuedFrames", replacement: "maxOutboundBytes").message
             == #"The limit maxQueuedFrames was removed: set maxOutboundBytes instead (see the README's "Hub limits")."#)
+    }
+
+    /// The hub-wide sign-in deadline became each app's authorized connections: a file that still
+    /// sets it is told what to set instead, and the app's timeout has its range.
+    @Test func theRemovedSignInDeadlineIsAClearErrorInAFile() throws {
+        let url = try write(#"{"apps":[{"id":"a","key":"k","secret":"s"}],"limits":{"userAuthenticationTimeout":30}}"#)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let replacement = #"the app's "authorizedConnections": true and "authorizedConnectionTimeout""#
+        #expect(throws: HubConfigurationError.removedLimit("userAuthenticationTimeout", replacement: replacement)) {
+            try HubConfiguration.load(contentsOf: url)
+        }
+        for timeout in [0, -1, 1e300, .nan] {
+            let app = HubAppConfiguration(id: "a", key: "k", secret: "s", authorizedConnections: true, authorizedConnectionTimeout: timeout)
+            #expect(throws: HubConfigurationError.invalidLimit("apps.authorizedConnectionTimeout")) { try HubConfiguration(apps: [app]).validate() }
+        }
+        #expect(HubConfigurationError.invalidLimit("apps.authorizedConnectionTimeout").message.contains("more than 0 to 86400 seconds"))
+        #expect(HubAppConfiguration(id: "a", key: "k", secret: "s", authorizedConnections: true).authorizationTimeout == .seconds(30))
+        #expect(HubAppConfiguration(id: "a", key: "k", secret: "s", authorizedConnectionTimeout: 5).authorizationTimeout == nil)
     }
 
     @Test func developmentUsersNeedUniqueTokensAndIDs() {

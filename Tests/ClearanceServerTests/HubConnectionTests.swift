@@ -135,11 +135,13 @@ struct HubConnectionTests {
         }
     }
 
-    @Test func aRequiredSignInThatDoesNotComeClosesWith4009() async throws {
-        let limits = TestHub.limits { $0.userAuthenticationTimeout = 0.5 }
-        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+    @Test func aConnectionThatDoesNotAuthorizeInTimeClosesWith4009() async throws {
+        let configuration = TestHub.configuration { $0.authorizedConnections = true; $0.authorizedConnectionTimeout = 0.5 }
+        try await TestHub.with(configuration) { hub in
             let (client, _) = try await TestHub.connect(hub)
-            #expect(try await client.next(event: "pusher:error", timeout: .seconds(10)).errorCode == 4009)
+            let error = try await client.next(event: "pusher:error", timeout: .seconds(10))
+            #expect(error.errorCode == 4009)
+            #expect(error.dataObject["message"] as? String == "Connection not authorized within timeout")
             #expect(try await client.closeCode() == 4009)
         }
     }

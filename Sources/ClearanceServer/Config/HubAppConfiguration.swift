@@ -33,6 +33,15 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     /// answers 429. `nil`: the hub's ``HubLimits/readRequestsPerSecond``. 1 to 1,000,000. Each
     /// node of a cluster counts its own.
     public var readRequestsPerSecond: Int?
+    /// Whether this app's connections must authorize themselves: a connection that has neither
+    /// signed in (`pusher:signin`) nor subscribed to a `private-…` or `presence-…` channel within
+    /// ``authorizedConnectionTimeout`` is closed with 4009 ("Connection not authorized within
+    /// timeout"), and until it has, it does not count against ``maxConnections`` (it does
+    /// against the hub's limits). Default `false`.
+    public var authorizedConnections: Bool
+    /// Seconds a connection of an app with ``authorizedConnections`` has to authorize itself;
+    /// `nil`: 30. More than 0, at most 86,400.
+    public var authorizedConnectionTimeout: Double?
     /// Whether clients may send `client-` events. Default `true`.
     public var clientEvents: Bool
     /// Where the app's webhooks go (none by default); see ``WebhookTarget``.
@@ -57,7 +66,9 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         maxPresenceMembers: Int? = nil,
         clientEventsPerSecond: Int? = nil,
         backendEventsPerSecond: Int? = nil,
-        readRequestsPerSecond: Int? = nil
+        readRequestsPerSecond: Int? = nil,
+        authorizedConnections: Bool = false,
+        authorizedConnectionTimeout: Double? = nil
     ) {
         self.id = id
         self.key = key
@@ -72,7 +83,17 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         self.clientEventsPerSecond = clientEventsPerSecond
         self.backendEventsPerSecond = backendEventsPerSecond
         self.readRequestsPerSecond = readRequestsPerSecond
+        self.authorizedConnections = authorizedConnections
+        self.authorizedConnectionTimeout = authorizedConnectionTimeout
     }
+
+    /// How long a connection has to authorize itself: nil when ``authorizedConnections`` is off.
+    public var authorizationTimeout: Duration? {
+        authorizedConnections ? .seconds(authorizedConnectionTimeout ?? Self.defaultAuthorizedConnectionTimeout) : nil
+    }
+
+    /// The default of ``authorizedConnectionTimeout``: 30 seconds.
+    public static let defaultAuthorizedConnectionTimeout: Double = 30
 
     /// Decodes an app; `enabled` and `clientEvents` default to `true`, `webhooks` to none.
     public init(from decoder: any Decoder) throws {
@@ -90,6 +111,8 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         clientEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .clientEventsPerSecond)
         backendEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .backendEventsPerSecond)
         readRequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .readRequestsPerSecond)
+        authorizedConnections = try container.decodeIfPresent(Bool.self, forKey: .authorizedConnections) ?? false
+        authorizedConnectionTimeout = try container.decodeIfPresent(Double.self, forKey: .authorizedConnectionTimeout)
     }
 
     /// The name (`apps.<member>`) of the first of this app's limits outside its allowed range, if any.
@@ -101,7 +124,9 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
             ("backendEventsPerSecond", backendEventsPerSecond, HubLimits.requestRateRange),
             ("readRequestsPerSecond", readRequestsPerSecond, HubLimits.requestRateRange),
         ]
-        return checks.first { _, value, range in value.map { !range.contains($0) } ?? false }.map { "apps.\($0.0)" }
+        if let first = checks.first(where: { _, value, range in value.map { !range.contains($0) } ?? false }) { return "apps.\(first.0)" }
+        if let timeout = authorizedConnectionTimeout, !(timeout > 0 && timeout <= 86_400) { return "apps.authorizedConnectionTimeout" }
+        return nil
     }
 
     /// The signer for this app's channel authorizations and sign-ins, under the hub's limits.
@@ -142,5 +167,6 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
             ("backendEventsPerSecond", backendEventsPerSecond), ("readRequestsPerSecond", readRequestsPerSecond),
         ]
         return limits.compactMap { name, value in value.map { ", \(name): \($0)" } }.joined()
+            + (authorizedConnections ? ", authorizedConnections: \(authorizedConnectionTimeout ?? Self.defaultAuthorizedConnectionTimeout) s" : "")
     }
 }

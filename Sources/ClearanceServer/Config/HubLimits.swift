@@ -17,9 +17,6 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// Seconds of total silence after which a connection is closed with 4202 when
     /// ``serverPings`` is off. Default 86,400 (24 hours, as hosted Pusher); at most 604,800 (a week).
     public var inactivityTimeout: Double
-    /// Seconds a connection may stay without a user sign-in before it is closed with 4009;
-    /// `nil` (the default) does not require sign-in; at most 86,400.
-    public var userAuthenticationTimeout: Double?
     /// Longest channel name. Default 200 (the server libraries' limit; hosted Pusher: 164); 1 to 1,024.
     public var maxChannelNameLength: Int
     /// Largest event `data`, in UTF-8 bytes, from clients and the HTTP API. Default 10,240;
@@ -147,7 +144,6 @@ public struct HubLimits: Sendable, Hashable, Codable {
         pongTimeout: Double = 30,
         serverPings: Bool = true,
         inactivityTimeout: Double = 86_400,
-        userAuthenticationTimeout: Double? = nil,
         maxChannelNameLength: Int = 200,
         maxEventDataBytes: Int = 10_240,
         maxPresenceMembers: Int = 100,
@@ -185,7 +181,6 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.pongTimeout = pongTimeout
         self.serverPings = serverPings
         self.inactivityTimeout = inactivityTimeout
-        self.userAuthenticationTimeout = userAuthenticationTimeout
         self.maxChannelNameLength = maxChannelNameLength
         self.maxEventDataBytes = maxEventDataBytes
         self.maxPresenceMembers = maxPresenceMembers
@@ -224,8 +219,13 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// - Throws: ``HubConfigurationError/removedLimit(_:replacement:)`` for `maxQueuedFrames`
     ///   (frames are no longer counted: ``maxOutboundBytes`` counts bytes), or a decoding error.
     public init(from decoder: any Decoder) throws {
-        if try decoder.container(keyedBy: RemovedKeys.self).contains(.maxQueuedFrames) {
+        let removed = try decoder.container(keyedBy: RemovedKeys.self)
+        if removed.contains(.maxQueuedFrames) {
             throw HubConfigurationError.removedLimit("maxQueuedFrames", replacement: "maxOutboundBytes")
+        }
+        if removed.contains(.userAuthenticationTimeout) {
+            throw HubConfigurationError.removedLimit(
+                "userAuthenticationTimeout", replacement: "the app's \"authorizedConnections\": true and \"authorizedConnectionTimeout\"")
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = HubLimits()
@@ -236,7 +236,6 @@ public struct HubLimits: Sendable, Hashable, Codable {
         pongTimeout = try value(.pongTimeout, defaults.pongTimeout)
         serverPings = try value(.serverPings, defaults.serverPings)
         inactivityTimeout = try value(.inactivityTimeout, defaults.inactivityTimeout)
-        userAuthenticationTimeout = try container.decodeIfPresent(Double.self, forKey: .userAuthenticationTimeout)
         maxChannelNameLength = try value(.maxChannelNameLength, defaults.maxChannelNameLength)
         maxEventDataBytes = try value(.maxEventDataBytes, defaults.maxEventDataBytes)
         maxPresenceMembers = try value(.maxPresenceMembers, defaults.maxPresenceMembers)
@@ -273,8 +272,13 @@ public struct HubLimits: Sendable, Hashable, Codable {
 
     /// Members that were removed, refused by name when a configuration still sets them.
     private enum RemovedKeys: String, CodingKey {
-        case maxQueuedFrames
+        case maxQueuedFrames, userAuthenticationTimeout
     }
+
+    /// The sign-in deadline is an app's authorized connections now (signing in or subscribing to
+    /// a private or presence channel both count).
+    @available(*, unavailable, message: "set the app's authorizedConnections and authorizedConnectionTimeout (HubAppConfiguration)")
+    public var userAuthenticationTimeout: Double? { fatalError("unavailable") }
 
     /// Frames given ``maxQueuedFrames`` a place no more: bytes are counted instead.
     @available(*, unavailable, message: "frames are no longer counted: set maxOutboundBytes, the bytes a connection may leave unsent")
@@ -305,6 +309,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// The allowed range of a member (or `apps.maxConnections`), for error messages.
     static func allowedRange(of member: String) -> String? {
         let name = member.hasPrefix("apps.") ? String(member.dropFirst("apps.".count)) : member
+        if name == "authorizedConnectionTimeout" { return "more than 0 to 86400 seconds" }
         return rules.first { $0.name == name }?.range
     }
 
@@ -321,7 +326,6 @@ public struct HubLimits: Sendable, Hashable, Codable {
         .count("activityTimeout", { $0.activityTimeout }, 1...3_600),
         .seconds("pongTimeout", { $0.pongTimeout }, atMost: 3_600),
         .seconds("inactivityTimeout", { $0.inactivityTimeout }, atMost: 604_800),
-        .seconds("userAuthenticationTimeout", { $0.userAuthenticationTimeout }, atMost: 86_400),
         .count("maxChannelNameLength", { $0.maxChannelNameLength }, 1...1_024),
         .count("maxEventDataBytes", { $0.maxEventDataBytes }, 1...16_777_216),
         .count("maxPresenceMembers", { $0.maxPresenceMembers }, presenceMemberRange),

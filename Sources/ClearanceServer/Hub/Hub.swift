@@ -159,8 +159,10 @@ final class Hub: Sendable {
     /// Ticks every connection's timers at the pace the shortest of them needs, until cancelled.
     /// One task for the whole hub, not one per connection.
     func runTicker() async {
-        let interval = ConnectionTimers.Settings(limits: limits).tickInterval
         while !Task.isCancelled {
+            // The apps' authorization deadlines count too, as a reload leaves them.
+            let shortest = apps.byID.values.compactMap(\.configuration.authorizationTimeout).min()
+            let interval = ConnectionTimers.Settings(limits: limits, authorizationTimeout: shortest).tickInterval
             do { try await Task.sleep(for: interval) } catch { return }
             let now = ContinuousClock.now
             for control in await registry.controls { control.tick(at: now) }

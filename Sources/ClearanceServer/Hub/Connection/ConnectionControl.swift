@@ -3,9 +3,9 @@ import Logging
 import NIOCore
 
 /// What the hub does to one connection from outside its own task: the timers (pings, the pong
-/// deadline, inactivity, the sign-in deadline, the close handshake) and the shutdown close. The
+/// deadline, inactivity, the authorization deadline, the close handshake) and the shutdown close. The
 /// hub's one ticker (``Hub/runTicker()``) ticks every connection's control; the connection's
-/// task reports its client's frames and sign-in.
+/// task reports its client's frames and its authorization.
 ///
 /// Keeping this out of the connection's task is what lets a connection live on one task instead
 /// of four (reader, writer, ticker and the protocol loop).
@@ -31,9 +31,10 @@ final class ConnectionControl: Sendable {
         }
     }
 
-    /// The connection signed in: the sign-in deadline no longer applies.
-    func signedIn() {
-        timers.withLock { $0.signedIn() }
+    /// The connection signed in or subscribed to a private or presence channel: the
+    /// authorization deadline no longer applies.
+    func authorized() {
+        timers.withLock { $0.authorized() }
     }
 
     /// Checks the timers at `now` and does what they say.
@@ -44,12 +45,16 @@ final class ConnectionControl: Sendable {
         case .sendPing:
             outbox.deliver(.frame(PusherFrame.ping))
         case let .close(code):
-            close(code, at: now)
+            // Only the authorization deadline closes with 4009 from a timer.
+            close(code, reason: code == .unauthorized ? Self.notAuthorizedReason : nil, at: now)
         case .abort:
             logger.debug("hub.connection.closeTimeout")
             channel.close(promise: nil)
         }
     }
+
+    /// The reason of the 4009 close of a connection that did not authorize itself in time (Pusher's words).
+    static let notAuthorizedReason = "Connection not authorized within timeout"
 
     /// Closes with `code`: `pusher:error`, then the close frame, both after whatever is queued,
     /// with `reason` (default: the code's own message). Does nothing when the connection is

@@ -9,6 +9,9 @@ actor ConnectionRegistry {
 
     private struct Entry {
         let appID: String
+        /// Whether it counts against its app's `maxConnections` (not until it authorizes, for an
+        /// app with authorized connections).
+        var countedForApp: Bool
         var control: ConnectionControl?
         /// The user the connection signed in as (`pusher:signin`).
         var userID: String?
@@ -26,19 +29,31 @@ actor ConnectionRegistry {
     var controls: [ConnectionControl] { live.values.compactMap(\.control) }
 
     /// Admits a connection of `appID` unless a limit is reached (4100 for the hub's,
-    /// 4004 for the app's) or the hub is shutting down (4200).
+    /// 4004 for the app's) or the hub is shutting down (4200). With `countedForApp` false (an
+    /// app with authorized connections), the app's limit is checked only when it authorizes
+    /// (``authorize(socketID:appLimit:)``).
     ///
     /// Socket ids are `<random>.<sequence>`: unique for the hub's lifetime (the sequence) and
     /// not guessable (the random part).
-    func admit(appID: String, appLimit: Int?, hubLimit: Int?) -> Admission {
+    func admit(appID: String, appLimit: Int?, hubLimit: Int?, countedForApp: Bool = true) -> Admission {
         if shuttingDown { return .refused(.reconnectImmediately) }
         if let hubLimit, live.count >= hubLimit { return .refused(.overCapacity) }
-        if let appLimit, countByApp[appID, default: 0] >= appLimit { return .refused(.overConnectionQuota) }
+        if countedForApp, let appLimit, countByApp[appID, default: 0] >= appLimit { return .refused(.overConnectionQuota) }
         sequence += 1
         let socketID = "\(UInt32.random(in: 1...UInt32.max)).\(sequence)"
-        live[socketID] = Entry(appID: appID)
-        countByApp[appID, default: 0] += 1
+        live[socketID] = Entry(appID: appID, countedForApp: countedForApp)
+        if countedForApp { countByApp[appID, default: 0] += 1 }
         return .admitted(socketID: socketID)
+    }
+
+    /// The connection authorized itself: from now on it counts against its app's limit. False
+    /// when the app already holds `appLimit` (the connection must close with 4004).
+    func authorize(socketID: String, appLimit: Int?) -> Bool {
+        guard let entry = live[socketID], !entry.countedForApp else { return true }
+        if let appLimit, countByApp[entry.appID, default: 0] >= appLimit { return false }
+        live[socketID]?.countedForApp = true
+        countByApp[entry.appID, default: 0] += 1
+        return true
     }
 
     /// Gives an admitted connection its control. False when the hub began shutting down in the
@@ -65,7 +80,7 @@ actor ConnectionRegistry {
     }
 
     func remove(socketID: String) {
-        guard let entry = live.removeValue(forKey: socketID) else { return }
+        guard let entry = live.removeValue(forKey: socketID), entry.countedForApp else { return }
         countByApp[entry.appID, default: 1] -= 1
         if countByApp[entry.appID] == 0 { countByApp[entry.appID] = nil }
     }

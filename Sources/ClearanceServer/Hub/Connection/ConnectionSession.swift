@@ -26,6 +26,9 @@ struct ConnectionSession {
     private var subscriptionChanges: SubscriptionRateLimiter
     private var subscriptions: [String: Subscription] = [:]
     private var signedInUserID: String?
+    /// Whether the connection authorized itself (signed in, or subscribed to a private or
+    /// presence channel): what an app with authorized connections waits for.
+    private var authorized = false
 
     init(hub: Hub, app: HubApp, socketID: String, outbox: ConnectionOutbox, control: ConnectionControl, logger: Logger) {
         self.hub = hub
@@ -72,6 +75,7 @@ struct ConnectionSession {
             let outcome = await hub.adapter.subscribe(
                 socketID: socketID, appID: admittedApp.id, channel: channel, member: subscription.member, maxPresenceMembers: app.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
+            if outcome.isNewSubscription, subscription.kind.requiresAuthorization { await authorize() }
             if took, !outcome.isNewSubscription { hub.subscriptions.add(-1) }
             if outcome == .subscribedWithoutCachedEvent { hub.webhooks.emit(appID: admittedApp.id, .cacheMiss(channel: channel)) }
         case let .unsubscribe(channel):
@@ -223,10 +227,23 @@ struct ConnectionSession {
             return
         }
         signedInUserID = user.id
-        control.signedIn()
+        await authorize()
         logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)"])
         send(PusherFrame.signInSuccess(userData: userData))
         await hub.registry.signedIn(socketID: socketID, userID: user.id)
+    }
+
+    /// The connection proved who it is: the authorization deadline no longer applies, and it now
+    /// counts against its app's `maxConnections` (closed with 4004 when the app holds them all).
+    private mutating func authorize() async {
+        guard !authorized else { return }
+        authorized = true
+        control.authorized()
+        guard admittedApp.configuration.authorizedConnections else { return }
+        if await !hub.registry.authorize(socketID: socketID, appLimit: app.limits.maxConnections) {
+            hub.counters.increment(.connectionsRefusedAtAppLimit)
+            control.close(.overConnectionQuota)
+        }
     }
 
     /// The frame to relay for a client event, when the rules allow it; otherwise the error is

@@ -1,5 +1,5 @@
 /// The timers of one connection, as a value: pings after silence, the pong deadline, the
-/// inactivity limit, the sign-in deadline, and the close handshake deadline.
+/// inactivity limit, the authorization deadline, and the close handshake deadline.
 ///
 /// The connection calls ``tick(at:)`` periodically and does what it returns; tests drive it
 /// with made-up instants.
@@ -12,17 +12,18 @@ struct ConnectionTimers: Sendable {
         /// Whether the hub pings; when not, silence for `inactivityTimeout` closes with 4202.
         var serverPings: Bool
         var inactivityTimeout: Duration
-        /// Time allowed to sign in, when required.
-        var signInTimeout: Duration?
+        /// Time allowed to authorize (sign in, or subscribe to a private or presence channel), when
+        /// the app requires it (``HubAppConfiguration/authorizedConnections``).
+        var authorizationTimeout: Duration?
         /// Time allowed for the client to answer the hub's close frame.
         var closeTimeout: Duration
 
-        init(limits: HubLimits) {
+        init(limits: HubLimits, authorizationTimeout: Duration? = nil) {
             activityTimeout = .seconds(limits.activityTimeout)
             pongTimeout = .seconds(limits.pongTimeout)
             serverPings = limits.serverPings
             inactivityTimeout = .seconds(limits.inactivityTimeout)
-            signInTimeout = limits.userAuthenticationTimeout.map { .seconds($0) }
+            self.authorizationTimeout = authorizationTimeout
             closeTimeout = .seconds(limits.closeTimeout)
         }
 
@@ -31,7 +32,7 @@ struct ConnectionTimers: Sendable {
         /// seconds late costs nothing, while ticking fast costs every connection CPU.)
         var tickInterval: Duration {
             var shortest = serverPings ? min(activityTimeout, pongTimeout) : inactivityTimeout
-            if let signInTimeout { shortest = min(shortest, signInTimeout) }
+            if let authorizationTimeout { shortest = min(shortest, authorizationTimeout) }
             return min(max(shortest / 4, .milliseconds(50)), .seconds(5))
         }
     }
@@ -49,14 +50,14 @@ struct ConnectionTimers: Sendable {
     let settings: Settings
     private var lastActivity: Instant
     private var pingSentAt: Instant?
-    private var signInDeadline: Instant?
+    private var authorizationDeadline: Instant?
     private var closeStartedAt: Instant?
     private var aborted = false
 
     init(settings: Settings, now: Instant) {
         self.settings = settings
         lastActivity = now
-        signInDeadline = settings.signInTimeout.map { now + $0 }
+        authorizationDeadline = settings.authorizationTimeout.map { now + $0 }
     }
 
     /// Any frame from the client counts as activity and answers an outstanding ping.
@@ -65,9 +66,10 @@ struct ConnectionTimers: Sendable {
         pingSentAt = nil
     }
 
-    /// The connection signed in: the sign-in deadline no longer applies.
-    mutating func signedIn() {
-        signInDeadline = nil
+    /// The connection signed in or subscribed to a private or presence channel: the
+    /// authorization deadline no longer applies.
+    mutating func authorized() {
+        authorizationDeadline = nil
     }
 
     /// The hub sent its close frame: only the close handshake deadline applies from now on.
@@ -83,7 +85,7 @@ struct ConnectionTimers: Sendable {
             aborted = true
             return .abort
         }
-        if let signInDeadline, now >= signInDeadline {
+        if let authorizationDeadline, now >= authorizationDeadline {
             return .close(.unauthorized)
         }
         guard settings.serverPings else {

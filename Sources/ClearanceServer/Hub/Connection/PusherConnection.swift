@@ -114,7 +114,10 @@ final class PusherConnection: Sendable {
     /// (`pusher:error`, then the close code) when the path, the app or a limit says no.
     private func admit() async -> ConnectionSession? {
         let outcome: Result<Void, HubCloseCode>
-        switch await hub.registry.admit(appID: app.id, appLimit: app.limits.maxConnections, hubLimit: hub.limits.maxConnections) {
+        let authorizationTimeout = app.configuration.authorizationTimeout
+        switch await hub.registry.admit(
+            appID: app.id, appLimit: app.limits.maxConnections, hubLimit: hub.limits.maxConnections, countedForApp: authorizationTimeout == nil)
+        {
         case let .refused(code):
             outcome = .failure(code)
         case let .admitted(socketID):
@@ -131,7 +134,9 @@ final class PusherConnection: Sendable {
                 $0.logger = logger
             }
             let outbox = ConnectionOutbox(sink: sink)
-            let control = ConnectionControl(settings: ConnectionTimers.Settings(limits: hub.limits), outbox: outbox, channel: channel, logger: logger)
+            let control = ConnectionControl(
+                settings: ConnectionTimers.Settings(limits: hub.limits, authorizationTimeout: authorizationTimeout),
+                outbox: outbox, channel: channel, logger: logger)
             await hub.adapter.addConnection(socketID: socketID, appID: app.id, outbox: outbox)
             outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.activityTimeout)))
             if await !hub.registry.attach(control, socketID: socketID) {

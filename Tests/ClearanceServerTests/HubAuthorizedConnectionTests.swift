@@ -1,0 +1,126 @@
+import ClearanceChannels
+import ClearanceServer
+import ClearanceSigning
+import ClearanceTestSupport
+import Foundation
+import Testing
+
+/// Authorized connections (an app's `authorizedConnections`): a connection that neither signs
+/// in nor subscribes to a private or presence channel in time is closed with 4009; until it
+/// authorizes, it does not count against the app's `maxConnections`; a `ChannelClient` closed so
+/// does not reconnect.
+@Suite("Hub: authorized connections", .timeLimit(.minutes(2)))
+struct HubAuthorizedConnectionTests {
+    /// The test app with authorized connections and `timeout` (stretched under a sanitizer).
+    static func configuration(timeout: Double = 0.6, maxConnections: Int? = nil) -> HubConfiguration {
+        TestHub.configuration { app in
+            app.authorizedConnections = true
+            app.authorizedConnectionTimeout = timeout * Double(TestTiming.scale)
+            app.maxConnections = maxConnections
+        }
+    }
+
+    @Test func onlyPrivatePresenceAndSignedInConnectionsOutliveTheTimeout() async throws {
+        try await TestHub.with(Self.configuration()) { hub in
+            let (idle, _) = try await TestHub.connect(hub)
+            let (publicOnly, publicID) = try await TestHub.connect(hub)
+            try await TestHub.subscribe(publicOnly, socketID: publicID, channel: "news")
+            let (privateOne, privateID) = try await TestHub.connect(hub)
+            try await TestHub.subscribe(privateOne, socketID: privateID, channel: "private-room")
+            let (presenceOne, presenceID) = try await TestHub.connect(hub)
+            try await TestHub.subscribe(presenceOne, socketID: presenceID, channel: "presence-room", channelData: TestHub.presenceData("dan"))
+            let (signedIn, signedInID) = try await TestHub.connect(hub)
+            let userData = #"{"id":"erin"}"#
+            let auth = try TestHub.signer.authenticateUser(socketID: signedInID, userData: userData).auth
+            signedIn.send(TestHub.frame(event: "pusher:signin", data: ["auth": auth, "user_data": userData]))
+            _ = try await signedIn.next(event: "pusher:signin_success")
+
+            for client in [idle, publicOnly] {
+                let error = try await client.next(event: "pusher:error", timeout: TestTiming.scaled(.seconds(10)))
+                #expect(error.errorCode == 4009 && error.dataObject["message"] as? String == "Connection not authorized within timeout", "\(error)")
+                #expect(try await client.closeCode() == 4009)
+            }
+            // A refused private subscription does not authorize.
+            for client in [privateOne, presenceOne, signedIn] {
+                #expect(await client.unexpectedFrame(within: TestTiming.scaled(.seconds(1))) == nil)
+                client.send(#"{"event":"pusher:ping","data":{}}"#)
+                _ = try await client.next(event: "pusher:pong")
+                await client.disconnect()
+            }
+        }
+    }
+
+    @Test func aRefusedPrivateSubscriptionDoesNotAuthorize() async throws {
+        try await TestHub.with(Self.configuration()) { hub in
+            let (client, socketID) = try await TestHub.connect(hub)
+            client.send(TestHub.subscribeFrame(channel: "private-room", socketID: socketID, auth: "\(TestHub.key):forged"))
+            _ = try await client.next(event: "pusher:subscription_error")
+            #expect(try await client.next(event: "pusher:error", timeout: TestTiming.scaled(.seconds(10))).errorCode == 4009)
+        }
+    }
+
+    @Test func unauthorizedConnectionsDoNotCountAgainstTheAppsQuotaUntilTheyAuthorize() async throws {
+        try await TestHub.with(Self.configuration(timeout: 5, maxConnections: 1)) { hub in
+            // Three anonymous connections are admitted with a quota of one…
+            var clients: [(TestWebSocketClient, String)] = []
+            for _ in 0..<3 { clients.append(try await TestHub.connect(hub)) }
+            // …the first to authorize takes the place; the next is closed with 4004.
+            try await TestHub.subscribe(clients[0].0, socketID: clients[0].1, channel: "private-a")
+            clients[1].0.send(TestHub.subscribeFrame(channel: "private-b", socketID: clients[1].1))
+            #expect(try await clients[1].0.closeCode() == 4004)
+            // A connection that authorized leaves room for another.
+            await clients[0].0.disconnect()
+            try await eventually("the place is free") {
+                let (client, socketID) = try await TestHub.connect(hub)
+                client.send(TestHub.subscribeFrame(channel: "private-c", socketID: socketID))
+                let frame = try await client.next(timeout: .seconds(5))
+                await client.disconnect()
+                return frame?.event == "pusher_internal:subscription_succeeded"
+            }
+            #expect(hub.counters.value(.connectionsRefusedAtAppLimit) >= 1)
+        }
+    }
+
+    @Test func aChannelClientClosedWith4009FailsForGoodAndDoesNotReconnect() async throws {
+        try await TestHub.with(Self.configuration()) { hub in
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port))
+            let states = client.states
+            let recorded = Task {
+                var seen: [ConnectionState] = []
+                for await state in states {
+                    seen.append(state)
+                    if seen.count > 20 { break }
+                }
+                return seen
+            }
+            await client.connect()
+            let state = try await first(client.states, timeout: TestTiming.scaled(.seconds(10))) { $0.isTerminal }
+            guard case let .failed(error) = state, case let .closedByServer(code, reason) = error else {
+                Issue.record("not closed by the server: \(state)")
+                return
+            }
+            #expect(code == 4009 && reason == "Connection not authorized within timeout")
+            #expect(error.message.contains("not authorized within timeout"), "\(error.message)")
+            // No reconnect: the state stays failed.
+            try await Task.sleep(for: .seconds(2))
+            #expect(await client.state == state)
+            await client.disconnect()
+            recorded.cancel()
+            let seen = await recorded.value
+            #expect(seen.filter { if case .connected = $0 { true } else { false } }.count == 1, "\(seen)")
+        }
+    }
+
+    @Test func aSignedInChannelClientStaysConnected() async throws {
+        try await TestHub.with(Self.configuration()) { hub in
+            let authenticator = try InlineSecretUserAuthenticator(signer: TestHub.signer, userData: #"{"id":"frank"}"#)
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, userAuthenticator: authenticator))
+            await client.connect()
+            _ = try await client.connected()
+            _ = try await client.signIn()
+            try await Task.sleep(for: TestTiming.scaled(.seconds(1.5)))
+            #expect(await client.state.isConnected)
+            await client.disconnect()
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ClearanceDevelopment
+import ClearanceServer
+import ClearanceTestSupport
+import Foundation
+import Testing
+
+/// Authorized connections in `clearance serve` as built, from Python: raw frames through
+/// `websocket-client`, the sign-in and the private channel signed by the official `pusher`
+/// library's `authenticate_user` and `authenticate`.
+@Suite("clearance serve: authorized connections (Python)", .timeLimit(.minutes(3)))
+struct ServeAuthorizedConnectionTests {
+    @Test func pythonConnectionsAreClosedWith4009UnlessTheySignInOrSubscribeToAPrivateChannel() async throws {
+        let timeout = 1.0 * Double(TestTiming.scale)
+        try await ServeProcess.with(limits: TestHub.limits(), development: false, adjustApp: { app in
+            app.id = "424242"  // the Python library takes digits only
+            app.authorizedConnections = true
+            app.authorizedConnectionTimeout = timeout
+        }) { serve in
+            func run(_ mode: String) async throws -> [String: Any] {
+                let output = try await PythonPeer.run("hub_authorized_connection.py", [
+                    "127.0.0.1", String(serve.port), "424242", TestHub.key, TestHub.secret, mode, String(timeout + 2),
+                ])
+                #expect(output.status == 0, "\(mode): \(output.stderr.suffix(1_000))")
+                return (try? JSONSerialization.jsonObject(with: Data(output.stdout.utf8))) as? [String: Any] ?? [:]
+            }
+            async let idle = run("idle")
+            async let publicOnly = run("public")
+            async let signedIn = run("signin")
+            async let privateOne = run("private")
+            for (mode, result) in try await [("idle", idle), ("public", publicOnly)] {
+                #expect(result["closed"] as? Bool == true && result["code"] as? Int == 4009, "\(mode): \(result)")
+                #expect(result["reason"] as? String == "Connection not authorized within timeout", "\(mode): \(result)")
+                #expect((result["error"] as? [String: Any])?["code"] as? Int == 4009, "\(mode): \(result)")
+            }
+            let kept = try await (signedIn, privateOne)
+            #expect(kept.0["closed"] as? Bool == false && (kept.0["events"] as? [String])?.contains("pusher:signin_success") == true, "\(kept.0)")
+            #expect(kept.1["closed"] as? Bool == false
+                && (kept.1["events"] as? [String])?.contains("pusher_internal:subscription_succeeded") == true, "\(kept.1)")
+        }
+    }
+}
