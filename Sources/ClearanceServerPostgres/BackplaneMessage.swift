@@ -65,6 +65,10 @@ enum BackplaneMessage: Sendable, Equatable {
             writer.string("a", key.appID)
             writer.string("c", key.name)
             writer.string("u", userID)
+        case let .change(.userOnline(user)), let .change(.userOffline(user)):
+            if case .change(.userOnline) = self { writer.string("k", "online") } else { writer.string("k", "offline") }
+            writer.string("a", user.appID)
+            writer.string("u", user.userID)
         case .hello: writer.string("k", "hello")
         case .syncBegin: writer.string("k", "sync-begin")
         case .syncEnd: writer.string("k", "sync-end")
@@ -105,6 +109,10 @@ enum BackplaneMessage: Sendable, Equatable {
         case "leave":
             guard let key, let userID = text("u") else { return nil }
             self = .change(.memberLeft(key, userID: userID))
+        case "online", "offline":
+            guard let appID = text("a"), let userID = text("u") else { return nil }
+            let user = OnlineUsers.UserKey(appID: appID, userID: userID)
+            self = .change(kind == "online" ? .userOnline(user) : .userOffline(user))
         case "hello": self = .hello
         case "sync-begin": self = .syncBegin
         case "sync-end": self = .syncEnd

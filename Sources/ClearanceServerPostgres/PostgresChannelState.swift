@@ -144,6 +144,12 @@ public actor PostgresChannelState: ChannelStateAdapter {
         return outcome
     }
 
+    /// Who is online spans the nodes as presence does: each node reports the users signed in on
+    /// it, and a user goes offline for a watcher only once no node has them.
+    public func signIn(socketID: String, appID: String, userID: String, watchlist: [String]) {
+        share(table.signIn(socketID: socketID, appID: appID, userID: userID, watchlist: watchlist))
+    }
+
     public func unsubscribe(socketID: String, appID: String, channel: String) {
         share(table.unsubscribe(socketID: socketID, appID: appID, channel: channel))
     }

@@ -226,10 +226,18 @@ struct ConnectionSession {
             send(PusherFrame.error(.signInFailed("This connection is already signed in as another user.")))
             return
         }
+        let watchlist: [String]
+        do {
+            watchlist = try Watchlist.parse(userData: userData)
+        } catch {
+            send(PusherFrame.error(.signInFailed(error.reason)))
+            return
+        }
         signedInUserID = user.id
         await authorize()
-        logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)"])
+        logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)", "watching": "\(watchlist.count)"])
         send(PusherFrame.signInSuccess(userData: userData))
+        await hub.adapter.signIn(socketID: socketID, appID: admittedApp.id, userID: user.id, watchlist: watchlist)
         await hub.registry.signedIn(socketID: socketID, userID: user.id)
     }
 

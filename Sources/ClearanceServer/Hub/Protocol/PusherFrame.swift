@@ -130,6 +130,26 @@ package enum PusherFrame {
         return frame.text
     }
 
+    /// `pusher_internal:watchlist_events` with an `online` and/or `offline` event (each listed
+    /// only when it has users): `data` is an object, as Pusher sends it.
+    static func watchlistEvents(online: [String], offline: [String]) -> String {
+        func event(_ name: String, _ ids: [String]) -> String {
+            var event = JSONWriter()
+            event.string("name", name)
+            event.raw("user_ids", "[" + ids.map(JSONWriter.quoted).joined(separator: ",") + "]")
+            return event.text
+        }
+        var events: [String] = []
+        if !online.isEmpty { events.append(event("online", online)) }
+        if !offline.isEmpty { events.append(event("offline", offline)) }
+        var frame = JSONWriter()
+        frame.string("event", "pusher_internal:watchlist_events")
+        frame.object("data") { data in
+            data.raw("events", "[" + events.joined(separator: ",") + "]")
+        }
+        return frame.text
+    }
+
     static func signInSuccess(userData: String) -> String {
         var frame = JSONWriter()
         frame.string("event", "pusher:signin_success")

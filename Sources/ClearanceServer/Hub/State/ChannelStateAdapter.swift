@@ -58,6 +58,16 @@ public protocol ChannelStateAdapter: Sendable {
     /// connection in a presence channel. Unknown subscriptions are ignored.
     func unsubscribe(socketID: String, appID: String, channel: String) async
 
+    /// The registered connection signed in as `userID` (after its `pusher:signin_success`),
+    /// watching `watchlist` (at most 100 user ids, checked by the hub). Implementations must:
+    /// deliver to it one `pusher_internal:watchlist_events` frame with an `online` event listing
+    /// the watched users online now (none: no frame); tell every watcher of `userID`, on every
+    /// node, `online` when this is the user's first connection anywhere; and, when the
+    /// connection is removed, tell them `offline` when it was the user's last anywhere (a user
+    /// with a connection on another node, or on a node that is restarting, is not offline).
+    /// Watchers are found by the watched id, never by a scan of the connections.
+    func signIn(socketID: String, appID: String, userID: String, watchlist: [String]) async
+
     /// Delivers `frame` to every subscriber of `channel` except `excludedSocketID`.
     func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) async
 

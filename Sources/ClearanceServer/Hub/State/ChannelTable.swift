@@ -33,6 +33,10 @@ package struct ChannelTable: Sendable {
         case memberJoined(Key, PresenceMember)
         /// The user is no longer present in the channel through this node.
         case memberLeft(Key, userID: String)
+        /// The user now has a signed-in connection on this node (watchlists).
+        case userOnline(OnlineUsers.UserKey)
+        /// The user no longer has a signed-in connection on this node.
+        case userOffline(OnlineUsers.UserKey)
     }
 
     /// One node's share of the state, as another node knows it.
@@ -41,6 +45,8 @@ package struct ChannelTable: Sendable {
         package var subscriptions: [Key: Int] = [:]
         /// The users present per presence channel, in the order they arrived.
         package var members: [Key: [PresenceMember]] = [:]
+        /// The users signed in on the node.
+        package var users: Set<OnlineUsers.UserKey> = []
 
         package init() {}
 
@@ -48,6 +54,7 @@ package struct ChannelTable: Sendable {
         package var changes: [Change] {
             subscriptions.keys.sorted().map { .subscriptions($0, count: subscriptions[$0]!) }
                 + members.keys.sorted().flatMap { key in members[key]!.map { .memberJoined(key, $0) } }
+                + users.sorted().map { .userOnline($0) }
         }
 
         package mutating func apply(_ change: Change) {
@@ -63,6 +70,10 @@ package struct ChannelTable: Sendable {
             case let .memberLeft(key, userID):
                 members[key]?.removeAll { $0.id == userID }
                 if members[key]?.isEmpty == true { members[key] = nil }
+            case let .userOnline(user):
+                users.insert(user)
+            case let .userOffline(user):
+                users.remove(user)
             }
         }
     }
@@ -82,6 +93,8 @@ package struct ChannelTable: Sendable {
     private var connections: [String: Connection] = [:]
     private var channels: [Key: LocalChannel] = [:]
     private var remote: [String: NodeState] = [:]
+    /// Who is signed in where, and who watches whom.
+    private var online = OnlineUsers()
     /// The last event of each cache channel (every node keeps every one).
     package private(set) var cache = EventCache()
     /// Webhook events decided since ``takeWebhookEvents()`` last ran.
@@ -109,7 +122,22 @@ package struct ChannelTable: Sendable {
     /// Removes a connection from every channel; see ``ChannelStateAdapter/removeConnection(socketID:appID:)``.
     package mutating func removeConnection(socketID: String, appID: String) -> [Change] {
         guard let connection = connections.removeValue(forKey: socketID) else { return [] }
-        return connection.channels.sorted().flatMap { leave(socketID: socketID, key: Key(appID: appID, name: $0)) }
+        var changes = connection.channels.sorted().flatMap { leave(socketID: socketID, key: Key(appID: appID, name: $0)) }
+        if let user = online.remove(socketID: socketID) { changes.append(.userOffline(user)) }
+        return changes
+    }
+
+    /// The connection signed in as `userID` watching `watchlist`; see
+    /// ``ChannelStateAdapter/signIn(socketID:appID:userID:watchlist:)``.
+    package mutating func signIn(socketID: String, appID: String, userID: String, watchlist: [String]) -> [Change] {
+        guard let connection = connections[socketID], connection.appID == appID else { return [] }
+        let first = online.signIn(socketID: socketID, appID: appID, userID: userID, watchlist: watchlist, outbox: connection.outbox)
+        return first ? [.userOnline(OnlineUsers.UserKey(appID: appID, userID: userID))] : []
+    }
+
+    /// Whether the user has a signed-in connection on any node.
+    package func isOnline(appID: String, userID: String) -> Bool {
+        online.isOnline(OnlineUsers.UserKey(appID: appID, userID: userID))
     }
 
     /// Subscribes a connection; see ``ChannelStateAdapter/subscribe(socketID:appID:channel:member:maxPresenceMembers:)``.
@@ -221,6 +249,7 @@ package struct ChannelTable: Sendable {
             state.subscriptions[key] = channel.subscribers.count
             if let roster = channel.roster, !roster.isEmpty { state.members[key] = roster.members }
         }
+        state.users = online.localUsers
         return state
     }
 
@@ -248,6 +277,12 @@ package struct ChannelTable: Sendable {
         case let .memberLeft(key, userID):
             remote[node]?.apply(change)
             if !isMember(userID, of: key) { announce(.memberRemoved(channel: key.name, userID: userID), in: key) }
+        case let .userOnline(user):
+            remote[node, default: NodeState()].apply(change)
+            online.apply(online: true, user, from: node)
+        case let .userOffline(user):
+            remote[node]?.apply(change)
+            online.apply(online: false, user, from: node)
         }
         if remote[node] == NodeState() { remote[node] = nil }
     }
@@ -260,6 +295,7 @@ package struct ChannelTable: Sendable {
         let keys = Set(old.members.keys).union(state.members.keys)
         let before = Dictionary(uniqueKeysWithValues: keys.map { ($0, members(of: $0)) })
         remote[node] = state == NodeState() ? nil : state
+        online.replace(node: node, with: state.users)
         for key in keys.sorted() {
             let after = members(of: key)
             let remaining = Set(after.map(\.id))

@@ -42,6 +42,10 @@ public actor InMemoryChannelState: ChannelStateAdapter {
         emitWebhooks()
     }
 
+    public func signIn(socketID: String, appID: String, userID: String, watchlist: [String]) {
+        _ = table.signIn(socketID: socketID, appID: appID, userID: userID, watchlist: watchlist)
+    }
+
     public func publish(appID: String, channel name: String, frame: String, excluding excludedSocketID: String?) {
         table.deliver(appID: appID, channel: name, frame: frame, excluding: excludedSocketID)
     }

@@ -1,0 +1,87 @@
+import Clearance
+import ClearanceChannels
+import ClearanceDevelopment
+import ClearanceServer
+import ClearanceServerPostgres
+import ClearanceSigning
+import ClearanceTestSupport
+import Foundation
+import Testing
+
+/// Watchlist events across a cluster of two real `clearance serve --backplane` nodes on a real
+/// PostgreSQL: "online" is decided for the whole cluster, and a user with a connection on any
+/// node, including one left while another node restarts, is never reported offline.
+@Suite("Watchlist across a cluster", .timeLimit(.minutes(4)))
+struct ClusterWatchlistTests {
+    @Test func onlineAndOfflineSpanTheNodesAndARestartingNodeSendsNoFalseOffline() async throws {
+        try await ServeCluster.withTwoNodes { nodeA, nodeB, cluster in
+            // Alice watches bob and carol from node A; bob signs in on node B.
+            let alice = try await Self.signedIn(as: "alice", watching: ["bob", "carol"], port: nodeA.port)
+            let bobOnB = try await Self.signedIn(as: "bob", port: nodeB.port)
+            try await alice.expect([.online: ["bob"]])
+
+            // Bob also on node A. Node B restarts (SIGTERM): bob is still online through node A,
+            // so alice hears nothing.
+            let bobOnA = try await Self.signedIn(as: "bob", port: nodeA.port)
+            await nodeB.stop()
+            try await Task.sleep(for: .seconds(2))
+            #expect(alice.events == [WatchlistEvent(kind: .online, userIDs: ["bob"])], "\(alice.events)")
+            await bobOnB.client.disconnect()
+            // Bob's last connection closes: offline, once.
+            await bobOnA.client.disconnect()
+            try await alice.expect([.online: ["bob"], .offline: ["bob"]])
+
+            // Carol on a third node: online on node A; a watcher signing in later on node A
+            // learns at once that she is online; her node stops: she goes offline with it.
+            try await ServeCluster.withNode(environment: cluster) { nodeC in
+                let carol = try await Self.signedIn(as: "carol", port: nodeC.port)
+                try await alice.expect([.online: ["bob"], .offline: ["bob"], .online: ["carol"]])
+                let dan = try await Self.signedIn(as: "dan", watching: ["carol", "bob"], port: nodeA.port)
+                try await dan.expect([.online: ["carol"]])
+                await nodeC.stop()
+                try await dan.expect([.online: ["carol"], .offline: ["carol"]])
+                await carol.client.disconnect()
+                await dan.client.disconnect()
+            }
+            await alice.client.disconnect()
+        }
+    }
+
+    /// A signed-in client (user data signed with the app secret, as an app's server would) and
+    /// the watchlist events it received.
+    final class Signed: Sendable {
+        let client: ChannelClient
+        private let received = Locked([WatchlistEvent]())
+        private let reader: Task<Void, Never>
+
+        init(client: ChannelClient) {
+            self.client = client
+            let events = client.watchlistEvents
+            let received = received
+            reader = Task { for await event in events { received.withLock { $0.append(event) } } }
+        }
+
+        deinit { reader.cancel() }
+
+        var events: [WatchlistEvent] { received.withLock { $0 } }
+
+        /// Waits until the events received are exactly `expected`, in order.
+        func expect(_ expected: KeyValuePairs<WatchlistEvent.Kind, [String]>) async throws {
+            let wanted = expected.map { WatchlistEvent(kind: $0.key, userIDs: $0.value) }
+            try await eventually("watchlist events \(wanted)", timeout: .seconds(20)) { events.count >= wanted.count }
+            #expect(events == wanted)
+        }
+    }
+
+    static func signedIn(as userID: String, watching watchlist: [String] = [], port: Int) async throws -> Signed {
+        let list = watchlist.isEmpty ? "" : #","watchlist":["# + watchlist.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        let authenticator = try InlineSecretUserAuthenticator(signer: TestHub.signer, userData: #"{"id":"\#(userID)"\#(list)}"#)
+        let client = ChannelClient(key: TestHub.key, options: TestHub.options(port, userAuthenticator: authenticator))
+        // The stream first: the sign-in's "online now" event follows it at once.
+        let signed = Signed(client: client)
+        await client.connect()
+        _ = try await client.connected()
+        _ = try await client.signIn()
+        return signed
+    }
+}
