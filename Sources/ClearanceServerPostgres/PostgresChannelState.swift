@@ -150,6 +150,17 @@ public actor PostgresChannelState: ChannelStateAdapter {
         share(table.signIn(socketID: socketID, appID: appID, userID: userID, watchlist: watchlist))
     }
 
+    public func countSubscriptions(ofApps appIDs: Set<String>) {
+        table.countSubscriptions(ofApps: appIDs)
+    }
+
+    /// Each node tells its own subscribers the count across the cluster (its view of the
+    /// others' counts), and emits the webhook for the changes made on it.
+    public func flushSubscriptionCounts() {
+        table.flushSubscriptionCounts()
+        share([])
+    }
+
     public func unsubscribe(socketID: String, appID: String, channel: String) {
         share(table.unsubscribe(socketID: socketID, appID: appID, channel: channel))
     }

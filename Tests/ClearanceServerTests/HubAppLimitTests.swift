@@ -1,4 +1,4 @@
-import ClearanceServer
+@testable import ClearanceServer
 import ClearanceSigning
 import ClearanceTestSupport
 import Foundation
@@ -40,14 +40,39 @@ struct HubAppLimitTests {
         let configuration = TestHub.configuration { $0.readRequestsPerSecond = 1 }
         try await TestHub.with(configuration) { hub in
             let http = TestHTTP(hub)
-            #expect(try await http.signed("GET", "/apps/\(TestHub.appID)/channels").status == 200)
-            let refused = try await http.signed("GET", "/apps/\(TestHub.appID)/channels/news")
-            #expect(refused.status == 429)
+            // Twenty reads at once against one per second: however slow the machine, most are refused.
+            let results = try await withThrowingTaskGroup(of: HTTPResult.self) { group in
+                for index in 0..<20 {
+                    group.addTask { try await http.signed("GET", index.isMultiple(of: 2) ? "/apps/\(TestHub.appID)/channels" : "/apps/\(TestHub.appID)/channels/news") }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(results.map(\.status)).isSubset(of: [200, 429]), "\(results.map(\.status))")
+            let refused = try #require(results.first { $0.status == 429 })
+            #expect(results.contains { $0.status == 200 })
             #expect(refused.json["error"] as? String == "api.rateLimited", "\(refused.body)")
             #expect(refused.headers[.retryAfter] == "1")
             // Triggers are not reads.
             try await TestHub.trigger(hub, event: "e", channels: ["news"], data: "x")
+            #expect(hub.counters.value(.httpRequestsRateLimited) == results.filter { $0.status == 429 }.count)
         }
+    }
+
+    @Test func aBucketHoldsOneSecondRefillsAtItsRateAndAWideEventTakesAWholeBucket() {
+        let rates = AppRequestRates()
+        let start = ContinuousClock.now
+        func take(_ count: Int, at seconds: Double, rate: Int? = 5) -> Bool {
+            rates.take(count, .backendEvents, appID: "a", perSecond: rate, at: start + .seconds(seconds))
+        }
+        #expect(take(3, at: 0))
+        #expect(!take(3, at: 0))       // 2 left: an event to three channels waits
+        #expect(take(3, at: 0.2))      // 2 + 1 refilled
+        #expect(!take(1, at: 0.2))
+        #expect(take(10, at: 1.2))     // more than a second's worth: the whole (full) bucket
+        #expect(!take(1, at: 1.2))
+        #expect(take(1, at: 1.2, rate: nil))   // no limit
+        #expect(take(1, at: 1.2, rate: 100))   // a new rate: a new, full bucket
+        #expect(rates.take(5, .readRequests, appID: "a", perSecond: 5, at: start))  // reads count apart
     }
 
     @Test func appLimitsOutsideTheirRangesAreRefusedByName() throws {

@@ -39,6 +39,12 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     /// timeout"), and until it has, it does not count against ``maxConnections`` (it does
     /// against the hub's limits). Default `false`.
     public var authorizedConnections: Bool
+    /// Whether the subscribers of this app's channels (presence channels excepted: their members
+    /// say more) get `pusher_internal:subscription_count` with the channel's number of
+    /// subscribers across the cluster when it changes, at most once per channel per second and
+    /// once after the last change; a webhook target may ask for `subscription_count` under the same
+    /// coalescing. Default `false`.
+    public var subscriptionCount: Bool
     /// Seconds a connection of an app with ``authorizedConnections`` has to authorize itself;
     /// `nil`: 30. More than 0, at most 86,400.
     public var authorizedConnectionTimeout: Double?
@@ -68,7 +74,8 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         backendEventsPerSecond: Int? = nil,
         readRequestsPerSecond: Int? = nil,
         authorizedConnections: Bool = false,
-        authorizedConnectionTimeout: Double? = nil
+        authorizedConnectionTimeout: Double? = nil,
+        subscriptionCount: Bool = false
     ) {
         self.id = id
         self.key = key
@@ -85,6 +92,7 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         self.readRequestsPerSecond = readRequestsPerSecond
         self.authorizedConnections = authorizedConnections
         self.authorizedConnectionTimeout = authorizedConnectionTimeout
+        self.subscriptionCount = subscriptionCount
     }
 
     /// How long a connection has to authorize itself: nil when ``authorizedConnections`` is off.
@@ -113,6 +121,7 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         readRequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .readRequestsPerSecond)
         authorizedConnections = try container.decodeIfPresent(Bool.self, forKey: .authorizedConnections) ?? false
         authorizedConnectionTimeout = try container.decodeIfPresent(Double.self, forKey: .authorizedConnectionTimeout)
+        subscriptionCount = try container.decodeIfPresent(Bool.self, forKey: .subscriptionCount) ?? false
     }
 
     /// The name (`apps.<member>`) of the first of this app's limits outside its allowed range, if any.
@@ -168,5 +177,6 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         ]
         return limits.compactMap { name, value in value.map { ", \(name): \($0)" } }.joined()
             + (authorizedConnections ? ", authorizedConnections: \(authorizedConnectionTimeout ?? Self.defaultAuthorizedConnectionTimeout) s" : "")
+            + (subscriptionCount ? ", subscriptionCount: true" : "")
     }
 }

@@ -156,6 +156,22 @@ final class Hub: Sendable {
         }
     }
 
+    /// The apps whose channels tell their subscription counts.
+    var countedApps: Set<String> {
+        Set(apps.byID.values.lazy.filter(\.configuration.subscriptionCount).map(\.id))
+    }
+
+    /// Has the adapter send the subscription counts that are due, four times a second while an
+    /// app counts, until cancelled.
+    func runSubscriptionCounts() async {
+        await adapter.countSubscriptions(ofApps: countedApps)
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: .milliseconds(250)) } catch { return }
+            guard apps.byID.values.contains(where: \.configuration.subscriptionCount) else { continue }
+            await adapter.flushSubscriptionCounts()
+        }
+    }
+
     /// Ticks every connection's timers at the pace the shortest of them needs, until cancelled.
     /// One task for the whole hub, not one per connection.
     func runTicker() async {

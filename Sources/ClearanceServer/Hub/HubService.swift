@@ -132,6 +132,7 @@ public struct HubService: Service {
         try await withThrowingTaskGroup(of: Void.self) { ticking in
             ticking.addTask { await hub.runTicker() }
             ticking.addTask { await hub.runUserTerminations() }
+            ticking.addTask { await hub.runSubscriptionCounts() }
             ticking.addTask { await hub.webhooks.run() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await adapter.run() }

@@ -5,7 +5,8 @@ import ClearanceWire
 ///
 /// The wire form is Pusher's: `{"name": "channel_occupied", "channel": "…"}`, with `user_id` for
 /// the member events, and `event`, `data` (the client's data, as a string), `socket_id` and, on
-/// presence channels, `user_id` for `client_event`.
+/// presence channels, `user_id` for `client_event`, and `subscription_count` for
+/// `subscription_count`.
 public enum WebhookEvent: Sendable, Hashable, Codable {
     /// The channel got its first subscriber (`channel_occupied`).
     case channelOccupied(channel: String)
@@ -20,6 +21,10 @@ public enum WebhookEvent: Sendable, Hashable, Codable {
     case clientEvent(channel: String, event: String, data: String, socketID: String, userID: String?)
     /// A subscriber of a cache channel found no cached event (`cache_miss`).
     case cacheMiss(channel: String)
+    /// The channel's number of subscribers across the cluster changed (`subscription_count`),
+    /// coalesced as the subscribers' `pusher_internal:subscription_count` is: at most one per
+    /// channel per second, and one after the last change.
+    case subscriptionCount(channel: String, count: Int)
 
     /// The event's `name` on the wire.
     public var kind: WebhookEventKind {
@@ -30,6 +35,7 @@ public enum WebhookEvent: Sendable, Hashable, Codable {
         case .memberRemoved: .memberRemoved
         case .clientEvent: .clientEvent
         case .cacheMiss: .cacheMiss
+        case .subscriptionCount: .subscriptionCount
         }
     }
 
@@ -39,6 +45,7 @@ public enum WebhookEvent: Sendable, Hashable, Codable {
         case let .channelOccupied(channel), let .channelVacated(channel), let .cacheMiss(channel): channel
         case let .memberAdded(channel, _), let .memberRemoved(channel, _): channel
         case let .clientEvent(channel, _, _, _, _): channel
+        case let .subscriptionCount(channel, _): channel
         }
     }
 
@@ -46,6 +53,7 @@ public enum WebhookEvent: Sendable, Hashable, Codable {
         case name, channel, event, data
         case userID = "user_id"
         case socketID = "socket_id"
+        case subscriptionCount = "subscription_count"
     }
 
     /// Decodes one event of a webhook body.
@@ -61,6 +69,7 @@ public enum WebhookEvent: Sendable, Hashable, Codable {
         case .channelOccupied: self = .channelOccupied(channel: channel)
         case .channelVacated: self = .channelVacated(channel: channel)
         case .cacheMiss: self = .cacheMiss(channel: channel)
+        case .subscriptionCount: self = .subscriptionCount(channel: channel, count: try container.decode(Int.self, forKey: .subscriptionCount))
         case .memberAdded: self = .memberAdded(channel: channel, userID: try container.decode(String.self, forKey: .userID))
         case .memberRemoved: self = .memberRemoved(channel: channel, userID: try container.decode(String.self, forKey: .userID))
         case .clientEvent:
@@ -80,6 +89,8 @@ public enum WebhookEvent: Sendable, Hashable, Codable {
             break
         case let .memberAdded(_, userID), let .memberRemoved(_, userID):
             try container.encode(userID, forKey: .userID)
+        case let .subscriptionCount(_, count):
+            try container.encode(count, forKey: .subscriptionCount)
         case let .clientEvent(_, event, data, socketID, userID):
             try container.encode(event, forKey: .event)
             try container.encode(data, forKey: .data)

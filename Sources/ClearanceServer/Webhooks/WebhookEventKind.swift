@@ -12,4 +12,6 @@ public enum WebhookEventKind: String, Sendable, Hashable, Codable, CaseIterable 
     case clientEvent = "client_event"
     /// `cache_miss`
     case cacheMiss = "cache_miss"
+    /// `subscription_count` (apps with ``HubAppConfiguration/subscriptionCount``)
+    case subscriptionCount = "subscription_count"
 }

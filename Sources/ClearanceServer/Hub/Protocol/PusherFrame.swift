@@ -150,6 +150,17 @@ package enum PusherFrame {
         return frame.text
     }
 
+    /// `pusher_internal:subscription_count` on `channel`: `data` a JSON string, as Pusher sends it.
+    static func subscriptionCount(channel: String, count: Int) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher_internal:subscription_count")
+        frame.string("channel", channel)
+        frame.stringifiedObject("data") { data in
+            data.integer("subscription_count", count)
+        }
+        return frame.text
+    }
+
     static func signInSuccess(userData: String) -> String {
         var frame = JSONWriter()
         frame.string("event", "pusher:signin_success")

@@ -68,6 +68,17 @@ public protocol ChannelStateAdapter: Sendable {
     /// Watchers are found by the watched id, never by a scan of the connections.
     func signIn(socketID: String, appID: String, userID: String, watchlist: [String]) async
 
+    /// Which apps' channels tell their subscribers their subscription count (the apps with
+    /// ``HubAppConfiguration/subscriptionCount``): set when the hub starts and on every reload.
+    func countSubscriptions(ofApps appIDs: Set<String>) async
+
+    /// Sends what is due of `pusher_internal:subscription_count`: to this node's subscribers of
+    /// every non-presence channel of a counted app whose number of subscribers across the
+    /// cluster changed, at most once per channel per second and once after its last change; and
+    /// emits the `subscription_count` webhook for the channels this node changed. The hub calls
+    /// it several times a second while an app counts.
+    func flushSubscriptionCounts() async
+
     /// Delivers `frame` to every subscriber of `channel` except `excludedSocketID`.
     func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) async
 

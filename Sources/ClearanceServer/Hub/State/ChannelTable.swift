@@ -95,6 +95,8 @@ package struct ChannelTable: Sendable {
     private var remote: [String: NodeState] = [:]
     /// Who is signed in where, and who watches whom.
     private var online = OnlineUsers()
+    /// The subscription counts to tell, coalesced.
+    private var counts = SubscriptionCounts()
     /// The last event of each cache channel (every node keeps every one).
     package private(set) var cache = EventCache()
     /// Webhook events decided since ``takeWebhookEvents()`` last ran.
@@ -133,6 +135,28 @@ package struct ChannelTable: Sendable {
         guard let connection = connections[socketID], connection.appID == appID else { return [] }
         let first = online.signIn(socketID: socketID, appID: appID, userID: userID, watchlist: watchlist, outbox: connection.outbox)
         return first ? [.userOnline(OnlineUsers.UserKey(appID: appID, userID: userID))] : []
+    }
+
+    /// The apps whose channels tell their subscribers their subscription count.
+    package mutating func countSubscriptions(ofApps appIDs: Set<String>) {
+        counts.apps = appIDs
+    }
+
+    /// Tells the subscribers here of every channel whose count changed and is due (see
+    /// ``SubscriptionCounts``) its count across the nodes, and records the `subscription_count`
+    /// webhook events of the channels this node changed (``takeWebhookEvents()``).
+    package mutating func flushSubscriptionCounts(at now: ContinuousClock.Instant = .now) {
+        for (key, local) in counts.due(at: now) {
+            let here = channels[key]
+            let count = (here?.subscribers.count ?? 0) + remote.values.reduce(0) { $0 + ($1.subscriptions[key] ?? 0) }
+            guard counts.isNews(key, count: count) else { continue }
+            counts.told(key, count: count, at: now, subscribersHere: here != nil)
+            if let here {
+                let delivery = ConnectionOutbox.Delivery.frame(PusherFrame.subscriptionCount(channel: key.name, count: count))
+                for outbox in here.subscribers.values { outbox.deliver(delivery) }
+            }
+            if local { webhookEvents.append((key.appID, .subscriptionCount(channel: key.name, count: count))) }
+        }
     }
 
     /// Whether the user has a signed-in connection on any node.
@@ -183,6 +207,7 @@ package struct ChannelTable: Sendable {
         connection.channels.insert(name)
         connections[socketID] = connection
         changes.insert(.subscriptions(key, count: channel.subscribers.count), at: 0)
+        counts.changed(key, local: true)
         if !wasOccupied { webhookEvents.append((appID, .channelOccupied(channel: name))) }
         if let announced { webhookEvents.append((appID, .memberAdded(channel: name, userID: announced.id))) }
 
@@ -268,8 +293,9 @@ package struct ChannelTable: Sendable {
     /// or leave for good.
     package mutating func apply(_ change: Change, from node: String) {
         switch change {
-        case .subscriptions:
+        case let .subscriptions(key, _):
             remote[node, default: NodeState()].apply(change)
+            counts.changed(key, local: false)
         case let .memberJoined(key, member):
             let wasMember = isMember(member.id, of: key)
             remote[node, default: NodeState()].apply(change)
@@ -296,6 +322,9 @@ package struct ChannelTable: Sendable {
         let before = Dictionary(uniqueKeysWithValues: keys.map { ($0, members(of: $0)) })
         remote[node] = state == NodeState() ? nil : state
         online.replace(node: node, with: state.users)
+        for key in Set(old.subscriptions.keys).union(state.subscriptions.keys) where old.subscriptions[key] != state.subscriptions[key] {
+            counts.changed(key, local: false)
+        }
         for key in keys.sorted() {
             let after = members(of: key)
             let remaining = Set(after.map(\.id))
@@ -371,6 +400,7 @@ package struct ChannelTable: Sendable {
         guard channels[key]?.subscribers[socketID] != nil, var channel = channels.removeValue(forKey: key) else { return [] }
         channel.subscribers[socketID] = nil
         var changes: [Change] = [.subscriptions(key, count: channel.subscribers.count)]
+        counts.changed(key, local: true)
         var departed: String?
         if var roster = channel.roster {
             if case let .memberLeft(userID) = roster.leave(socketID: socketID) {

@@ -46,6 +46,15 @@ public actor InMemoryChannelState: ChannelStateAdapter {
         _ = table.signIn(socketID: socketID, appID: appID, userID: userID, watchlist: watchlist)
     }
 
+    public func countSubscriptions(ofApps appIDs: Set<String>) {
+        table.countSubscriptions(ofApps: appIDs)
+    }
+
+    public func flushSubscriptionCounts() {
+        table.flushSubscriptionCounts()
+        emitWebhooks()
+    }
+
     public func publish(appID: String, channel name: String, frame: String, excluding excludedSocketID: String?) {
         table.deliver(appID: appID, channel: name, frame: frame, excluding: excludedSocketID)
     }

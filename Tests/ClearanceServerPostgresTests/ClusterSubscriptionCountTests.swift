@@ -1,0 +1,50 @@
+import Clearance
+import ClearanceChannels
+import ClearanceDevelopment
+import ClearanceServer
+import ClearanceServerPostgres
+import ClearanceSigning
+import ClearanceTestSupport
+import Foundation
+import Testing
+
+/// Subscription counts across a cluster of two real `clearance serve --backplane` nodes on a
+/// real PostgreSQL: a subscriber on node A learns the channel's count across both nodes, in a
+/// few coalesced frames however many join on node B.
+@Suite("Subscription counts across a cluster", .timeLimit(.minutes(4)))
+struct ClusterSubscriptionCountTests {
+    @Test func aSubscriberOnOneNodeCountsTheOthersSubscribersInCoalescedFrames() async throws {
+        try await ServeCluster.withTwoNodes(adjustApp: { $0.subscriptionCount = true }) { nodeA, nodeB, _ in
+            let watcher = ChannelClient(key: TestHub.key, options: TestHub.options(nodeA.port))
+            await watcher.connect()
+            let channel = await watcher.subscribe("lobby")
+            let counts = channel.subscriptionCounts
+            let received = Locked([Int]())
+            let reader = Task { for await count in counts { received.withLock { $0.append(count) } } }
+            try await channel.subscribed()
+            try await eventually("its own count") { received.withLock { $0 } == [1] }
+
+            // Sixty subscribers join on node B, as fast as they can.
+            var joiners: [ChannelClient] = []
+            for _ in 0..<60 {
+                let client = ChannelClient(key: TestHub.key, options: TestHub.options(nodeB.port))
+                await client.connect()
+                _ = await client.subscribe("lobby")
+                joiners.append(client)
+            }
+            for client in joiners { try await client.channel(named: "lobby")!.subscribed() }
+            try await eventually("the count across both nodes", timeout: .seconds(20)) { received.withLock { $0.last } == 61 }
+            let frames = received.withLock { $0 }
+            #expect(frames.count <= 12, "coalesced: \(frames)")
+            #expect(frames == frames.sorted(), "\(frames)")
+            #expect(await channel.subscriptionCount == 61)
+
+            for client in joiners.prefix(30) { await client.disconnect() }
+            try await eventually("the count after thirty left", timeout: .seconds(20)) { received.withLock { $0.last } == 31 }
+            for client in joiners.dropFirst(30) { await client.disconnect() }
+            try await eventually("alone again", timeout: .seconds(20)) { received.withLock { $0.last } == 1 }
+            reader.cancel()
+            await watcher.disconnect()
+        }
+    }
+}
