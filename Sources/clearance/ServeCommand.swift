@@ -406,7 +406,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard let data = try? Data(contentsOf: url),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return [] }
-        return ["users", "pugpig", "corsCredentials"].filter { object[$0] != nil }
+        return HubConfiguration.developmentMembers.filter { object[$0] != nil }
     }
 
     /// Prints the backplane's state changes: `backplane connected node=…` once it links to the

@@ -36,7 +36,7 @@ struct HubConfigurationTests {
         ("not json", "not valid JSON"),
         (#"{"apps":[{"id":"a","key":"k","secret":"s"}],"port":1e300}"#, "a value does not fit its field (a number too large, or not a whole number where one is expected)"),
         (#"{"apps":[{"id":"a","key":"k","secret":"s"}],"limits":{"maxConnections":1e300}}"#, "a value does not fit its field (a number too large, or not a whole number where one is expected)"),
-        (#"{"apps":[{"id":"a"}]}"#, "missing apps.[0].key"),
+        (#"{"apps":[{"id":"a"}]}"#, "missing apps[0].key"),
         (#"{"apps":"x"}"#, "wrong type at apps"),
     ])
     func malformedFilesAreExplained(_ text: String, _ reason: String) throws {

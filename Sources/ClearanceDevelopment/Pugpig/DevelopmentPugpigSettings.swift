@@ -1,3 +1,4 @@
+import ClearanceServer
 import Foundation
 
 /// The `pugpig` member of a development configuration file: how the development Pugpig
@@ -57,11 +58,16 @@ public struct DevelopmentPugpigSettings: Sendable, Hashable, Codable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey {
+    /// The members of the `pugpig` object.
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case secret, passwordScheme, passwordLifetime, tokenLifetime, renewalWindow, contentDirectory, edgeHeader, globalAuthPassword
     }
 
+    /// Decodes the members present and keeps the default for the others.
+    /// - Throws: `HubConfigurationError.unknownMember` for a member the settings do not have, or a
+    ///   decoding error.
     public init(from decoder: any Decoder) throws {
+        try ConfigurationMembers(CodingKeys.self).check(decoder)
         let defaults = DevelopmentPugpigSettings()
         let container = try decoder.container(keyedBy: CodingKeys.self)
         secret = try container.decodeIfPresent(String.self, forKey: .secret)

@@ -19,6 +19,10 @@ import Logging
 ///  "pugpig": {"contentDirectory": "content", "tokenLifetime": 3600}}
 /// ```
 ///
+/// Its members are `HubConfiguration.developmentMembers`, which the hub configuration lets
+/// through at its top level; a member that no object of the file knows, here or in the users or
+/// `pugpig`, is refused (`HubConfigurationError.unknownMember`).
+///
 /// The auth endpoints answer pages of other origins (CORS) when the first app allows their
 /// origin (`allowedOrigins`; every origin when it has none). With `"corsCredentials": true` (and
 /// an `allowedOrigins` list), pages of those origins may also send the `clearance_token` cookie

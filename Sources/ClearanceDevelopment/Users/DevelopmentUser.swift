@@ -25,6 +25,22 @@ public struct DevelopmentUser: Sendable, Hashable, Codable, CustomStringConverti
         self.entitlements = entitlements
     }
 
+    /// The members of a user object.
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case token, id, info, entitlements
+    }
+
+    /// Decodes a user: `token` and `id`, and optionally `info` and `entitlements`.
+    /// - Throws: `HubConfigurationError.unknownMember` for another member, or a decoding error.
+    public init(from decoder: any Decoder) throws {
+        try ConfigurationMembers(CodingKeys.self).check(decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        token = try container.decode(String.self, forKey: .token)
+        id = try container.decode(String.self, forKey: .id)
+        info = try container.decodeIfPresent(JSONValue.self, forKey: .info)
+        entitlements = try container.decodeIfPresent(DevelopmentEntitlement.self, forKey: .entitlements)
+    }
+
     /// `DevelopmentUser(id: …, token: <redacted>)`.
     public var description: String { "DevelopmentUser(id: \(id), token: \(Redactor.mask))" }
 }

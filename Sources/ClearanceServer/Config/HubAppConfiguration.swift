@@ -104,7 +104,10 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     public static let defaultAuthorizedConnectionTimeout: Double = 30
 
     /// Decodes an app; `enabled` and `clientEvents` default to `true`, `webhooks` to none.
+    /// - Throws: ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for a member an
+    ///   app does not have (in it or in its webhooks), or a decoding error.
     public init(from decoder: any Decoder) throws {
+        try ConfigurationMembers(CodingKeys.self).check(decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         key = try container.decode(String.self, forKey: .key)
@@ -178,5 +181,12 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         return limits.compactMap { name, value in value.map { ", \(name): \($0)" } }.joined()
             + (authorizedConnections ? ", authorizedConnections: \(authorizedConnectionTimeout ?? Self.defaultAuthorizedConnectionTimeout) s" : "")
             + (subscriptionCount ? ", subscriptionCount: true" : "")
+    }
+
+    /// The members an app object of a configuration file knows: one per stored property.
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, key, secret, encryptionMasterKey, enabled, maxConnections, maxPresenceMembers, clientEventsPerSecond
+        case backendEventsPerSecond, readRequestsPerSecond, authorizedConnections, authorizedConnectionTimeout, clientEvents, webhooks
+        case allowedOrigins
     }
 }

@@ -3,17 +3,21 @@ import Foundation
 
 /// Everything a hub needs: where to listen, the apps it serves, and its limits.
 ///
-/// A JSON configuration file has the same shape (members other than `apps` are optional;
-/// members it does not know, such as the development users of `clearance serve`, are ignored):
+/// A JSON configuration file has the same shape (members other than `apps` are optional):
 /// ```json
 /// {
 ///   "host": "127.0.0.1", "port": 6001,
 ///   "apps": [{"id": "app-1", "key": "key-1", "secret": "…", "encryptionMasterKey": "<base64 of 32 bytes>"}],
 ///   "limits": {"activityTimeout": 120, "maxPresenceMembers": 100},
-///   "metrics": {"host": "127.0.0.1", "port": 9090}
+///   "metrics": {"host": "127.0.0.1", "port": 9090},
 ///   "tls": {"certificate": "/etc/clearance/hub.pem", "key": "/etc/clearance/hub.key"}
 /// }
 /// ```
+/// A member that an object of the file does not know is refused
+/// (``HubConfigurationError/unknownMember(path:suggestion:known:)``, naming it and the closest
+/// known name): a misspelt `"alowedOrigins"` would otherwise leave every origin allowed without a
+/// word. The top level also takes the development members (``developmentMembers``), which
+/// `DevelopmentHub` reads from the same object.
 /// `description` never shows secrets.
 public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The address to bind. Default `127.0.0.1`.
@@ -48,8 +52,22 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         self.tls = tls
     }
 
+    /// The members of a configuration file's top level, as ``developmentMembers`` are too.
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case host, port, apps, limits, metrics, tls
+    }
+
+    /// The top-level members a configuration file may have for the development hub
+    /// (`DevelopmentHub`: `users`, `pugpig`, `corsCredentials`); the hub itself does not read them,
+    /// and `clearance serve` without `--development` warns that it ignores them.
+    public static let developmentMembers = ["users", "pugpig", "corsCredentials"]
+
     /// Decodes a configuration; everything but `apps` has a default.
+    /// - Throws: ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for a member that
+    ///   neither the configuration nor ``developmentMembers`` has (in any of its objects), or a
+    ///   decoding error.
     public init(from decoder: any Decoder) throws {
+        try ConfigurationMembers(CodingKeys.self, and: Self.developmentMembers).check(decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         host = try container.decodeIfPresent(String.self, forKey: .host) ?? "127.0.0.1"
         port = try container.decodeIfPresent(Int.self, forKey: .port) ?? 6001
@@ -63,7 +81,8 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     /// complete it first, like `clearance serve` with its flags), validates it.
     ///
     /// - Throws: ``HubConfigurationError/unreadableFile(path:)``,
-    ///   ``HubConfigurationError/malformedFile(path:reason:)`` or a validation error.
+    ///   ``HubConfigurationError/malformedFile(path:reason:)``,
+    ///   ``HubConfigurationError/unknownMember(path:suggestion:known:)`` or a validation error.
     public static func load(contentsOf url: URL, validating: Bool = true) throws(HubConfigurationError) -> HubConfiguration {
         let configuration: HubConfiguration = try decodeFile(url)
         if validating { try configuration.validate() }
@@ -71,7 +90,9 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     }
 
     /// Decodes a JSON file as `T` (a hub configuration, or one that embeds it).
-    /// - Throws: ``HubConfigurationError/unreadableFile(path:)`` or ``HubConfigurationError/malformedFile(path:reason:)``.
+    /// - Throws: ``HubConfigurationError/unreadableFile(path:)``,
+    ///   ``HubConfigurationError/malformedFile(path:reason:)``, or the ``HubConfigurationError`` a
+    ///   type of the configuration throws as it decodes (an unknown member, say) as it is.
     public static func decodeFile<T: Decodable>(_ url: URL, as type: T.Type = T.self) throws(HubConfigurationError) -> T {
         let data: Data
         do {
@@ -131,9 +152,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     }
 
     private static func describe(_ error: DecodingError, in data: Data) -> String {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        }
+        let path = ConfigurationMembers.path
         switch error {
         case let .keyNotFound(key, context):
             return "missing \(path(context.codingPath + [key]))"

@@ -41,6 +41,10 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     case invalidWebhookHeader(appID: String, name: String)
     /// The metrics endpoint (``HubMetricsConfiguration``) is unusable (the message says why).
     case invalidMetricsEndpoint(String)
+    /// An object of the file has a member it does not know (``ConfigurationMembers``): `path`
+    /// names it from the top of the file (`apps[0].alowedOrigins`), `suggestion` is the closest
+    /// known name if one is close, `known` the names the object knows.
+    case unknownMember(path: String, suggestion: String?, known: [String])
 
     public static let codeDomain = "hub.configuration"
 
@@ -77,6 +81,10 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case let .invalidWebhookHeader(appID, name):
             .init(.invalidWebhookHeader, "A webhook target of the app \(appID) has a header \(name.debugDescription) whose name or value HTTP does not allow.")
         case let .invalidMetricsEndpoint(reason): .init(.invalidMetricsEndpoint, "The metrics endpoint is not usable: \(reason).")
+        case let .unknownMember(path, suggestion?, _):
+            .init(.unknownMember, "The configuration has an unknown member \(path): did you mean \(suggestion)?")
+        case let .unknownMember(path, nil, known):
+            .init(.unknownMember, "The configuration has an unknown member \(path) (known here: \(known.joined(separator: ", "))).")
         }
     }
 
@@ -84,6 +92,6 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     public enum Code: String, Sendable, CaseIterable {
         case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
         case conflictingLimits, removedLimit, unknownWebhookEvent, invalidWebhookURL, insecureWebhookURL, noWebhookEvents
-        case reservedWebhookHeader, invalidWebhookHeader, invalidAllowedOrigin, invalidMetricsEndpoint
+        case reservedWebhookHeader, invalidWebhookHeader, invalidAllowedOrigin, invalidMetricsEndpoint, unknownMember
     }
 }

@@ -217,7 +217,10 @@ public struct HubLimits: Sendable, Hashable, Codable {
 
     /// Decodes the members present and keeps the default for the others.
     /// - Throws: ``HubConfigurationError/removedLimit(_:replacement:)`` for `maxQueuedFrames`
-    ///   (frames are no longer counted: ``maxOutboundBytes`` counts bytes), or a decoding error.
+    ///   (frames are no longer counted: ``maxOutboundBytes`` counts bytes) and
+    ///   `userAuthenticationTimeout` (an app's `authorizedConnections` replaced it),
+    ///   ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for another member that
+    ///   is not a limit, or a decoding error.
     public init(from decoder: any Decoder) throws {
         let removed = try decoder.container(keyedBy: RemovedKeys.self)
         if removed.contains(.maxQueuedFrames) {
@@ -227,6 +230,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
             throw HubConfigurationError.removedLimit(
                 "userAuthenticationTimeout", replacement: "the app's \"authorizedConnections\": true and \"authorizedConnectionTimeout\"")
         }
+        try ConfigurationMembers(CodingKeys.self).check(decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = HubLimits()
         func value<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T {
@@ -268,6 +272,17 @@ public struct HubLimits: Sendable, Hashable, Codable {
         maxQueuedWebhooks = try value(.maxQueuedWebhooks, defaults.maxQueuedWebhooks)
         backendEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .backendEventsPerSecond)
         readRequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .readRequestsPerSecond)
+    }
+
+    /// The members of the `limits` object: one per stored property.
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case activityTimeout, pongTimeout, serverPings, inactivityTimeout, maxChannelNameLength
+        case maxEventDataBytes, maxPresenceMembers, maxPresenceUserInfoBytes, clientEventsPerSecond, maxMessageBytes
+        case maxChannelsPerEvent, maxEventsPerBatch, maxEventNameLength, maxHTTPBodyBytes, maxConnections, maxHTTPConnections
+        case maxConnectionsPerIP, maxSubscriptions, maxChannelsPerConnection, subscriptionChangesPerSecond, httpIdleTimeout
+        case httpRequestTimeout, maxOutboundBytes, maxTotalOutboundBytes, closeTimeout, shutdownSpread, cacheTTL, maxCachedChannels
+        case webhookBatchWindow, webhookAttemptTimeout, webhookRetryDuration, webhookFirstRetryDelay, webhookShutdownWait
+        case maxQueuedWebhooks, backendEventsPerSecond, readRequestsPerSecond
     }
 
     /// Members that were removed, refused by name when a configuration still sets them.

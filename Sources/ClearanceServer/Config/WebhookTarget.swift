@@ -45,14 +45,17 @@ public struct WebhookTarget: Sendable, Hashable, Codable, CustomStringConvertibl
         self.allowInsecureHTTP = allowInsecureHTTP
     }
 
-    private enum CodingKeys: String, CodingKey {
+    /// The members of a target object.
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case url, events, headers, filter, allowInsecureHTTP
     }
 
     /// Decodes a target; `headers`, `filter` and `allowInsecureHTTP` are optional.
-    /// - Throws: ``HubConfigurationError/unknownWebhookEvent(_:)`` for an event name Pusher does
-    ///   not have, or a decoding error.
+    /// - Throws: ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for a member
+    ///   a target does not have, ``HubConfigurationError/unknownWebhookEvent(_:)`` for an event
+    ///   name Pusher does not have, or a decoding error.
     public init(from decoder: any Decoder) throws {
+        try ConfigurationMembers(CodingKeys.self).check(decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         url = try container.decode(String.self, forKey: .url)
         events = try container.decode([String].self, forKey: .events).map { name in

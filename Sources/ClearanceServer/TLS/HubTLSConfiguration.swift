@@ -27,6 +27,21 @@ public struct HubTLSConfiguration: Sendable, Hashable, Codable {
         self.key = key
     }
 
+    /// The members of the `tls` object.
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case certificate, key
+    }
+
+    /// Decodes `{"certificate": …, "key": …}`, both required.
+    /// - Throws: ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for another
+    ///   member, or a decoding error.
+    public init(from decoder: any Decoder) throws {
+        try ConfigurationMembers(CodingKeys.self).check(decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        certificate = try container.decode(String.self, forKey: .certificate)
+        key = try container.decode(String.self, forKey: .key)
+    }
+
     /// Reads both files and checks that they are usable together.
     /// - Throws: ``HubTLSError``, naming the file at fault.
     public func validate() throws(HubTLSError) {
