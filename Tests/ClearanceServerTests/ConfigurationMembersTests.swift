@@ -164,7 +164,7 @@ struct ConfigurationMembersTests {
             id: "1", key: "k", secret: "s", encryptionMasterKey: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", enabled: false,
             maxConnections: 10, clientEvents: false, webhooks: [webhook], allowedOrigins: ["https://a.example"], maxPresenceMembers: 5,
             clientEventsPerSecond: 3, backendEventsPerSecond: 4, readRequestsPerSecond: 6, authorizedConnections: true,
-            authorizedConnectionTimeout: 12)
+            authorizedConnectionTimeout: 12, subscriptionCount: true)
         let configuration = HubConfiguration(
             host: "0.0.0.0", port: 6002, apps: [app, HubAppConfiguration(id: "2", key: "k2", secret: "s2")], limits: limits,
             metrics: HubMetricsConfiguration(host: "0.0.0.0", port: 9091), tls: HubTLSConfiguration(certificate: "hub.pem", key: "hub.key"))

@@ -1,7 +1,10 @@
+import Clearance
+import ClearanceDevelopment
 import ClearanceServer
 import ClearanceSigning
 import ClearanceTestSupport
 import Foundation
+import Hummingbird
 import Testing
 
 /// `pusher_internal:subscription_count` on one hub: an app with `subscriptionCount` tells its
@@ -82,5 +85,38 @@ struct HubSubscriptionCountTests {
             await client.disconnect()
             await other.disconnect()
         }
+    }
+}
+
+/// The `subscription_count` webhook, under the same coalescing as the frames.
+@Suite("Hub: subscription_count webhook", .timeLimit(.minutes(2)))
+struct HubSubscriptionCountWebhookTests {
+    @Test func aTargetThatAsksGetsTheCoalescedCount() async throws {
+        let receiver = try WebhookReceiver(key: TestHub.key, secret: TestHub.secret)
+        let received = Locked([WebhookEvent]())
+        let router = Router()
+        router.post("/hooks") { request, _ in
+            await receiver.respond(to: request) { payload in received.withLock { $0.append(contentsOf: payload.events) } }
+        }
+        let server = try await RunningServer.start(router, logger: TestHub.quietLogger)
+        try await withCleanup {
+            let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhookBatchWindow = 0.05 }) { app in
+                app.subscriptionCount = true
+                app.webhooks = [WebhookTarget(url: server.baseURL.absoluteString + "/hooks", events: [.subscriptionCount])]
+            }
+            try await TestHub.with(configuration) { hub in
+                var clients: [TestWebSocketClient] = []
+                for _ in 0..<5 {
+                    let (client, socketID) = try await TestHub.connect(hub)
+                    try await TestHub.subscribe(client, socketID: socketID, channel: "counted")
+                    clients.append(client)
+                }
+                try await eventually("the count of five") { received.withLock { $0 }.last == .subscriptionCount(channel: "counted", count: 5) }
+                let events = received.withLock { $0 }
+                #expect(events.count <= 3, "coalesced: \(events)")
+                for client in clients { await client.disconnect() }
+                try await eventually("the count of none") { received.withLock { $0 }.last == .subscriptionCount(channel: "counted", count: 0) }
+            }
+        } cleanup: { await server.stop() }
     }
 }

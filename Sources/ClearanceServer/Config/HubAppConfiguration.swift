@@ -187,6 +187,6 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case id, key, secret, encryptionMasterKey, enabled, maxConnections, maxPresenceMembers, clientEventsPerSecond
         case backendEventsPerSecond, readRequestsPerSecond, authorizedConnections, authorizedConnectionTimeout, clientEvents, webhooks
-        case allowedOrigins
+        case allowedOrigins, subscriptionCount
     }
 }

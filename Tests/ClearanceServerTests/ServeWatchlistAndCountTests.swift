@@ -1,0 +1,134 @@
+import Clearance
+import ClearanceChannels
+import ClearanceDevelopment
+import ClearanceServer
+import ClearanceSigning
+import ClearanceTestSupport
+import Foundation
+import Testing
+
+/// Watchlist events and subscription counts in `clearance serve` as built, read by raw frames
+/// from Python (`websocket-client`, the sign-in signed by the official `pusher` library's
+/// `authenticate_user`) and by `ChannelClient`; a watchlist of 101 ids refused.
+@Suite("clearance serve: watchlist and subscription counts (Python, ChannelClient)", .timeLimit(.minutes(3)))
+struct ServeWatchlistAndCountTests {
+    static let appID = "515151"  // the Python library takes digits only
+
+    /// `hub_watch.py` against `serve`, once it said it is ready.
+    static func watcher(_ serve: ServeProcess, user: String, watching: [String], channel: String = "-", seconds: Int = 60) async throws -> ChildProcess {
+        let process = try PythonPeer.start("hub_watch.py", [
+            "127.0.0.1", String(serve.port), appID, TestHub.key, TestHub.secret, user,
+            watching.isEmpty ? "-" : watching.joined(separator: ","), channel, String(seconds),
+        ])
+        guard await process.line(timeout: .seconds(30), where: { $0.contains(#""ready": true"#) }) != nil else {
+            await process.stop(.kill)
+            throw ChildProcess.Failure("hub_watch.py is not ready: \(process.stdout) \(process.stderr.suffix(1_000))")
+        }
+        return process
+    }
+
+    /// The JSON lines `process` printed that have `member`.
+    static func lines(_ process: ChildProcess, _ member: String) -> [[String: Any]] {
+        process.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.filter { $0[member] != nil }
+    }
+
+    /// The watchlist events `process` printed, as "online:bob" strings.
+    static func watchlist(_ process: ChildProcess) -> [String] {
+        lines(process, "watchlist").flatMap { line in
+            (line["watchlist"] as? [[String: Any]] ?? []).map { "\($0["name"] as? String ?? "?"):\(($0["user_ids"] as? [String] ?? []).joined(separator: ","))" }
+        }
+    }
+
+    /// A ChannelClient of `serve` signed in as `userID`, its user data signed with the app secret.
+    static func signedIn(_ serve: ServeProcess, as userID: String, watching: [String] = []) async throws -> ChannelClient {
+        let list = watching.isEmpty ? "" : #","watchlist":["# + watching.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        let authenticator = try InlineSecretUserAuthenticator(signer: TestHub.signer, userData: #"{"id":"\#(userID)"\#(list)}"#)
+        let client = ChannelClient(key: TestHub.key, options: TestHub.options(serve.port, userAuthenticator: authenticator))
+        await client.connect()
+        _ = try await client.connected()
+        _ = try await client.signIn()
+        return client
+    }
+
+    @Test func pythonAndChannelClientWatchersSeeOnlineAndOfflineAndUnwatchedUsersNever() async throws {
+        try await ServeProcess.with(limits: TestHub.limits(), development: false, adjustApp: { $0.id = Self.appID }) { serve in
+            let bob = try await Self.signedIn(serve, as: "bob")
+            // Python alice watches bob (online now) and carol.
+            let alice = try await Self.watcher(serve, user: "alice", watching: ["bob", "carol"])
+            defer { Task { await alice.stop(.kill) } }
+            try await eventually("alice learns bob is online") { Self.watchlist(alice) == ["online:bob"] }
+            // A ChannelClient watcher too.
+            let dan = ChannelClient(key: TestHub.key, options: TestHub.options(serve.port, userAuthenticator: try InlineSecretUserAuthenticator(
+                signer: TestHub.signer, userData: #"{"id":"dan","watchlist":["carol"]}"#)))
+            let danEvents = dan.watchlistEvents
+            let danSeen = Locked([WatchlistEvent]())
+            let reader = Task { for await event in danEvents { danSeen.withLock { $0.append(event) } } }
+            await dan.connect()
+            _ = try await dan.connected()
+            _ = try await dan.signIn()
+
+            let carol = try await Self.signedIn(serve, as: "carol")
+            let carolAgain = try await Self.signedIn(serve, as: "carol")
+            let erin = try await Self.signedIn(serve, as: "erin")
+            try await eventually("carol online") {
+                Self.watchlist(alice) == ["online:bob", "online:carol"] && danSeen.withLock { $0 } == [WatchlistEvent(kind: .online, userIDs: ["carol"])]
+            }
+            await carol.disconnect()
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(Self.watchlist(alice) == ["online:bob", "online:carol"], "carol still has a connection")
+            await carolAgain.disconnect()
+            await erin.disconnect()
+            try await eventually("carol offline") { Self.watchlist(alice) == ["online:bob", "online:carol", "offline:carol"] }
+            try await eventually("carol offline for dan") { danSeen.withLock { $0 }.last == WatchlistEvent(kind: .offline, userIDs: ["carol"]) }
+            await bob.disconnect()
+            try await eventually("bob offline") { Self.watchlist(alice).last == "offline:bob" }
+            #expect(!Self.watchlist(alice).contains { $0.contains("erin") })
+            reader.cancel()
+            await dan.disconnect()
+
+            // A watchlist of 101 ids refuses the sign-in.
+            let tooMany = (0..<101).map { "user-\($0)" }
+            let refused = try PythonPeer.start("hub_watch.py", [
+                "127.0.0.1", String(serve.port), Self.appID, TestHub.key, TestHub.secret, "greg", tooMany.joined(separator: ","), "-", "5",
+            ])
+            defer { Task { await refused.stop(.kill) } }
+            try await eventually("the sign-in refused") { !Self.lines(refused, "error").isEmpty }
+            let error = Self.lines(refused, "error")[0]["error"] as? [String: Any]
+            #expect((error?["message"] as? String)?.contains("at most 100") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test func pythonSubscribersSeeCoalescedCountsAndNoneWithoutTheOption() async throws {
+        try await ServeProcess.with(limits: TestHub.limits(), development: false, adjustApp: { $0.id = Self.appID; $0.subscriptionCount = true }) { serve in
+            let watcher = try await Self.watcher(serve, user: "-", watching: [], channel: "lobby")
+            defer { Task { await watcher.stop(.kill) } }
+            try await eventually("its own count") { Self.lines(watcher, "count").last?["count"] as? Int == 1 }
+            var joiners: [TestWebSocketClient] = []
+            let start = ContinuousClock.now
+            for _ in 0..<200 {
+                let client = try await serve.connectedClient()
+                client.send(#"{"event":"pusher:subscribe","data":{"channel":"lobby"}}"#)
+                joiners.append(client)
+            }
+            let joining = ContinuousClock.now - start
+            try await eventually("201", timeout: .seconds(20)) { Self.lines(watcher, "count").last?["count"] as? Int == 201 }
+            try await Task.sleep(for: .milliseconds(1_500))
+            let counts = Self.lines(watcher, "count").compactMap { $0["count"] as? Int }
+            #expect(counts.count <= Int((joining / .seconds(1)).rounded(.up)) + 4, "\(counts.count) frames for 200 joins in \(joining): \(counts)")
+            #expect(counts.last == 201 && counts == counts.sorted(), "\(counts)")
+            for client in joiners { await client.disconnect() }
+        }
+        try await ServeProcess.with(limits: TestHub.limits(), development: false, adjustApp: { $0.id = Self.appID }) { serve in
+            let watcher = try await Self.watcher(serve, user: "-", watching: [], channel: "lobby", seconds: 5)
+            defer { Task { await watcher.stop(.kill) } }
+            let other = try await serve.connectedClient()
+            other.send(#"{"event":"pusher:subscribe","data":{"channel":"lobby"}}"#)
+            _ = try await other.next(event: "pusher_internal:subscription_succeeded")
+            try await Task.sleep(for: .milliseconds(1_500))
+            #expect(Self.lines(watcher, "count").isEmpty, "\(watcher.stdout)")
+            await other.disconnect()
+        }
+    }
+}
