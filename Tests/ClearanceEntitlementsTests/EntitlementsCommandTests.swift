@@ -34,7 +34,7 @@ import Testing
         try Data("""
             {"users": [{"token": "bob-password", "id": "bob", "entitlements": ["issue-1"]},
                        {"token": "carol-password", "id": "carol", "entitlements": "lapsed"}],
-             "pugpig": {"secret": "cli-test-secret-cli-test-secret-32", "contentDirectory": "content", "tokenLifetime": 1}}
+             "pugpig": {"secret": "cli-test-secret-cli-test-secret-32", "contentDirectory": "content", "tokenLifetime": \(TestTiming.scale)}}
             """.utf8).write(to: config)
         let (serve, firstBase) = try await Self.startServe(config: config)
         var base = firstBase
@@ -65,7 +65,9 @@ import Testing
         #expect(status.status == 0)
         #expect(status.stdout.hasPrefix(#"{"state":"active","access":["issue-1"],"message":"You may read 1 issue","fetchedAt":""#))
 
-        try await Task.sleep(for: .seconds(1.5))  // the token goes stale: verify renews it by itself
+        // The token goes stale: verify renews it by itself. (Its lifetime and this wait are stretched
+        // alike under a sanitizer, whose slowness once let the renewed token go stale before use.)
+        try await Task.sleep(for: TestTiming.scaled(.seconds(1.5)))
         let renewed = try await run(["verify"])
         #expect(renewed.status == 0, "\(renewed.stderr)")
         #expect(renewed.stdout == verify.stdout)

@@ -42,7 +42,7 @@ struct HubAppLimitTests {
             let http = TestHTTP(hub)
             // Twenty reads at once against one per second: however slow the machine, most are refused.
             let results = try await withThrowingTaskGroup(of: HTTPResult.self) { group in
-                for index in 0..<20 {
+                for index in 0..<(20 * TestTiming.scale) {
                     group.addTask { try await http.signed("GET", index.isMultiple(of: 2) ? "/apps/\(TestHub.appID)/channels" : "/apps/\(TestHub.appID)/channels/news") }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
