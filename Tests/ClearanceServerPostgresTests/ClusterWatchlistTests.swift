@@ -15,8 +15,14 @@ import Testing
 struct ClusterWatchlistTests {
     @Test func onlineAndOfflineSpanTheNodesAndARestartingNodeSendsNoFalseOffline() async throws {
         try await ServeCluster.withTwoNodes { nodeA, nodeB, cluster in
-            // Alice watches bob and carol from node A; bob signs in on node B.
+            // Alice watches bob and carol from node A (a ChannelClient, and the same from Python's
+            // raw frames); bob signs in on node B.
             let alice = try await Self.signedIn(as: "alice", watching: ["bob", "carol"], port: nodeA.port)
+            let python = try PythonPeer.start("hub_watch.py", [
+                "127.0.0.1", String(nodeA.port), TestHub.appID, TestHub.key, TestHub.secret, "alice-py", "bob,carol", "-", "120",
+            ])
+            defer { Task { await python.stop(.kill) } }
+            #expect(await python.line(timeout: .seconds(30)) { $0.contains(#""ready": true"#) } != nil, "\(python.stderr.suffix(1_000))")
             let bobOnB = try await Self.signedIn(as: "bob", port: nodeB.port)
             try await alice.expect([.online: ["bob"]])
 
@@ -30,6 +36,7 @@ struct ClusterWatchlistTests {
             // Bob's last connection closes: offline, once.
             await bobOnA.client.disconnect()
             try await alice.expect([.online: ["bob"], .offline: ["bob"]])
+            try await eventually("python's view") { Self.watchlist(python) == ["online:bob", "offline:bob"] }
 
             // Carol on a third node: online on node A; a watcher signing in later on node A
             // learns at once that she is online; her node stops: she goes offline with it.
@@ -44,6 +51,15 @@ struct ClusterWatchlistTests {
                 await dan.client.disconnect()
             }
             await alice.client.disconnect()
+        }
+    }
+
+    /// The watchlist events `hub_watch.py` printed, as "online:bob" strings.
+    static func watchlist(_ process: ChildProcess) -> [String] {
+        process.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.flatMap { line in
+            (line["watchlist"] as? [[String: Any]] ?? []).map { "\($0["name"] as? String ?? "?"):\(($0["user_ids"] as? [String] ?? []).joined(separator: ","))" }
         }
     }
 

@@ -1,3 +1,5 @@
+import Clearance
+import ClearanceChannels
 import ClearanceDevelopment
 import ClearanceServer
 import ClearanceTestSupport
@@ -36,6 +38,24 @@ struct ServeAuthorizedConnectionTests {
             #expect(kept.0["closed"] as? Bool == false && (kept.0["events"] as? [String])?.contains("pusher:signin_success") == true, "\(kept.0)")
             #expect(kept.1["closed"] as? Bool == false
                 && (kept.1["events"] as? [String])?.contains("pusher_internal:subscription_succeeded") == true, "\(kept.1)")
+
+            // A ChannelClient that does neither fails for good with 4009 and does not reconnect.
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(serve.port))
+            let states = client.states
+            let connections = Locked(0)
+            let counter = Task { for await state in states where state.isConnected { connections.withLock { $0 += 1 } } }
+            await client.connect()
+            let state = try await first(client.states, timeout: .seconds(timeout + 10)) { $0.isTerminal }
+            guard case let .failed(error) = state, case let .closedByServer(code, reason) = error else {
+                Issue.record("not closed by the server: \(state)")
+                return
+            }
+            #expect(code == 4009 && reason == "Connection not authorized within timeout")
+            try await Task.sleep(for: TestTiming.scaled(.seconds(2)))
+            #expect(await client.state == state)
+            #expect(connections.withLock { $0 } == 1)
+            counter.cancel()
+            await client.disconnect()
         }
     }
 }

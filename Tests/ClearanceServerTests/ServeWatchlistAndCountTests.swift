@@ -27,6 +27,13 @@ struct ServeWatchlistAndCountTests {
         return process
     }
 
+    /// A raw connection to `serve` and its socket id.
+    static func connect(_ serve: ServeProcess) async throws -> (TestWebSocketClient, String) {
+        let client = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
+        let established = try await client.next(event: "pusher:connection_established")
+        return (client, try #require(established.dataObject["socket_id"] as? String))
+    }
+
     /// The JSON lines `process` printed that have `member`.
     static func lines(_ process: ChildProcess, _ member: String) -> [[String: Any]] {
         process.stdout.split(separator: "\n").compactMap { line in
@@ -119,6 +126,17 @@ struct ServeWatchlistAndCountTests {
             #expect(counts.count <= Int((joining / .seconds(1)).rounded(.up)) + 4, "\(counts.count) frames for 200 joins in \(joining): \(counts)")
             #expect(counts.last == 201 && counts == counts.sorted(), "\(counts)")
             for client in joiners { await client.disconnect() }
+
+            // Presence channels get no counts (their member events say more).
+            let (amy, amyID) = try await Self.connect(serve)
+            amy.send(TestHub.subscribeFrame(channel: "presence-room", socketID: amyID, channelData: TestHub.presenceData("amy")))
+            _ = try await amy.next(event: "pusher_internal:subscription_succeeded")
+            let (ben, benID) = try await Self.connect(serve)
+            ben.send(TestHub.subscribeFrame(channel: "presence-room", socketID: benID, channelData: TestHub.presenceData("ben")))
+            _ = try await amy.next(event: "pusher_internal:member_added")
+            #expect(await amy.unexpectedFrame(within: .milliseconds(1_500)) == nil)
+            await amy.disconnect()
+            await ben.disconnect()
         }
         try await ServeProcess.with(limits: TestHub.limits(), development: false, adjustApp: { $0.id = Self.appID }) { serve in
             let watcher = try await Self.watcher(serve, user: "-", watching: [], channel: "lobby", seconds: 5)
