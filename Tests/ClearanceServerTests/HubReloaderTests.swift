@@ -98,26 +98,20 @@ struct HubReloaderTests {
 
     @Test func aReloadAddsWebhooksSignedWithTheRotatedSecret() async throws {
         // A receiver that accepts only the new secret's signatures.
-        let receiver = try WebhookReceiver(key: TestHub.key, secret: "rotated-secret")
-        let received = Locked([WebhookEvent]())
-        let router = Router()
-        router.post("/hooks") { request, _ in
-            await receiver.respond(to: request) { payload in received.withLock { $0.append(contentsOf: payload.events) } }
-        }
-        let server = try await RunningServer.start(router, logger: TestHub.quietLogger)
+        let receiver = try await RecordingWebhookReceiver.start(secret: "rotated-secret")
         try await withCleanup {
             try await Self.with { hub, reloader, configuration in
                 var next = configuration
                 next.apps[0].secret = "rotated-secret"
-                next.apps[0].webhooks = [WebhookTarget(url: server.baseURL.absoluteString + "/hooks", events: [.channelOccupied])]
+                next.apps[0].webhooks = [WebhookTarget(url: receiver.url, events: [.channelOccupied])]
                 let report = try await reloader.reload(next)
                 #expect(report.updated == [TestHub.appID], "\(report)")
                 let (client, socketID) = try await TestHub.connect(hub)
                 try await TestHub.subscribe(client, socketID: socketID, channel: "hooked")
-                try await eventually("the webhook signed with the new secret") { received.withLock { $0 } == [.channelOccupied(channel: "hooked")] }
+                try await eventually("the webhook signed with the new secret") { receiver.events == [.channelOccupied(channel: "hooked")] }
                 await client.disconnect()
             }
-        } cleanup: { await server.stop() }
+        } cleanup: { await receiver.stop() }
     }
 
     @Test func aReloaderWithoutARunningHubSaysSo() async throws {

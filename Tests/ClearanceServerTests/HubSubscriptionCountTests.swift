@@ -92,17 +92,11 @@ struct HubSubscriptionCountTests {
 @Suite("Hub: subscription_count webhook", .timeLimit(.minutes(2)))
 struct HubSubscriptionCountWebhookTests {
     @Test func aTargetThatAsksGetsTheCoalescedCount() async throws {
-        let receiver = try WebhookReceiver(key: TestHub.key, secret: TestHub.secret)
-        let received = Locked([WebhookEvent]())
-        let router = Router()
-        router.post("/hooks") { request, _ in
-            await receiver.respond(to: request) { payload in received.withLock { $0.append(contentsOf: payload.events) } }
-        }
-        let server = try await RunningServer.start(router, logger: TestHub.quietLogger)
+        let receiver = try await RecordingWebhookReceiver.start()
         try await withCleanup {
             let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhookBatchWindow = 0.05 }) { app in
                 app.subscriptionCount = true
-                app.webhooks = [WebhookTarget(url: server.baseURL.absoluteString + "/hooks", events: [.subscriptionCount])]
+                app.webhooks = [WebhookTarget(url: receiver.url, events: [.subscriptionCount])]
             }
             try await TestHub.with(configuration) { hub in
                 var clients: [TestWebSocketClient] = []
@@ -111,12 +105,12 @@ struct HubSubscriptionCountWebhookTests {
                     try await TestHub.subscribe(client, socketID: socketID, channel: "counted")
                     clients.append(client)
                 }
-                try await eventually("the count of five") { received.withLock { $0 }.last == .subscriptionCount(channel: "counted", count: 5) }
-                let events = received.withLock { $0 }
+                try await eventually("the count of five") { receiver.events.last == .subscriptionCount(channel: "counted", count: 5) }
+                let events = receiver.events
                 #expect(events.count <= 3, "coalesced: \(events)")
                 for client in clients { await client.disconnect() }
-                try await eventually("the count of none") { received.withLock { $0 }.last == .subscriptionCount(channel: "counted", count: 0) }
+                try await eventually("the count of none") { receiver.events.last == .subscriptionCount(channel: "counted", count: 0) }
             }
-        } cleanup: { await server.stop() }
+        } cleanup: { await receiver.stop() }
     }
 }

@@ -158,11 +158,7 @@ struct ServeReloadTests {
     /// Whether a ``ChannelClient`` that trusts only `authority` connects over `wss://` (the
     /// client is returned connected, or disconnected).
     static func connects(port: Int, trusting authority: TestCertificateAuthority) async throws -> (connected: Bool, client: ChannelClient) {
-        var options = TestHub.options(port)
-        options.endpoint = .host("localhost", port: port)
-        options.useTLS = true
-        options.additionalTrustRootsPEM = authority.caPEM
-        let client = ChannelClient(key: TestHub.key, options: options)
+        let client = ChannelClient(key: TestHub.key, options: TestHub.tlsOptions(port, trusting: authority.caPEM))
         let states = client.states
         await client.connect()
         let state = try await first(states, timeout: .seconds(20)) { $0.isConnected || $0 == .unavailable || $0.isTerminal }

@@ -26,11 +26,7 @@ struct ServeTLSTests {
             #expect(stdout.contains("ready ws=wss://127.0.0.1:\(port)/app/\(TestHub.key)") && stdout.contains("http=https://127.0.0.1:\(port)"), "\(stdout)")
 
             // By name: swift-nio-ssl checks no certificate for an IP address (ChannelClientOptions refuses it).
-            var options = TestHub.options(port)
-            options.endpoint = .host("localhost", port: port)
-            options.useTLS = true
-            options.additionalTrustRootsPEM = authority.caPEM
-            let client = ChannelClient(key: TestHub.key, options: options)
+            let client = ChannelClient(key: TestHub.key, options: TestHub.tlsOptions(port, trusting: authority.caPEM))
             let states = client.states
             await client.connect()
             let state = try await first(states, timeout: .seconds(20)) { $0.isConnected || $0.isTerminal }
@@ -71,10 +67,7 @@ struct ServeTLSTests {
             let ready = try #require(await serve.line(timeout: .seconds(30)) { $0.hasPrefix("ready ") }, "no ready line: \(serve.stderr)")
             let address = try #require(ready.split(separator: " ").first { $0.hasPrefix("ws=wss://127.0.0.1:") }, "\(ready)")
             let port = try #require(Int(address.dropFirst("ws=wss://127.0.0.1:".count).prefix { $0.isNumber }))
-            var options = TestHub.options(port)
-            options.endpoint = .host("localhost", port: port)
-            options.useTLS = true
-            let client = ChannelClient(key: "clearance-key", options: options)
+            let client = ChannelClient(key: "clearance-key", options: TestHub.tlsOptions(port, trusting: nil))
             let states = client.states
             await client.connect()
             // The handshake fails (the hub's certificate is not trusted): the connection is

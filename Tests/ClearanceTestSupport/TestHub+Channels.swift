@@ -21,6 +21,16 @@ extension TestHub {
         )
     }
 
+    /// Options for a client of the TLS hub on `port` (reached by name: swift-nio-ssl checks no
+    /// certificate for an IP address) that trusts `caPEM` beside the system's roots.
+    package static func tlsOptions(_ port: Int, trusting caPEM: String?) -> ChannelClientOptions {
+        var options = options(port)
+        options.endpoint = .host("localhost", port: port)
+        options.useTLS = true
+        options.additionalTrustRootsPEM = caPEM
+        return options
+    }
+
     /// The hub's own auth endpoint, calling as the user with `token`.
     package static func serverAuthorizer(_ hub: HubServer, token: String) throws -> ServerChannelAuthorizer {
         try serverAuthorizer(hub.httpURL, token: token)
