@@ -53,7 +53,9 @@ final class CountingTransport: HTTPTransport {
             let single = try await run(batching: false, hub: box.hub)
             let batched = try await run(batching: true, hub: box.hub)
             print("channels bench: \(Self.channelCount) private channels: per-channel \(single.requests) requests in \(String(format: "%.3f", single.seconds)) s; batched \(batched.requests) requests in \(String(format: "%.3f", batched.seconds)) s (\(String(format: "%.1f", single.seconds / batched.seconds))× faster)")
-            #expect(single.requests == Self.channelCount)
+            // One request per channel; on a machine loaded enough (ThreadSanitizer beside other
+            // work), an auth request that failed is retried once (authorizationRetry): a few more.
+            #expect(single.requests >= Self.channelCount && single.requests <= Self.channelCount + Self.channelCount / 100, "\(single.requests)")
             #expect(batched.requests * 10 <= single.requests)
             #expect(batched.seconds < single.seconds)
         }
