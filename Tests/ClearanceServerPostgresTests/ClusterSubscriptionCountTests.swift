@@ -23,6 +23,13 @@ struct ClusterSubscriptionCountTests {
             let reader = Task { for await count in counts { received.withLock { $0.append(count) } } }
             try await channel.subscribed()
             try await eventually("its own count") { received.withLock { $0 } == [1] }
+            // A Python subscriber on node A too (raw frames).
+            let python = try PythonPeer.start("hub_watch.py", [
+                "127.0.0.1", String(nodeA.port), TestHub.appID, TestHub.key, TestHub.secret, "-", "-", "lobby", "120",
+            ])
+            defer { Task { await python.stop(.kill) } }
+            #expect(await python.line(timeout: .seconds(30)) { $0.contains(#""ready": true"#) } != nil, "\(python.stderr.suffix(1_000))")
+            try await eventually("two on node A") { received.withLock { $0 }.last == 2 }
 
             // Two hundred subscribers join on node B, as fast as they can.
             var joiners: [ChannelClient] = []
@@ -35,18 +42,27 @@ struct ClusterSubscriptionCountTests {
             }
             for client in joiners { try await client.channel(named: "lobby")!.subscribed() }
             let joining = ContinuousClock.now - start
-            try await eventually("the count across both nodes", timeout: .seconds(20)) { received.withLock { $0.last } == 201 }
+            try await eventually("the count across both nodes", timeout: .seconds(20)) { received.withLock { $0.last } == 202 }
             let frames = received.withLock { $0 }
             #expect(frames.count <= Int((joining / .seconds(1)).rounded(.up)) + 4, "coalesced: \(frames.count) frames for \(joining) of joins: \(frames)")
             #expect(frames == frames.sorted(), "\(frames)")
-            #expect(channel.subscriptionCount == 201)
+            #expect(channel.subscriptionCount == 202)
+            try await eventually("python's count") { Self.counts(python).last == 202 }
+            #expect(Self.counts(python).count <= frames.count + 2, "\(Self.counts(python))")
 
             for client in joiners.prefix(100) { await client.disconnect() }
-            try await eventually("the count after a hundred left", timeout: .seconds(20)) { received.withLock { $0.last } == 101 }
+            try await eventually("the count after a hundred left", timeout: .seconds(20)) { received.withLock { $0.last } == 102 }
             for client in joiners.dropFirst(100) { await client.disconnect() }
-            try await eventually("alone again", timeout: .seconds(20)) { received.withLock { $0.last } == 1 }
+            try await eventually("alone again", timeout: .seconds(20)) { received.withLock { $0.last } == 2 }
             reader.cancel()
             await watcher.disconnect()
+        }
+    }
+
+    /// The counts `hub_watch.py` printed.
+    static func counts(_ process: ChildProcess) -> [Int] {
+        process.stdout.split(separator: "\n").compactMap { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["count"] as? Int
         }
     }
 }

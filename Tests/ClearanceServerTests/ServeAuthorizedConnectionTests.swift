@@ -2,6 +2,7 @@ import Clearance
 import ClearanceChannels
 import ClearanceDevelopment
 import ClearanceServer
+import ClearanceSigning
 import ClearanceTestSupport
 import Foundation
 import Testing
@@ -38,6 +39,23 @@ struct ServeAuthorizedConnectionTests {
             #expect(kept.0["closed"] as? Bool == false && (kept.0["events"] as? [String])?.contains("pusher:signin_success") == true, "\(kept.0)")
             #expect(kept.1["closed"] as? Bool == false
                 && (kept.1["events"] as? [String])?.contains("pusher_internal:subscription_succeeded") == true, "\(kept.1)")
+
+            // ChannelClients that sign in, or subscribe to a private channel, stay past the timeout.
+            let signer = try ChannelAuthSigner(key: TestHub.key, secret: TestHub.secret)
+            let signingIn = ChannelClient(key: TestHub.key, options: TestHub.options(
+                serve.port, userAuthenticator: try InlineSecretUserAuthenticator(signer: signer, userData: #"{"id":"swift-user"}"#)))
+            await signingIn.connect()
+            _ = try await signingIn.connected()
+            _ = try await signingIn.signIn()
+            let privateClient = ChannelClient(key: TestHub.key, options: TestHub.options(
+                serve.port, authorizer: try InlineSecretChannelAuthorizer(key: TestHub.key, secret: TestHub.secret)))
+            await privateClient.connect()
+            try await privateClient.subscribe("private-swift").subscribed()
+            try await Task.sleep(for: .seconds(timeout + 1))
+            #expect(await signingIn.state.isConnected)
+            #expect(await privateClient.state.isConnected)
+            await signingIn.disconnect()
+            await privateClient.disconnect()
 
             // A ChannelClient that does neither fails for good with 4009 and does not reconnect.
             let client = ChannelClient(key: TestHub.key, options: TestHub.options(serve.port))

@@ -104,6 +104,13 @@ struct ServeWatchlistAndCountTests {
             try await eventually("the sign-in refused") { !Self.lines(refused, "error").isEmpty }
             let error = Self.lines(refused, "error")[0]["error"] as? [String: Any]
             #expect((error?["message"] as? String)?.contains("at most 100") == true, "\(String(describing: error))")
+            // The same from a ChannelClient: its sign-in fails with the hub's reason.
+            do {
+                _ = try await Self.signedIn(serve, as: "greg", watching: tooMany)
+                Issue.record("a watchlist of 101 ids signed in")
+            } catch {
+                #expect("\(error)".contains("at most 100"), "\(error)")
+            }
         }
     }
 
@@ -112,6 +119,11 @@ struct ServeWatchlistAndCountTests {
             let watcher = try await Self.watcher(serve, user: "-", watching: [], channel: "lobby")
             defer { Task { await watcher.stop(.kill) } }
             try await eventually("its own count") { Self.lines(watcher, "count").last?["count"] as? Int == 1 }
+            // A ChannelClient subscriber beside it.
+            let swift = ChannelClient(key: TestHub.key, options: TestHub.options(serve.port))
+            await swift.connect()
+            let lobby = await swift.subscribe("lobby")
+            try await lobby.subscribed()
             var joiners: [TestWebSocketClient] = []
             let start = ContinuousClock.now
             for _ in 0..<200 {
@@ -120,14 +132,25 @@ struct ServeWatchlistAndCountTests {
                 joiners.append(client)
             }
             let joining = ContinuousClock.now - start
-            try await eventually("201", timeout: .seconds(20)) { Self.lines(watcher, "count").last?["count"] as? Int == 201 }
+            try await eventually("202", timeout: .seconds(20)) { Self.lines(watcher, "count").last?["count"] as? Int == 202 }
             try await Task.sleep(for: .milliseconds(1_500))
             let counts = Self.lines(watcher, "count").compactMap { $0["count"] as? Int }
             #expect(counts.count <= Int((joining / .seconds(1)).rounded(.up)) + 4, "\(counts.count) frames for 200 joins in \(joining): \(counts)")
-            #expect(counts.last == 201 && counts == counts.sorted(), "\(counts)")
+            #expect(counts.last == 202 && counts == counts.sorted(), "\(counts)")
+            try await eventually("the ChannelClient's count") { lobby.subscriptionCount == 202 }
             for client in joiners { await client.disconnect() }
+            try await eventually("the ChannelClient's count after the joiners left") { lobby.subscriptionCount == 2 }
+            await swift.disconnect()
 
-            // Presence channels get no counts (their member events say more).
+            // Presence channels get no counts (their member events say more): not for Python, not for
+            // a ChannelClient, not for raw frames.
+            let pythonPresence = try await Self.watcher(serve, user: "-", watching: [], channel: "presence-room", seconds: 10)
+            defer { Task { await pythonPresence.stop(.kill) } }
+            let presenceClient = ChannelClient(key: TestHub.key, options: TestHub.options(
+                serve.port, authorizer: try InlineSecretChannelAuthorizer(key: TestHub.key, secret: TestHub.secret, userID: "zoe")))
+            await presenceClient.connect()
+            let room = await presenceClient.subscribe("presence-room")
+            try await room.subscribed()
             let (amy, amyID) = try await Self.connect(serve)
             amy.send(TestHub.subscribeFrame(channel: "presence-room", socketID: amyID, channelData: TestHub.presenceData("amy")))
             _ = try await amy.next(event: "pusher_internal:subscription_succeeded")
@@ -135,8 +158,11 @@ struct ServeWatchlistAndCountTests {
             ben.send(TestHub.subscribeFrame(channel: "presence-room", socketID: benID, channelData: TestHub.presenceData("ben")))
             _ = try await amy.next(event: "pusher_internal:member_added")
             #expect(await amy.unexpectedFrame(within: .milliseconds(1_500)) == nil)
+            #expect(room.subscriptionCount == nil)
+            #expect(Self.lines(pythonPresence, "count").isEmpty, "\(pythonPresence.stdout)")
             await amy.disconnect()
             await ben.disconnect()
+            await presenceClient.disconnect()
         }
         try await ServeProcess.with(limits: TestHub.limits(), development: false, adjustApp: { $0.id = Self.appID }) { serve in
             let watcher = try await Self.watcher(serve, user: "-", watching: [], channel: "lobby", seconds: 5)

@@ -5,7 +5,8 @@ by the official Pusher server library (pusher==3.3.4)'s authenticate_user
 
 Usage: hub_watch.py HOST PORT APP_ID KEY SECRET USER_ID WATCHLIST CHANNEL SECONDS
   USER_ID: sign in as this user ("-": do not sign in); WATCHLIST: comma-separated user ids
-  ("-": none); CHANNEL: a public channel to subscribe to ("-": none).
+  ("-": none); CHANNEL: a channel to subscribe to ("-": none; private- and presence- channels are
+  signed with the library's authenticate).
 
 Prints {"ready": true} once signed in and subscribed, then {"watchlist": [events]} for each
 pusher_internal:watchlist_events and {"count": N, "channel": C} for each
@@ -36,7 +37,12 @@ def main() -> int:
         ws.send(json.dumps({"event": "pusher:signin", "data": client.authenticate_user(socket_id, user)}))
         waiting.add("pusher:signin_success")
     if channel != "-":
-        ws.send(json.dumps({"event": "pusher:subscribe", "data": {"channel": channel}}))
+        data = {"channel": channel}
+        if channel.startswith("presence-"):
+            data.update(client.authenticate(channel=channel, socket_id=socket_id, custom_data={"user_id": f"py-{socket_id}"}))
+        elif channel.startswith("private-"):
+            data.update(client.authenticate(channel=channel, socket_id=socket_id))
+        ws.send(json.dumps({"event": "pusher:subscribe", "data": data}))
         waiting.add("pusher_internal:subscription_succeeded")
     if not waiting:
         say({"ready": True})
