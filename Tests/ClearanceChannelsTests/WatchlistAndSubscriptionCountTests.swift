@@ -182,32 +182,3 @@ struct WatchlistAndSubscriptionCountTests {
         #expect(ChannelClientError.closedByServer(code: 4001, reason: "App does not exist").message == "The server closed the connection with code 4001: App does not exist.")
     }
 }
-
-/// The first `count` elements of `sequence`; throws ``CollectTimedOut`` after `timeout` (scaled).
-func collect<S: AsyncSequence & Sendable>(_ sequence: S, count: Int, timeout: Duration = .seconds(10)) async throws -> [S.Element] where S.Element: Sendable {
-    let timeout = TestTiming.scaled(timeout)
-    return try await withThrowingTaskGroup(of: [S.Element]?.self) { group in
-        group.addTask {
-            var found: [S.Element] = []
-            for try await element in sequence {
-                found.append(element)
-                if found.count == count { return found }
-            }
-            return nil
-        }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let found = try await group.next() ?? nil else {
-            throw CollectTimedOut(description: "timed out after \(timeout) waiting for \(count) elements")
-        }
-        return found
-    }
-}
-
-/// ``collect(_:count:timeout:)`` ran out of time.
-struct CollectTimedOut: Error, CustomStringConvertible {
-    let description: String
-}

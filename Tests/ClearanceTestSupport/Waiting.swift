@@ -24,19 +24,38 @@ package func first<S: AsyncSequence & Sendable>(
     timeout: Duration = .seconds(10),
     where predicate: @escaping @Sendable (S.Element) -> Bool
 ) async throws -> S.Element where S.Element: Sendable {
-    let timeout = TestTiming.scaled(timeout)
-    return try await withThrowingTaskGroup(of: S.Element?.self) { group in
-        group.addTask {
-            for try await element in sequence where predicate(element) { return element }
-            return nil
+    try await within(timeout, waitingFor: "an element") {
+        for try await element in sequence where predicate(element) { return element }
+        return nil
+    }
+}
+
+/// The first `count` elements of `sequence`; throws ``TimedOut`` after `timeout` (stretched by
+/// ``TestTiming/scale`` under a sanitizer).
+package func collect<S: AsyncSequence & Sendable>(_ sequence: S, count: Int, timeout: Duration = .seconds(10)) async throws -> [S.Element] where S.Element: Sendable {
+    try await within(timeout, waitingFor: "\(count) elements") {
+        var found: [S.Element] = []
+        for try await element in sequence {
+            found.append(element)
+            if found.count == count { return found }
         }
+        return nil
+    }
+}
+
+/// What `body` finds (nil: the sequence it reads ended first) within `timeout`, scaled; throws
+/// ``TimedOut`` naming `what` otherwise.
+private func within<T: Sendable>(_ timeout: Duration, waitingFor what: String, _ body: @escaping @Sendable () async throws -> T?) async throws -> T {
+    let timeout = TestTiming.scaled(timeout)
+    return try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
         group.addTask {
             try await Task.sleep(for: timeout)
             return nil
         }
         defer { group.cancelAll() }
         guard let found = try await group.next() ?? nil else {
-            throw TimedOut(description: "timed out after \(timeout) waiting for an element")
+            throw TimedOut(description: "timed out after \(timeout) waiting for \(what)")
         }
         return found
     }

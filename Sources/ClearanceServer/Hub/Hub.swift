@@ -138,12 +138,18 @@ final class Hub: Sendable {
     /// how many there were. (The HTTP API also relays the request to the other nodes.)
     @discardableResult
     func closeUserConnections(appID: String, userID: String) async -> Int {
+        await closeConnections(
+            appID: appID, userID: userID, .unauthorized, reason: "Connection terminated: the app ended this user's connections",
+            event: "hub.user.terminated")
+    }
+
+    /// Closes this node's connections of `appID` (only those signed in as `userID`, when given)
+    /// with `code` and `reason`, logs `event` when there were any, and returns how many.
+    func closeConnections(appID: String, userID: String? = nil, _ code: HubCloseCode, reason: String, event: Logger.Message) async -> Int {
         let controls = await registry.controls(appID: appID, userID: userID)
-        for control in controls {
-            control.close(.unauthorized, reason: "Connection terminated: the app ended this user's connections")
-        }
+        for control in controls { control.close(code, reason: reason) }
         if !controls.isEmpty {
-            logger.info("hub.user.terminated", metadata: ["app_id": "\(appID)", "connections": "\(controls.count)"])
+            logger.info(event, metadata: ["app_id": "\(appID)", "code": "\(code.rawValue)", "connections": "\(controls.count)"])
         }
         return controls.count
     }

@@ -75,10 +75,11 @@ public struct HubService: Service {
     /// pipeline, so WebSocket upgrades and the HTTP API alike are `wss://` and `https://`. Each
     /// handshake presents `identity`'s current certificate (a reload may replace it).
     /// - Throws: ``HubTLSError`` for a certificate or key that cannot be used.
-    private static func server(hub: Hub, tls: HubTLSConfiguration?, identity: HubTLSIdentity?) throws -> HTTPServerBuilder {
-        guard let tls, let identity else { return HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder) } }
-        let serverTLS = try identity.serverConfiguration(tls)
-        return try .tls(HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder, secure: true) }, tlsConfiguration: serverTLS)
+    private static func server(hub: Hub, identity: HubTLSIdentity?) throws -> HTTPServerBuilder {
+        guard let identity else { return HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder) } }
+        return try .tls(
+            HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder, secure: true) },
+            tlsConfiguration: identity.serverConfiguration)
     }
 
     /// Runs until the group shuts down.
@@ -108,7 +109,7 @@ public struct HubService: Service {
         let listener = ServerListener()
         let app = Application(
             router: router,
-            server: try Self.server(hub: hub, tls: configuration.tls, identity: identity),
+            server: try Self.server(hub: hub, identity: identity),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "clearance"),
             onServerRunning: { channel in
                 listener.bound(channel)

@@ -30,25 +30,15 @@ extension Hub {
         }
         report.removed = old.byID.keys.filter { table.byID[$0] == nil }.sorted()
         for id in report.removed {
-            report.closedConnections += await closeConnections(appID: id, .appDoesNotExist, reason: "The app is no longer served by this hub")
+            report.closedConnections += await closeConnections(appID: id, .appDoesNotExist, reason: "The app is no longer served by this hub", event: "hub.app.removed")
         }
         for id in report.rekeyed {
-            report.closedConnections += await closeConnections(appID: id, .appDoesNotExist, reason: "The app's key changed: connect with the new key")
+            report.closedConnections += await closeConnections(appID: id, .appDoesNotExist, reason: "The app's key changed: connect with the new key", event: "hub.app.rekeyed")
         }
         for id in report.disabled {
-            report.closedConnections += await closeConnections(appID: id, .appDisabled, reason: "The app was disabled")
+            report.closedConnections += await closeConnections(appID: id, .appDisabled, reason: "The app was disabled", event: "hub.app.disabled")
         }
         return report
-    }
-
-    /// Closes this node's connections of `appID` with `code`; returns how many.
-    private func closeConnections(appID: String, _ code: HubCloseCode, reason: String) async -> Int {
-        let controls = await registry.controls(appID: appID)
-        for control in controls { control.close(code, reason: reason) }
-        if !controls.isEmpty {
-            logger.info("hub.app.connectionsClosed", metadata: ["app_id": "\(appID)", "code": "\(code.rawValue)", "connections": "\(controls.count)"])
-        }
-        return controls.count
     }
 
     /// Whether a connection admitted for `app` may stay: false (with the close code) when a

@@ -67,7 +67,11 @@ public struct HubTLSConfiguration: Sendable, Hashable, Codable {
     /// are now, checked as at start.
     /// - Throws: ``HubTLSError``, naming the file at fault.
     func identity() throws(HubTLSError) -> NIOSSLContextConfigurationOverride {
-        let server = try serverConfiguration()
+        Self.identity(of: try serverConfiguration())
+    }
+
+    /// The chain and key `server` presents, as a handshake's override.
+    static func identity(of server: TLSConfiguration) -> NIOSSLContextConfigurationOverride {
         var identity = NIOSSLContextConfigurationOverride()
         identity.certificateChain = server.certificateChain
         identity.privateKey = server.privateKey

@@ -7,25 +7,24 @@ import NIOSSL
 /// without a restart, and open connections keep theirs.
 final class HubTLSIdentity: Sendable {
     private let current: Locked<NIOSSLContextConfigurationOverride>
+    /// The server configuration read at start, asking this identity at every handshake.
+    let serverConfiguration: TLSConfiguration
 
-    /// The identity read from `configuration`'s files.
+    /// The identity read from `configuration`'s files (once: the server configuration and the
+    /// first identity come from the same reading).
     /// - Throws: ``HubTLSError``, naming the file at fault.
     init(_ configuration: HubTLSConfiguration) throws(HubTLSError) {
-        current = Locked(try configuration.identity())
+        var server = try configuration.serverConfiguration()
+        let current = Locked(HubTLSConfiguration.identity(of: server))
+        server.sslContextCallback = { [current] _, promise in
+            promise.succeed(current.withLock { $0 })
+        }
+        self.current = current
+        serverConfiguration = server
     }
 
     /// Presents `identity` (``HubTLSConfiguration/identity()``) from the next handshake on.
     func present(_ identity: NIOSSLContextConfigurationOverride) {
         current.withLock { $0 = identity }
-    }
-
-    /// The server configuration: `configuration`'s, asking this identity at every handshake.
-    /// - Throws: ``HubTLSError``, naming the file at fault.
-    func serverConfiguration(_ configuration: HubTLSConfiguration) throws(HubTLSError) -> TLSConfiguration {
-        var server = try configuration.serverConfiguration()
-        server.sslContextCallback = { [current] _, promise in
-            promise.succeed(current.withLock { $0 })
-        }
-        return server
     }
 }

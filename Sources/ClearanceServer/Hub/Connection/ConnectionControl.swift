@@ -45,16 +45,12 @@ final class ConnectionControl: Sendable {
         case .sendPing:
             outbox.deliver(.frame(PusherFrame.ping))
         case let .close(code):
-            // Only the authorization deadline closes with 4009 from a timer.
-            close(code, reason: code == .unauthorized ? Self.notAuthorizedReason : nil, at: now)
+            close(code, at: now)
         case .abort:
             logger.debug("hub.connection.closeTimeout")
             channel.close(promise: nil)
         }
     }
-
-    /// The reason of the 4009 close of a connection that did not authorize itself in time (Pusher's words).
-    static let notAuthorizedReason = "Connection not authorized within timeout"
 
     /// Closes with `code`: `pusher:error`, then the close frame, both after whatever is queued,
     /// with `reason` (default: the code's own message). Does nothing when the connection is

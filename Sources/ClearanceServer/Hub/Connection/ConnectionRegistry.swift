@@ -69,14 +69,9 @@ actor ConnectionRegistry {
         live[socketID]?.userID = userID
     }
 
-    /// The controls of `appID`'s connections signed in as `userID`.
-    func controls(appID: String, userID: String) -> [ConnectionControl] {
-        live.values.compactMap { entry in entry.appID == appID && entry.userID == userID ? entry.control : nil }
-    }
-
-    /// The controls of `appID`'s connections.
-    func controls(appID: String) -> [ConnectionControl] {
-        live.values.compactMap { entry in entry.appID == appID ? entry.control : nil }
+    /// The controls of `appID`'s connections (only those signed in as `userID`, when given).
+    func controls(appID: String, userID: String? = nil) -> [ConnectionControl] {
+        live.values.compactMap { entry in entry.appID == appID && (userID == nil || entry.userID == userID) ? entry.control : nil }
     }
 
     func remove(socketID: String) {

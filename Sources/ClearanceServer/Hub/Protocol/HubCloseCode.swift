@@ -43,7 +43,7 @@ public enum HubCloseCode: UInt16, Error, Sendable, Hashable, CaseIterable {
         case .invalidVersionFormat: "Invalid version string format"
         case .unsupportedProtocolVersion: "Unsupported protocol version"
         case .noProtocolVersion: "No protocol version supplied"
-        case .unauthorized: "Connection is unauthorized: user sign-in timed out"
+        case .unauthorized: "Connection not authorized within timeout"
         case .overCapacity: "Over capacity"
         case .reconnectImmediately: "Server is shutting down: reconnect"
         case .pongNotReceived: "Pong reply not received"
