@@ -29,13 +29,15 @@ package enum TestHub {
     /// HTTP for everything that talks to a hub in tests: one request per connection, so no
     /// kept-alive connection to a stopped hub is ever reused (one was seen to hang for the
     /// transport's whole 60 s timeout after a restart), and idle connections closed quickly (a
-    /// hub's graceful stop waits for them).
+    /// hub's graceful stop waits for them). Each request may take 10 s, stretched under a sanitizer
+    /// (TestTiming): a ThreadSanitizer hub that writes to twenty stalled readers answered one batch
+    /// after more than 10 s in CI.
     package static let http = AsyncHTTPClientHTTPTransport(client: {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.maximumUsesPerConnection = 1
         configuration.connectionPool.idleTimeout = .milliseconds(200)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }(), timeout: .seconds(10))
+    }(), timeout: TestTiming.scaled(.seconds(10)))
 
     /// Test defaults: a fast close handshake; otherwise the hub's defaults.
     package static func limits(_ adjust: (inout HubLimits) -> Void = { _ in }) -> HubLimits {
