@@ -10,7 +10,8 @@ import Testing
 
 /// Watchlist events across a cluster of two real `clearance serve --backplane` nodes on a real
 /// PostgreSQL: "online" is decided for the whole cluster, and a user with a connection on any
-/// node, including one left while another node restarts, is never reported offline.
+/// node, also while another node restarts (SIGTERM, then a new process on its port), is never
+/// reported offline.
 @Suite("Watchlist across a cluster", .timeLimit(.minutes(4)))
 struct ClusterWatchlistTests {
     @Test func onlineAndOfflineSpanTheNodesAndARestartingNodeSendsNoFalseOffline() async throws {
@@ -26,17 +27,32 @@ struct ClusterWatchlistTests {
             let bobOnB = try await Self.signedIn(as: "bob", port: nodeB.port)
             try await alice.expect([.online: ["bob"]])
 
-            // Bob also on node A. Node B restarts (SIGTERM): bob is still online through node A,
-            // so alice hears nothing.
+            // Bob also on node A. Node B restarts: stopped with SIGTERM, and a new process of the
+            // cluster on the same port, where bob's client reconnects and signs in again. Bob is
+            // online through node A all along, so alice (and the Python watcher) hear nothing.
             let bobOnA = try await Self.signedIn(as: "bob", port: nodeA.port)
-            await nodeB.stop()
-            try await Task.sleep(for: .seconds(2))
-            #expect(alice.events == [WatchlistEvent(kind: .online, userIDs: ["bob"])], "\(alice.events)")
-            await bobOnB.client.disconnect()
-            // Bob's last connection closes: offline, once.
-            await bobOnA.client.disconnect()
-            try await alice.expect([.online: ["bob"], .offline: ["bob"]])
-            try await eventually("python's view") { Self.watchlist(python) == ["online:bob", "offline:bob"] }
+            let firstSocket = try #require(await bobOnB.client.socketID)
+            let restartedB = try await ServeCluster.restart(nodeB, environment: cluster)
+            try await withCleanup {
+                try await eventually("bob's client on the restarted node B", timeout: .seconds(30)) {
+                    guard let socket = await bobOnB.client.socketID else { return false }
+                    return socket != firstSocket
+                }
+                _ = try await bobOnB.client.signIn()  // signed in on the new socket
+                try await Task.sleep(for: .seconds(2))
+                #expect(alice.events == [WatchlistEvent(kind: .online, userIDs: ["bob"])], "\(alice.events)")
+                #expect(Self.watchlist(python) == ["online:bob"], "\(python.stdout.suffix(1_000))")
+                // Bob leaves node A: his connection on the restarted node B keeps him online.
+                await bobOnA.client.disconnect()
+                try await Task.sleep(for: .seconds(2))
+                #expect(alice.events == [WatchlistEvent(kind: .online, userIDs: ["bob"])], "\(alice.events)")
+                // Bob's last connection closes: offline, once.
+                await bobOnB.client.disconnect()
+                try await alice.expect([.online: ["bob"], .offline: ["bob"]])
+                try await eventually("python's view") { Self.watchlist(python) == ["online:bob", "offline:bob"] }
+            } cleanup: {
+                await restartedB.stop(.kill)
+            }
 
             // Carol on a third node: online on node A; a watcher signing in later on node A
             // learns at once that she is online; her node stops: she goes offline with it.

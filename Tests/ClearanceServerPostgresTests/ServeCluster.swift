@@ -2,6 +2,7 @@ import ClearanceDevelopment
 import ClearanceServer
 import ClearanceServerPostgres
 import ClearanceTestSupport
+import Foundation
 import Testing
 
 /// Real `clearance serve --backplane` nodes on a throwaway PostgreSQL, each linked to the cluster
@@ -30,8 +31,34 @@ enum ServeCluster {
         environment: [String: String], adjustApp: (inout HubAppConfiguration) -> Void = { _ in }, _ body: (ServeProcess) async throws -> Void
     ) async throws {
         try await ServeProcess.with(limits: TestHub.limits(), environment: environment, adjustApp: adjustApp) { node in
-            #expect(await node.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") } != nil, "\(node.process.stderr)")
+            try await linked(node)
             try await body(node)
+        }
+    }
+
+    /// `node` restarted as users restart a service: stopped with SIGTERM (it drains), then a new
+    /// `clearance serve` process of the same cluster on the same port, returned once it is linked.
+    /// The caller stops it.
+    static func restart(
+        _ node: ServeProcess, environment: [String: String], adjustApp: (inout HubAppConfiguration) -> Void = { _ in }
+    ) async throws -> ServeProcess {
+        await node.stop()
+        let configuration = try ServeProcess.writeConfiguration(port: node.port, limits: TestHub.limits(), adjustApp: adjustApp)
+        defer { try? FileManager.default.removeItem(at: configuration) }
+        let restarted = try await ServeProcess.start(configuration: configuration, port: node.port, environment: environment)
+        do {
+            try await linked(restarted)
+        } catch {
+            await restarted.stop(.kill)
+            throw error
+        }
+        return restarted
+    }
+
+    /// Waits for `node`'s line saying it joined the cluster.
+    private static func linked(_ node: ServeProcess) async throws {
+        guard await node.process.line(timeout: .seconds(30), where: { $0.hasPrefix("backplane connected node=") }) != nil else {
+            throw ChildProcess.Failure("the node did not join the cluster; stderr: \(node.process.stderr.suffix(2_000))")
         }
     }
 }

@@ -73,7 +73,7 @@ struct HubAuthorizedConnectionTests {
             try await eventually("the place is free") {
                 let (client, socketID) = try await TestHub.connect(hub)
                 client.send(TestHub.subscribeFrame(channel: "private-c", socketID: socketID))
-                let frame = try await client.next(timeout: .seconds(5))
+                let frame = await client.next(timeout: .seconds(5))
                 await client.disconnect()
                 return frame?.event == "pusher_internal:subscription_succeeded"
             }

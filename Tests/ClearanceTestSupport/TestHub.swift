@@ -37,7 +37,7 @@ package enum TestHub {
         configuration.maximumUsesPerConnection = 1
         configuration.connectionPool.idleTimeout = .milliseconds(200)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }(), timeout: TestTiming.scaled(.seconds(10)))
+    }(), timeout: .seconds(Int64(10 * TestTiming.scale)))
 
     /// Test defaults: a fast close handshake; otherwise the hub's defaults.
     package static func limits(_ adjust: (inout HubLimits) -> Void = { _ in }) -> HubLimits {
