@@ -15,7 +15,7 @@ struct SanitizerScriptTests {
     @Test func theCommittedSuppressionFilesPass() async throws {
         let directory = try PackageRoot.url().appendingPathComponent("scripts/sanitize-suppressions")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".supp") }
-        #expect(files.contains("thread.supp") && files.contains("leak.supp"))
+        #expect(files.contains("thread.supp") && files.contains("leak.supp") && files.contains("address.supp"))
         let output = try await Self.run("check-suppressions", files.map { directory.appendingPathComponent($0).path })
         #expect(output.status == 0, "\(output.stderr)")
     }
@@ -71,6 +71,27 @@ struct SanitizerScriptTests {
             output = try await Self.run("sanitizer-summary", [logs.path, supp.path])
             #expect(output.status == 1)
             #expect(output.stdout.contains("== sanitizer report in report.12") && output.stdout.contains("Write of size 8 by thread T1"), "\(output.stdout)")
+        }
+    }
+
+    /// AddressSanitizer swallows a suppressed report without counting it: its suppressions are
+    /// listed with n/a, never with a 0 that would read as "matched nothing, remove it".
+    @Test func addressSanitizerSuppressionsAreListedWithoutACount() async throws {
+        try await TemporaryDirectory.with { directory in
+            let supp = directory.appendingPathComponent("address.supp")
+            try "# why\ninterceptor_via_fun:Foundation29findMaximumOpenFromProcSelfFD\n".write(to: supp, atomically: true, encoding: .utf8)
+            let logs = directory.appendingPathComponent("logs")
+            try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+            var output = try await Self.run("sanitizer-summary", [logs.path, supp.path])
+            #expect(output.status == 0, "\(output.stdout)")
+            #expect(output.stdout.contains("n/a  interceptor_via_fun:Foundation29findMaximumOpenFromProcSelfFD  (address.supp)"), "\(output.stdout)")
+
+            // An AddressSanitizer report fails the run.
+            try "=================================================================\n==30==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1\nSUMMARY: AddressSanitizer: heap-buffer-overflow\n"
+                .write(to: logs.appendingPathComponent("report.30"), atomically: true, encoding: .utf8)
+            output = try await Self.run("sanitizer-summary", [logs.path, supp.path])
+            #expect(output.status == 1)
+            #expect(output.stdout.contains("== sanitizer report in report.30"), "\(output.stdout)")
         }
     }
 
