@@ -12,6 +12,18 @@ struct SanitizerScriptTests {
         return try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [path] + arguments, timeout: .seconds(30))
     }
 
+    /// Runs `body` with a suppression file named `name` holding `text` and an empty directory for
+    /// sanitizer logs, both removed afterwards.
+    private static func withLogs(suppressions name: String, _ text: String, _ body: (URL, URL) async throws -> Void) async throws {
+        try await TemporaryDirectory.with { directory in
+            let supp = directory.appendingPathComponent(name)
+            try text.write(to: supp, atomically: true, encoding: .utf8)
+            let logs = directory.appendingPathComponent("logs")
+            try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+            try await body(supp, logs)
+        }
+    }
+
     @Test func theCommittedSuppressionFilesPass() async throws {
         let directory = try PackageRoot.url().appendingPathComponent("scripts/sanitize-suppressions")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".supp") }
@@ -48,11 +60,7 @@ struct SanitizerScriptTests {
     }
 
     @Test func theSummarySumsEachSuppressionOverEveryProcessAndFailsOnAReport() async throws {
-        try await TemporaryDirectory.with { directory in
-            let supp = directory.appendingPathComponent("thread.supp")
-            try "# why\nrace:first_function*\nrace:second_function*\nrace:never_matched\n".write(to: supp, atomically: true, encoding: .utf8)
-            let logs = directory.appendingPathComponent("logs")
-            try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        try await Self.withLogs(suppressions: "thread.supp", "# why\nrace:first_function*\nrace:second_function*\nrace:never_matched\n") { supp, logs in
             // What ThreadSanitizer writes at exit with print_suppressions=1, in two processes.
             try "ThreadSanitizer: Matched 2 suppressions (pid=10):\n3 race:first_function*\n1 race:second_function*\n"
                 .write(to: logs.appendingPathComponent("report.10"), atomically: true, encoding: .utf8)
@@ -77,11 +85,7 @@ struct SanitizerScriptTests {
     /// AddressSanitizer swallows a suppressed report without counting it: its suppressions are
     /// listed with n/a, never with a 0 that would read as "matched nothing, remove it".
     @Test func addressSanitizerSuppressionsAreListedWithoutACount() async throws {
-        try await TemporaryDirectory.with { directory in
-            let supp = directory.appendingPathComponent("address.supp")
-            try "# why\ninterceptor_via_fun:Foundation29findMaximumOpenFromProcSelfFD\n".write(to: supp, atomically: true, encoding: .utf8)
-            let logs = directory.appendingPathComponent("logs")
-            try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        try await Self.withLogs(suppressions: "address.supp", "# why\ninterceptor_via_fun:Foundation29findMaximumOpenFromProcSelfFD\n") { supp, logs in
             var output = try await Self.run("sanitizer-summary", [logs.path, supp.path])
             #expect(output.status == 0, "\(output.stdout)")
             #expect(output.stdout.contains("n/a  interceptor_via_fun:Foundation29findMaximumOpenFromProcSelfFD  (address.supp)"), "\(output.stdout)")
@@ -96,11 +100,7 @@ struct SanitizerScriptTests {
     }
 
     @Test func leakSanitizerCountsAreReadToo() async throws {
-        try await TemporaryDirectory.with { directory in
-            let supp = directory.appendingPathComponent("leak.supp")
-            try "leak:libcurl.so\nleak:swift::RefCounts*::formWeakReference\n".write(to: supp, atomically: true, encoding: .utf8)
-            let logs = directory.appendingPathComponent("logs")
-            try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        try await Self.withLogs(suppressions: "leak.supp", "leak:libcurl.so\nleak:swift::RefCounts*::formWeakReference\n") { supp, logs in
             try """
             -----------------------------------------------------
             Suppressions used:
