@@ -47,8 +47,8 @@ struct ClusterSubscriptionCountTests {
             #expect(frames.count <= Int((joining / .seconds(1)).rounded(.up)) + 4, "coalesced: \(frames.count) frames for \(joining) of joins: \(frames)")
             #expect(frames == frames.sorted(), "\(frames)")
             #expect(channel.subscriptionCount == 202)
-            try await eventually("python's count") { Self.counts(python).last == 202 }
-            #expect(Self.counts(python).count <= frames.count + 2, "\(Self.counts(python))")
+            try await eventually("python's count") { HubWatchOutput.counts(python).last == 202 }
+            #expect(HubWatchOutput.counts(python).count <= frames.count + 2, "\(HubWatchOutput.counts(python))")
 
             for client in joiners.prefix(100) { await client.disconnect() }
             try await eventually("the count after a hundred left", timeout: .seconds(20)) { received.withLock { $0.last } == 102 }
@@ -56,13 +56,6 @@ struct ClusterSubscriptionCountTests {
             try await eventually("alone again", timeout: .seconds(20)) { received.withLock { $0.last } == 2 }
             reader.cancel()
             await watcher.disconnect()
-        }
-    }
-
-    /// The counts `hub_watch.py` printed.
-    static func counts(_ process: ChildProcess) -> [Int] {
-        process.stdout.split(separator: "\n").compactMap { line in
-            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["count"] as? Int
         }
     }
 }

@@ -41,7 +41,7 @@ struct ClusterWatchlistTests {
                 _ = try await bobOnB.client.signIn()  // signed in on the new socket
                 try await Task.sleep(for: .seconds(2))
                 #expect(alice.events == [WatchlistEvent(kind: .online, userIDs: ["bob"])], "\(alice.events)")
-                #expect(Self.watchlist(python) == ["online:bob"], "\(python.stdout.suffix(1_000))")
+                #expect(HubWatchOutput.watchlist(python) == ["online:bob"], "\(python.stdout.suffix(1_000))")
                 // Bob leaves node A: his connection on the restarted node B keeps him online.
                 await bobOnA.client.disconnect()
                 try await Task.sleep(for: .seconds(2))
@@ -49,7 +49,7 @@ struct ClusterWatchlistTests {
                 // Bob's last connection closes: offline, once.
                 await bobOnB.client.disconnect()
                 try await alice.expect([.online: ["bob"], .offline: ["bob"]])
-                try await eventually("python's view") { Self.watchlist(python) == ["online:bob", "offline:bob"] }
+                try await eventually("python's view") { HubWatchOutput.watchlist(python) == ["online:bob", "offline:bob"] }
             } cleanup: {
                 await restartedB.stop(.kill)
             }
@@ -67,15 +67,6 @@ struct ClusterWatchlistTests {
                 await dan.client.disconnect()
             }
             await alice.client.disconnect()
-        }
-    }
-
-    /// The watchlist events `hub_watch.py` printed, as "online:bob" strings.
-    static func watchlist(_ process: ChildProcess) -> [String] {
-        process.stdout.split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-        }.flatMap { line in
-            (line["watchlist"] as? [[String: Any]] ?? []).map { "\($0["name"] as? String ?? "?"):\(($0["user_ids"] as? [String] ?? []).joined(separator: ","))" }
         }
     }
 
@@ -106,8 +97,7 @@ struct ClusterWatchlistTests {
     }
 
     static func signedIn(as userID: String, watching watchlist: [String] = [], port: Int) async throws -> Signed {
-        let list = watchlist.isEmpty ? "" : #","watchlist":["# + watchlist.map { "\"\($0)\"" }.joined(separator: ",") + "]"
-        let authenticator = try InlineSecretUserAuthenticator(signer: TestHub.signer, userData: #"{"id":"\#(userID)"\#(list)}"#)
+        let authenticator = try TestHub.userAuthenticator(userID, watching: watchlist)
         let client = ChannelClient(key: TestHub.key, options: TestHub.options(port, userAuthenticator: authenticator))
         // The stream first: the sign-in's "online now" event follows it at once.
         let signed = Signed(client: client)

@@ -34,24 +34,9 @@ struct ServeWatchlistAndCountTests {
         return (client, try #require(established.dataObject["socket_id"] as? String))
     }
 
-    /// The JSON lines `process` printed that have `member`.
-    static func lines(_ process: ChildProcess, _ member: String) -> [[String: Any]] {
-        process.stdout.split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-        }.filter { $0[member] != nil }
-    }
-
-    /// The watchlist events `process` printed, as "online:bob" strings.
-    static func watchlist(_ process: ChildProcess) -> [String] {
-        lines(process, "watchlist").flatMap { line in
-            (line["watchlist"] as? [[String: Any]] ?? []).map { "\($0["name"] as? String ?? "?"):\(($0["user_ids"] as? [String] ?? []).joined(separator: ","))" }
-        }
-    }
-
     /// A ChannelClient of `serve` signed in as `userID`, its user data signed with the app secret.
     static func signedIn(_ serve: ServeProcess, as userID: String, watching: [String] = []) async throws -> ChannelClient {
-        let list = watching.isEmpty ? "" : #","watchlist":["# + watching.map { "\"\($0)\"" }.joined(separator: ",") + "]"
-        let authenticator = try InlineSecretUserAuthenticator(signer: TestHub.signer, userData: #"{"id":"\#(userID)"\#(list)}"#)
+        let authenticator = try TestHub.userAuthenticator(userID, watching: watching)
         let client = ChannelClient(key: TestHub.key, options: TestHub.options(serve.port, userAuthenticator: authenticator))
         await client.connect()
         _ = try await client.connected()
@@ -65,7 +50,7 @@ struct ServeWatchlistAndCountTests {
             // Python alice watches bob (online now) and carol.
             let alice = try await Self.watcher(serve, user: "alice", watching: ["bob", "carol"])
             defer { Task { await alice.stop(.kill) } }
-            try await eventually("alice learns bob is online") { Self.watchlist(alice) == ["online:bob"] }
+            try await eventually("alice learns bob is online") { HubWatchOutput.watchlist(alice) == ["online:bob"] }
             // A ChannelClient watcher too.
             let dan = ChannelClient(key: TestHub.key, options: TestHub.options(serve.port, userAuthenticator: try InlineSecretUserAuthenticator(
                 signer: TestHub.signer, userData: #"{"id":"dan","watchlist":["carol"]}"#)))
@@ -80,18 +65,18 @@ struct ServeWatchlistAndCountTests {
             let carolAgain = try await Self.signedIn(serve, as: "carol")
             let erin = try await Self.signedIn(serve, as: "erin")
             try await eventually("carol online") {
-                Self.watchlist(alice) == ["online:bob", "online:carol"] && danSeen.withLock { $0 } == [WatchlistEvent(kind: .online, userIDs: ["carol"])]
+                HubWatchOutput.watchlist(alice) == ["online:bob", "online:carol"] && danSeen.withLock { $0 } == [WatchlistEvent(kind: .online, userIDs: ["carol"])]
             }
             await carol.disconnect()
             try await Task.sleep(for: .milliseconds(500))
-            #expect(Self.watchlist(alice) == ["online:bob", "online:carol"], "carol still has a connection")
+            #expect(HubWatchOutput.watchlist(alice) == ["online:bob", "online:carol"], "carol still has a connection")
             await carolAgain.disconnect()
             await erin.disconnect()
-            try await eventually("carol offline") { Self.watchlist(alice) == ["online:bob", "online:carol", "offline:carol"] }
+            try await eventually("carol offline") { HubWatchOutput.watchlist(alice) == ["online:bob", "online:carol", "offline:carol"] }
             try await eventually("carol offline for dan") { danSeen.withLock { $0 }.last == WatchlistEvent(kind: .offline, userIDs: ["carol"]) }
             await bob.disconnect()
-            try await eventually("bob offline") { Self.watchlist(alice).last == "offline:bob" }
-            #expect(!Self.watchlist(alice).contains { $0.contains("erin") })
+            try await eventually("bob offline") { HubWatchOutput.watchlist(alice).last == "offline:bob" }
+            #expect(!HubWatchOutput.watchlist(alice).contains { $0.contains("erin") })
             reader.cancel()
             await dan.disconnect()
 
@@ -101,8 +86,8 @@ struct ServeWatchlistAndCountTests {
                 "127.0.0.1", String(serve.port), Self.appID, TestHub.key, TestHub.secret, "greg", tooMany.joined(separator: ","), "-", "5",
             ])
             defer { Task { await refused.stop(.kill) } }
-            try await eventually("the sign-in refused") { !Self.lines(refused, "error").isEmpty }
-            let error = Self.lines(refused, "error")[0]["error"] as? [String: Any]
+            try await eventually("the sign-in refused") { !HubWatchOutput.lines(refused, "error").isEmpty }
+            let error = HubWatchOutput.lines(refused, "error")[0]["error"] as? [String: Any]
             #expect((error?["message"] as? String)?.contains("at most 100") == true, "\(String(describing: error))")
             // The same from a ChannelClient: its sign-in fails with the hub's reason.
             do {
@@ -118,7 +103,7 @@ struct ServeWatchlistAndCountTests {
         try await ServeProcess.with(limits: TestHub.limits(), development: false, adjustApp: { $0.id = Self.appID; $0.subscriptionCount = true }) { serve in
             let watcher = try await Self.watcher(serve, user: "-", watching: [], channel: "lobby")
             defer { Task { await watcher.stop(.kill) } }
-            try await eventually("its own count") { Self.lines(watcher, "count").last?["count"] as? Int == 1 }
+            try await eventually("its own count") { HubWatchOutput.lines(watcher, "count").last?["count"] as? Int == 1 }
             // A ChannelClient subscriber beside it.
             let swift = ChannelClient(key: TestHub.key, options: TestHub.options(serve.port))
             await swift.connect()
@@ -132,9 +117,9 @@ struct ServeWatchlistAndCountTests {
                 joiners.append(client)
             }
             let joining = ContinuousClock.now - start
-            try await eventually("202", timeout: .seconds(20)) { Self.lines(watcher, "count").last?["count"] as? Int == 202 }
+            try await eventually("202", timeout: .seconds(20)) { HubWatchOutput.lines(watcher, "count").last?["count"] as? Int == 202 }
             try await Task.sleep(for: .milliseconds(1_500))
-            let counts = Self.lines(watcher, "count").compactMap { $0["count"] as? Int }
+            let counts = HubWatchOutput.lines(watcher, "count").compactMap { $0["count"] as? Int }
             #expect(counts.count <= Int((joining / .seconds(1)).rounded(.up)) + 4, "\(counts.count) frames for 200 joins in \(joining): \(counts)")
             #expect(counts.last == 202 && counts == counts.sorted(), "\(counts)")
             try await eventually("the ChannelClient's count") { lobby.subscriptionCount == 202 }
@@ -159,7 +144,7 @@ struct ServeWatchlistAndCountTests {
             _ = try await amy.next(event: "pusher_internal:member_added")
             #expect(await amy.unexpectedFrame(within: .milliseconds(1_500)) == nil)
             #expect(room.subscriptionCount == nil)
-            #expect(Self.lines(pythonPresence, "count").isEmpty, "\(pythonPresence.stdout)")
+            #expect(HubWatchOutput.lines(pythonPresence, "count").isEmpty, "\(pythonPresence.stdout)")
             await amy.disconnect()
             await ben.disconnect()
             await presenceClient.disconnect()
@@ -171,7 +156,7 @@ struct ServeWatchlistAndCountTests {
             other.send(#"{"event":"pusher:subscribe","data":{"channel":"lobby"}}"#)
             _ = try await other.next(event: "pusher_internal:subscription_succeeded")
             try await Task.sleep(for: .milliseconds(1_500))
-            #expect(Self.lines(watcher, "count").isEmpty, "\(watcher.stdout)")
+            #expect(HubWatchOutput.lines(watcher, "count").isEmpty, "\(watcher.stdout)")
             await other.disconnect()
         }
     }

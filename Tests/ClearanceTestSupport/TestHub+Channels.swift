@@ -21,6 +21,13 @@ extension TestHub {
         )
     }
 
+    /// Signs a client in as `userID` (watching `watchlist`, when not empty), its user data signed
+    /// with the app secret as an app's server would.
+    package static func userAuthenticator(_ userID: String, watching watchlist: [String] = []) throws -> InlineSecretUserAuthenticator {
+        let list = watchlist.isEmpty ? "" : #","watchlist":["# + watchlist.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        return try InlineSecretUserAuthenticator(signer: signer, userData: #"{"id":"\#(userID)"\#(list)}"#)
+    }
+
     /// Options for a client of the TLS hub on `port` (reached by name: swift-nio-ssl checks no
     /// certificate for an IP address) that trusts `caPEM` beside the system's roots.
     package static func tlsOptions(_ port: Int, trusting caPEM: String?) -> ChannelClientOptions {
