@@ -441,6 +441,7 @@ let package = Package(
             dependencies: [
                 "ClearanceServer", "ClearanceDevelopment", "ClearanceSigning", "ClearanceWire", "Clearance", "ClearanceChannels",
                 "ClearanceTesting", "ClearanceTestSupport", "clearance",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

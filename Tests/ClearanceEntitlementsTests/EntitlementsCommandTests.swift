@@ -34,7 +34,7 @@ import Testing
         try Data("""
             {"users": [{"token": "bob-password", "id": "bob", "entitlements": ["issue-1"]},
                        {"token": "carol-password", "id": "carol", "entitlements": "lapsed"}],
-             "pugpig": {"secret": "cli-test-secret-cli-test-secret-32", "contentDirectory": "content", "tokenLifetime": \(TestTiming.scale)}}
+             "pugpig": {"secret": "cli-test-secret-cli-test-secret-32", "contentDirectory": "content", "tokenLifetime": \(2 * TestTiming.scale)}}
             """.utf8).write(to: config)
         let (serve, firstBase) = try await Self.startServe(config: config)
         var base = firstBase
@@ -67,7 +67,7 @@ import Testing
 
         // The token goes stale: verify renews it by itself. (Its lifetime and this wait are stretched
         // alike under a sanitizer, whose slowness once let the renewed token go stale before use.)
-        try await Task.sleep(for: TestTiming.scaled(.seconds(1.5)))
+        try await Task.sleep(for: TestTiming.scaled(.seconds(2.5)))
         let renewed = try await run(["verify"])
         #expect(renewed.status == 0, "\(renewed.stderr)")
         #expect(renewed.stdout == verify.stdout)

@@ -1,4 +1,5 @@
 @testable import ClearanceDevelopment
+import Crypto
 import Foundation
 import Testing
 
@@ -55,5 +56,21 @@ struct DevelopmentLedgerTests {
         #expect(!signedOut.contains("later", later, now: start))
         let bob = DevelopmentPugpigToken(userID: "bob", issuedAt: start)
         #expect(!signedOut.contains("bob", bob, now: start))
+    }
+
+    @Test func pugpigTokensKeepTheirIssueTimeToTheMillisecond() throws {
+        // Issued late in a second: in whole seconds it was read back up to a second older, and a
+        // one-second lifetime handed out tokens already stale (a renewal answered stale again).
+        let secret = SymmetricKey(data: Data(repeating: 7, count: 32))
+        let issued = start + 0.987
+        let token = DevelopmentPugpigToken(userID: "alice", issuedAt: issued)
+        let read = try #require(DevelopmentPugpigToken(verifying: token.text(secret: secret), secret: secret))
+        #expect(read == token && read.userID == "alice")
+        #expect(abs(read.age(at: issued + 0.5) - 0.5) < 0.002)
+        #expect(token.text(secret: secret).split(separator: ".")[1] == "1700000000987")
+        // Tampered issue times and other secrets do not verify.
+        let later = token.text(secret: secret).replacingOccurrences(of: "1700000000987", with: "1700000009987")
+        #expect(DevelopmentPugpigToken(verifying: later, secret: secret) == nil)
+        #expect(DevelopmentPugpigToken(verifying: token.text(secret: secret), secret: SymmetricKey(data: Data(repeating: 8, count: 32))) == nil)
     }
 }

@@ -10,19 +10,19 @@ struct SignedOutTokens: Sendable {
     static let limit = 10_000
 
     private var tokens = ExpiringRecords<String, DevelopmentPugpigToken>()
-    /// Per user, the issue time up to which every token is signed out.
+    /// Per user, the issue time (ms since 1970) up to which every token is signed out.
     private var signedOutUpTo: [String: Int] = [:]
 
     mutating func insert(_ text: String, _ token: DevelopmentPugpigToken, renewalWindow: TimeInterval, now: Date) {
-        let expiresAt = Date(timeIntervalSince1970: TimeInterval(token.issuedAt) + renewalWindow)
+        let expiresAt = token.issuedAt + renewalWindow
         guard expiresAt > now else { return }
         for evicted in tokens.insert(text, token, expiresAt: expiresAt, now: now, limit: Self.limit) {
-            signedOutUpTo[evicted.userID] = max(signedOutUpTo[evicted.userID] ?? .min, evicted.issuedAt)
+            signedOutUpTo[evicted.userID] = max(signedOutUpTo[evicted.userID] ?? .min, evicted.issuedAtMilliseconds)
         }
     }
 
     func contains(_ text: String, _ token: DevelopmentPugpigToken, now: Date) -> Bool {
-        tokens.value(text, now: now) != nil || token.issuedAt <= signedOutUpTo[token.userID] ?? .min
+        tokens.value(text, now: now) != nil || token.issuedAtMilliseconds <= signedOutUpTo[token.userID] ?? .min
     }
 
     /// The tokens remembered one by one (expired ones not yet dropped included).
