@@ -59,7 +59,7 @@ struct PlannedRestartTests {
                         await serve.stop(.terminate(grace: .seconds(15)))
                         #expect(serve.process.status == 0, "clearance serve did not stop cleanly on SIGTERM: \(serve.process.stderr.suffix(1_000))")
                         try await Task.sleep(for: .seconds(outage))
-                        serve = try await ServeProcess.start(configuration: configuration, port: port)
+                        serve = try await serve.startedAgain()
                         let returned = ContinuousClock.now
                         // Whatever it takes, measured: the assertion is on the time, not on a timeout.
                         try await eventually("every channel subscribed again after a \(outage) s outage", timeout: .seconds(30)) {

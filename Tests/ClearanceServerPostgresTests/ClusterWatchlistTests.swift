@@ -32,7 +32,7 @@ struct ClusterWatchlistTests {
             // online through node A all along, so alice (and the Python watcher) hear nothing.
             let bobOnA = try await Self.signedIn(as: "bob", port: nodeA.port)
             let firstSocket = try #require(await bobOnB.client.socketID)
-            let restartedB = try await ServeCluster.restart(nodeB, environment: cluster)
+            let restartedB = try await ServeCluster.restart(nodeB)
             try await withCleanup {
                 try await eventually("bob's client on the restarted node B", timeout: .seconds(30)) {
                     guard let socket = await bobOnB.client.socketID else { return false }

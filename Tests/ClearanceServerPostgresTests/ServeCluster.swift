@@ -2,7 +2,6 @@ import ClearanceDevelopment
 import ClearanceServer
 import ClearanceServerPostgres
 import ClearanceTestSupport
-import Foundation
 import Testing
 
 /// Real `clearance serve --backplane` nodes on a throwaway PostgreSQL, each linked to the cluster
@@ -37,15 +36,11 @@ enum ServeCluster {
     }
 
     /// `node` restarted as users restart a service: stopped with SIGTERM (it drains), then a new
-    /// `clearance serve` process of the same cluster on the same port, returned once it is linked.
-    /// The caller stops it.
-    static func restart(
-        _ node: ServeProcess, environment: [String: String], adjustApp: (inout HubAppConfiguration) -> Void = { _ in }
-    ) async throws -> ServeProcess {
+    /// `clearance serve` process started as it was (the same cluster, the same port), returned
+    /// once it is linked. The caller stops it.
+    static func restart(_ node: ServeProcess) async throws -> ServeProcess {
         await node.stop()
-        let configuration = try ServeProcess.writeConfiguration(port: node.port, limits: TestHub.limits(), adjustApp: adjustApp)
-        defer { try? FileManager.default.removeItem(at: configuration) }
-        let restarted = try await ServeProcess.start(configuration: configuration, port: node.port, environment: environment)
+        let restarted = try await node.startedAgain()
         do {
             try await linked(restarted)
         } catch {

@@ -10,6 +10,14 @@ package struct ServeProcess: Sendable {
     package let process: ChildProcess
     /// Its port on 127.0.0.1.
     package let port: Int
+    /// How it was started (its configuration file, mode, arguments, environment, limits), to
+    /// start it again the same way.
+    private let launch: Launch
+
+    private struct Launch: Sendable {
+        var configuration: URL, development: Bool, arguments: [String], environment: [String: String]
+        var descriptorLimit: Int?, timeout: Duration
+    }
 
     /// `http://127.0.0.1:PORT`: the HTTP API and the auth endpoints.
     package var httpURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -47,9 +55,16 @@ package struct ServeProcess: Sendable {
         configuration: URL, port: Int, development: Bool = true, arguments: [String] = [], environment: [String: String] = [:],
         descriptorLimit: Int? = nil, timeout: Duration = .seconds(30)
     ) async throws -> ServeProcess {
-        let words = ["serve", "--config", configuration.path, "--log-level", "warning"] + (development ? ["--development"] : []) + arguments
+        try await start(Launch(
+            configuration: configuration, development: development, arguments: arguments, environment: environment,
+            descriptorLimit: descriptorLimit, timeout: timeout), port: port)
+    }
+
+    private static func start(_ launch: Launch, port: Int) async throws -> ServeProcess {
+        let words = ["serve", "--config", launch.configuration.path, "--log-level", "warning"] + (launch.development ? ["--development"] : []) + launch.arguments
+        let (environment, timeout) = (launch.environment, launch.timeout)
         let process: ChildProcess
-        if let descriptorLimit {
+        if let descriptorLimit = launch.descriptorLimit {
             let script = #"ulimit -n \#(descriptorLimit) && exec "$0" "$@""#
             process = try ChildProcess.start(URL(fileURLWithPath: "/bin/sh"), ["-c", script, try ClearanceExecutable.url().path] + words, environment: environment)
         } else {
@@ -59,7 +74,14 @@ package struct ServeProcess: Sendable {
             await process.stop(.kill)
             throw ChildProcess.Failure("clearance serve did not print its ready line within \(timeout); stderr: \(process.stderr.suffix(2_000))")
         }
-        return ServeProcess(process: process, port: port)
+        return ServeProcess(process: process, port: port, launch: launch)
+    }
+
+    /// A new `clearance serve` started as this one was (the same configuration file, which must
+    /// still exist, on the same port), once this one has stopped: a restart as users do it is
+    /// ``stop(_:)`` (SIGTERM), then this.
+    package func startedAgain() async throws -> ServeProcess {
+        try await Self.start(launch, port: port)
     }
 
     /// Runs `body` with a `clearance serve` of the test app (changed by `adjustApp`) and users under `limits` (on a free
