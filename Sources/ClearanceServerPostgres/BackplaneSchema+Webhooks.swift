@@ -1,4 +1,5 @@
 import Foundation
+import ClearanceServer
 import PostgresNIO
 
 /// The cluster's webhook SQL: which node has subscribers of which channel (occupancy, so that
@@ -72,9 +73,14 @@ extension BackplaneSchema {
 
     // MARK: - Webhook queue
 
-    /// Appends sealed events (in order) queued by `node`; then drops the oldest events of the
-    /// whole queue past `limit` and returns how many.
-    func enqueueWebhooks(_ rows: [(target: String, body: String, queuedAt: Date)], node: String, limit: Int, on connection: BoundedConnection, logger: Logger) async throws -> Int {
+    /// Appends sealed events (in order) queued by `node`; then drops the oldest events past
+    /// `bounds` (each row counted by the length of its sealed body plus 128 bytes): first those
+    /// of each app that is past its own bound, then those of the apps holding the most bytes
+    /// while the whole queue is past the hub's. Returns the ids of the apps whose events were
+    /// dropped, one per event.
+    func enqueueWebhooks(
+        _ rows: [(target: String, body: String, queuedAt: Date)], node: String, bounds: WebhookQueueBounds, on connection: BoundedConnection, logger: Logger
+    ) async throws -> [String] {
         for target in Set(rows.map(\.target)).sorted() {
             try await execute("INSERT INTO \(unescaped: webhookTargets) (target) VALUES (\(target)) ON CONFLICT DO NOTHING", on: connection, logger: logger)
         }
@@ -83,13 +89,29 @@ extension BackplaneSchema {
                 INSERT INTO \(unescaped: webhooks) (target, body, queued_at, origin_node) VALUES (\(row.target), \(row.body), \(row.queuedAt), \(node))
                 """, on: connection, logger: logger)
         }
-        let total = try await count("SELECT count(*) FROM \(unescaped: webhooks)", on: connection, logger: logger)
-        guard total > limit else { return 0 }
-        let excess = total - limit
-        try await execute("""
-            DELETE FROM \(unescaped: webhooks) WHERE id IN (SELECT id FROM \(unescaped: webhooks) ORDER BY id LIMIT \(excess))
+        var dropped: [String] = []
+        let apps = Set(rows.compactMap { WebhookTargetID($0.target)?.appID }).sorted()
+        for app in apps {
+            let prefix = app + "#"
+            dropped += try await strings("""
+                DELETE FROM \(unescaped: webhooks) WHERE id IN (
+                    SELECT id FROM (
+                        SELECT id, row_number() OVER (ORDER BY id DESC) AS newer, sum(length(body) + 128) OVER (ORDER BY id DESC) AS held
+                        FROM \(unescaped: webhooks) WHERE starts_with(target, \(prefix))
+                    ) ranked WHERE newer > \(bounds.maxEventsPerApp) OR held > \(bounds.maxBytesPerApp)
+                ) RETURNING target
+                """, on: connection, logger: logger)
+        }
+        // The whole queue: the newest events are kept within the bounds, the apps' oldest go.
+        dropped += try await strings("""
+            DELETE FROM \(unescaped: webhooks) WHERE id IN (
+                SELECT id FROM (
+                    SELECT id, row_number() OVER (ORDER BY id DESC) AS newer, sum(length(body) + 128) OVER (ORDER BY id DESC) AS held
+                    FROM \(unescaped: webhooks)
+                ) ranked WHERE newer > \(bounds.maxEvents) OR held > \(bounds.maxBytes)
+            ) RETURNING target
             """, on: connection, logger: logger)
-        return excess
+        return dropped.map { WebhookTargetID($0)?.appID ?? "" }
     }
 
     /// Leases to `node`, for `lease`, every target that is due (not leased, no retry pending,

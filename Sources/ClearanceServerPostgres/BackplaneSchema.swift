@@ -17,6 +17,7 @@ struct BackplaneSchema: Sendable {
     let occupancy: String
     let webhooks: String
     let webhookTargets: String
+    let terminations: String
 
     init(namespace: String) {
         channel = namespace
@@ -25,6 +26,7 @@ struct BackplaneSchema: Sendable {
         occupancy = "\(namespace)_occupancy"
         webhooks = "\(namespace)_webhooks"
         webhookTargets = "\(namespace)_webhook_targets"
+        terminations = "\(namespace)_terminations"
     }
 
     /// Creates the tables unless they exist (nodes starting together may race to create them:
@@ -39,7 +41,7 @@ struct BackplaneSchema: Sendable {
                 try await execute(PostgresQuery(unsafeSQL: """
                     CREATE TABLE IF NOT EXISTS \(payloads) (id bigserial PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())
                     """), on: connection, logger: logger)
-                for statement in webhookTables {
+                for statement in webhookTables + terminationTables {
                     try await execute(PostgresQuery(unsafeSQL: statement), on: connection, logger: logger)
                 }
                 return

@@ -56,11 +56,13 @@ public actor PostgresChannelState: ChannelStateAdapter {
         return EventCachePolicy(ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels)
     }()
     /// Where the terminations other nodes relay go: the stream the hub reads last.
-    private let terminations = Locked<AsyncStream<UserTermination>.Continuation?>(nil)
+    private let terminations: Locked<AsyncStream<UserTermination>.Continuation?>
     private var webhooks: (any WebhookEmitter)?
     /// The channels this node has subscribers of, for the apps whose webhooks want occupancy.
     private var occupiedHere: Set<ChannelTable.Key> = []
     nonisolated let occupancy: ClusterOccupancy
+    /// The cluster's terminations, kept in the database for their grace period.
+    nonisolated let clusterTerminations: ClusterTerminations
     private nonisolated let webhookQueues = Locked([PostgresWebhookQueue]())
 
     /// A node of the cluster that `configuration` names. Nothing happens until the hub runs it.
@@ -78,6 +80,11 @@ public actor PostgresChannelState: ChannelStateAdapter {
         self.queue = queue
         link = BackplaneLink(configuration: configuration, nodeID: nodeID, queue: queue, logger: logger)
         occupancy = ClusterOccupancy(configuration: configuration, node: nodeID, logger: logger)
+        let terminations = Locked<AsyncStream<UserTermination>.Continuation?>(nil)
+        self.terminations = terminations
+        clusterTerminations = ClusterTerminations(configuration: configuration, node: nodeID, logger: logger) { termination in
+            _ = terminations.withLock { $0?.yield(termination) }
+        }
     }
 
     /// The link's state, starting with the current one.
@@ -90,11 +97,13 @@ public actor PostgresChannelState: ChannelStateAdapter {
     /// Keeps the link to the other nodes up, and records this node's channels for the cluster's
     /// occupancy webhooks, until ``shutdown()``; the hub calls it.
     public func run() async throws {
-        let occupancy = occupancy
+        let (occupancy, clusterTerminations) = (occupancy, clusterTerminations)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await occupancy.run() }
+            group.addTask { await clusterTerminations.run() }
             await link.run(for: self)
             await occupancy.stop(timeout: .zero)
+            await clusterTerminations.stop(timeout: .zero)
         }
     }
 
@@ -102,6 +111,7 @@ public actor PostgresChannelState: ChannelStateAdapter {
     /// node's members at once) and ends ``run()``.
     public func shutdown() async {
         await occupancy.stop(timeout: .seconds(3))
+        await clusterTerminations.stop(timeout: .seconds(3))
         await link.stop(farewell: [.bye])
         terminations.withLock { $0?.finish() }
         for queue in webhookQueues.withLock({ $0 }) { await queue.close() }
@@ -200,10 +210,10 @@ public actor PostgresChannelState: ChannelStateAdapter {
         table.members(of: ChannelTable.Key(appID: appID, name: channel))
     }
 
-    /// Sends the termination to every other node (whether or not they hold such a connection:
-    /// who is signed in as whom is not shared).
-    public func relayUserTermination(appID: String, userID: String) {
-        queue.append([.terminate(appID: appID, userID: userID)])
+    /// Writes the termination for every other node to read (whether or not they hold such a
+    /// connection: who is signed in as whom is not shared): see ``ClusterTerminations``.
+    public func relayUserTermination(_ termination: UserTermination) {
+        clusterTerminations.record(termination)
     }
 
     /// A new stream each time it is read; the terminations go to the latest one (the hub's).
@@ -275,6 +285,7 @@ extension PostgresChannelState: BackplaneMember {
             case .bye:
                 forget(node)
             case let .terminate(appID, userID):
+                // From a node of an earlier version (this one writes terminations to their table).
                 _ = terminations.withLock { $0?.yield(UserTermination(appID: appID, userID: userID)) }
             case let .triggered(appID, channel, entry, excluded):
                 table.trigger(appID: appID, channel: channel, entry: entry, excluding: excluded, policy: cachePolicy)

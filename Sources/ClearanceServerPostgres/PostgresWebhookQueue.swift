@@ -15,7 +15,6 @@ public final class PostgresWebhookQueue: WebhookQueue {
     private let connection: BackplaneConnection
     private let seal: BackplaneSeal
     private let node: String
-    private let limit: Int
     private let lease: Duration
     private let logger: Logger
     private let rejectionLog: ThrottledLog
@@ -24,22 +23,22 @@ public final class PostgresWebhookQueue: WebhookQueue {
         connection = BackplaneConnection(configuration: configuration, id: 3, logger: logger)
         seal = BackplaneSeal(key: configuration.clusterKey, namespace: configuration.namespace)
         self.node = node
-        limit = limits.maxQueuedWebhooks
         lease = .seconds(limits.webhookAttemptTimeout * 2 + 5)
         self.logger = logger
         rejectionLog = ThrottledLog("backplane.webhook.rejected", logger: logger)
     }
 
-    public func enqueue(_ events: [QueuedWebhookEvent]) async throws -> Int {
+    public func enqueue(_ events: [QueuedWebhookEvent], within bounds: WebhookQueueBounds) async throws -> WebhookDrops {
         let rows = events.map { queued in
             let json = String(decoding: (try? JSONEncoder().encode(queued.event)) ?? Data(), as: UTF8.self)
             let target = queued.target.description
             return (target: target, body: seal.seal(json, node: "webhook:\(target)", sequence: 0, sentAt: queued.queuedAt, carrier: .webhook), queuedAt: queued.queuedAt)
         }
-        let (node, limit, logger) = (node, limit, logger)
-        return try await connection.run { schema, connection in
-            try await schema.enqueueWebhooks(rows, node: node, limit: limit, on: connection, logger: logger)
+        let (node, logger) = (node, logger)
+        let dropped = try await connection.run { schema, connection in
+            try await schema.enqueueWebhooks(rows, node: node, bounds: bounds, on: connection, logger: logger)
         }
+        return WebhookDrops(byApp: Dictionary(dropped.map { ($0, 1) }, uniquingKeysWith: +))
     }
 
     public func claim(limit batchLimit: Int, window: Duration, flushing: Bool, now: Date) async throws -> [WebhookBatch] {

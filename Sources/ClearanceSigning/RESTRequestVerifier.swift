@@ -72,8 +72,29 @@ public struct RESTRequestVerifier: Sendable {
     ///   ``SigningError/expiredTimestamp``, ``SigningError/futureTimestamp`` or
     ///   ``SigningError/bodyMD5Mismatch``.
     public func verify(method: String, path: String, parameters verified: RESTRequestParameters, body: Data?, now: Date = Date()) throws(SigningError) {
+        try verifyHead(method: method, path: path, parameters: verified, hasBody: !(body?.isEmpty ?? true), now: now)
+        try verifyBody(parameters: verified, body: body)
+    }
+
+    /// Verifies a request whose query is already parsed and returns what it verified: the only
+    /// parameters and body to act on.
+    /// - Throws: what ``verify(method:path:parameters:body:now:)`` throws.
+    public func verified(method: String, path: String, parameters: RESTRequestParameters, body: Data, now: Date = Date()) throws(SigningError) -> VerifiedRESTRequest {
+        try verify(method: method, path: path, parameters: parameters, body: body, now: now)
+        return VerifiedRESTRequest(parameters: parameters, body: body)
+    }
+
+    /// Verifies what a request's head carries, before its body is read: every required
+    /// parameter, the key, the version, the signature (which covers the query, not the body) and
+    /// the timestamp. A server that checks this first never reads, nor waits for, the body of a
+    /// forged request. ``verifyBody(parameters:body:)`` checks the body's hash once it arrived.
+    ///
+    /// - Parameter hasBody: Whether the request declares a body (a `Content-Length` above 0, or a
+    ///   chunked one): `body_md5` is then required.
+    /// - Throws: as ``verify(method:path:parameters:body:now:)``, but for
+    ///   ``SigningError/bodyMD5Mismatch``.
+    public func verifyHead(method: String, path: String, parameters verified: RESTRequestParameters, hasBody: Bool, now: Date = Date()) throws(SigningError) {
         let parameters = verified.all
-        let hasBody = !(body?.isEmpty ?? true)
         guard let authKey = parameters["auth_key"] else { throw .missingParameter("auth_key") }
         guard let signature = parameters["auth_signature"] else { throw .missingParameter("auth_signature") }
         guard let timestampText = parameters["auth_timestamp"] else { throw .missingParameter("auth_timestamp") }
@@ -95,7 +116,14 @@ public struct RESTRequestVerifier: Sendable {
         if timestamp.subtractingReportingOverflow(nowSeconds).partialValue > timestampWindow {
             throw .futureTimestamp
         }
+    }
 
+    /// Verifies the body of a request whose head ``verifyHead(method:path:parameters:hasBody:now:)``
+    /// accepted: a body needs `body_md5`, and `body_md5` must be its MD5.
+    /// - Throws: ``SigningError/missingParameter(_:)`` or ``SigningError/bodyMD5Mismatch``.
+    public func verifyBody(parameters verified: RESTRequestParameters, body: Data?) throws(SigningError) {
+        let parameters = verified.all
+        if !(body?.isEmpty ?? true), parameters["body_md5"] == nil { throw .missingParameter("body_md5") }
         if let givenMD5 = parameters["body_md5"] {
             let expectedMD5 = RESTRequestSigner.md5Hex(body ?? Data())
             guard ConstantTime.equals(expectedMD5, givenMD5.lowercased()) else { throw .bodyMD5Mismatch }

@@ -74,8 +74,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The app key (default clearance-key). Also CLEARANCE_KEY.")
     var key: String?
 
-    @Option(help: "The app secret (default: generated and printed); - reads it from standard input. Also --secret-file or CLEARANCE_APP_SECRET.")
+    @Option(help: """
+        The app secret (default: generated, written to --generated-secret-file or else once to standard error, never to standard \
+        output); - reads it from standard input (once: a reload keeps it). Also --secret-file or CLEARANCE_APP_SECRET. It replaces \
+        the secret of the configuration file's first app, with a warning when they differ.
+        """)
     var secret: String?
+
+    @Option(name: .customLong("generated-secret-file"), help: """
+        Where a generated app secret is written (created with mode 0600), instead of once to standard error. \
+        Also CLEARANCE_GENERATED_SECRET_FILE.
+        """)
+    var generatedSecretFile: String?
 
     @Option(name: .customLong("secret-file"), help: "A file holding the app secret. Also CLEARANCE_SECRET_FILE.")
     var secretFile: String?
@@ -200,6 +210,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A SIGHUP before the reload service traps it would end the process (its default
+        // action): ignored from the first line; ServeReloadService takes it over.
+        signal(SIGHUP, SIG_IGN)
         let level = try level()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -209,7 +222,11 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "clearance.serve")
 
         let development = try isDevelopment()
-        let (hub, notes) = try resolveConfiguration(development: development)
+        // A secret given on standard input is read once, here: a reload keeps it.
+        let secrets = StartSecrets(
+            appSecret: try resolveSecret(SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET"), secret, secretFile),
+            fromStandardInput: secret == "-")
+        let (hub, notes) = try resolveConfiguration(development: development, secrets: secrets)
         let backplane = try backplaneConfiguration()
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
@@ -250,7 +267,9 @@ struct ServeCommand: AsyncParsableCommand {
         let startSecret = configuration.apps[0].secret
         services.append(ServeReloadService(
             reloader: reloader,
-            resolve: { try command.resolveConfiguration(development: development, keepingSecret: startSecret).0.configuration },
+            resolve: {
+                try command.resolveConfiguration(development: development, secrets: secrets, keepingSecret: startSecret).0.configuration
+            },
             logger: Logger(label: "clearance.serve"),
             say: { Self.say($0) }))
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
@@ -315,9 +334,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The configuration (file, then flags, then defaults) and the lines to print about it. In
     /// production mode the development members of the file are ignored, with a warning naming
-    /// them, and no user is made up. A reload resolves it again `keepingSecret` the one the first
-    /// app started with, when that one was generated (none given anywhere).
-    private func resolveConfiguration(development: Bool, keepingSecret: String? = nil) throws -> (DevelopmentHub, [String]) {
+    /// them, and no user is made up. The app secret is the one `secrets` read at start (a flag,
+    /// its file, standard input or the variable), which replaces the file's first app's, with a
+    /// warning when they differ. A reload resolves it again `keepingSecret` the one the first app
+    /// started with, when that one was generated (none given anywhere).
+    private func resolveConfiguration(development: Bool, secrets: StartSecrets, keepingSecret: String? = nil) throws -> (DevelopmentHub, [String]) {
         var hub: DevelopmentHub
         var notes: [String] = []
         if let config = environment.string("--config", config) {
@@ -356,7 +377,15 @@ struct ServeCommand: AsyncParsableCommand {
         var app = configuration.apps.first ?? HubAppConfiguration(id: "100001", key: "clearance-key", secret: "")
         if let appID = environment.string("--app-id", appID) { app.id = appID }
         if let key = environment.string("--key", key) { app.key = key }
-        if let secret = try resolveSecret(SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET"), secret, secretFile) { app.secret = secret }
+        if let secret = try secrets.appSecret(reloading: keepingSecret != nil, rereading: { try resolveSecret(SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET"), secret, secretFile) }) {
+            if !app.secret.isEmpty, app.secret != secret {
+                FileHandle.standardError.write(Data("""
+                    warning: the app secret given by --secret, --secret-file or CLEARANCE_APP_SECRET replaces the secret of the app \
+                    \(app.id) in the configuration file, which differs: the file's is not used.\n
+                    """.utf8))
+            }
+            app.secret = secret
+        }
         var generatedSecret = false
         if app.secret.isEmpty, let keepingSecret {
             app.secret = keepingSecret
@@ -374,11 +403,26 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(String(describing: error))
         }
         notes.insert(contentsOf: ["app id=\(app.id)", "app key=\(app.key)"], at: 0)
-        if generatedSecret { notes.insert("app secret=\(app.secret) (generated)", at: 2) }
+        if generatedSecret { try announceGenerated(secret: app.secret, appID: app.id) }
         if !app.id.allSatisfy({ $0.isASCII && $0.isNumber }) {
             notes.append("note: the official pusher Python library only accepts app ids made of digits")
         }
         return (hub, notes)
+    }
+
+    /// A generated app secret goes to `--generated-secret-file` (created with mode 0600), or else
+    /// once to standard error with a warning: never to standard output, which logs and pipes keep.
+    private func announceGenerated(secret: String, appID: String) throws {
+        if let path = environment.string("--generated-secret-file", generatedSecretFile) {
+            let created = FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            guard created else { throw ValidationError("--generated-secret-file: cannot write '\(path)'.") }
+            Self.say("app secret generated: written to \(path)")
+        } else {
+            FileHandle.standardError.write(Data("""
+                warning: no app secret was given: generated app secret=\(secret) for the app \(appID), shown this once; give \
+                --generated-secret-file PATH to have it written to a file instead, or --secret-file to choose it.\n
+                """.utf8))
+        }
     }
 
     /// The metrics endpoint: `--metrics-port`/`--metrics-host`, else `CLEARANCE_METRICS_PORT`/

@@ -4,6 +4,7 @@ import ClearanceServer
 import ClearanceServerPostgres
 import ClearanceSigning
 import ClearanceTestSupport
+import Clearance
 import Foundation
 import Testing
 
@@ -35,6 +36,55 @@ struct ClusterTerminateTests {
             let bobState = await bobOnB.state
             #expect(bobState.socketID != nil, "bob must stay connected: \(bobState)")
             await bobOnB.disconnect()
+        }
+    }
+
+    /// Termination is state in the database for its grace period, not a message: every one of
+    /// five reaches the other node, also one asked for while the database was stopped (node A
+    /// answers 200 at once and writes it once the database is back; node B reads it when it can
+    /// again), and a socket that got its sign-in signed before the terminate cannot use it on
+    /// either node.
+    @Test func fiveOfFiveTerminatesReachTheOtherNodeAlsoAcrossADatabaseRestart() async throws {
+        try await ServeCluster.withTwoNodesAndDatabase { nodeA, nodeB, database in
+            for index in 1...5 {
+                let user = "user-\(index)"
+                let onB = try await Self.signedIn(as: user, port: nodeB.port)
+                #expect(try await nodeA.http.signed("POST", "/apps/\(TestHub.appID)/users/\(user)/terminate_connections", body: "{}").status == 200)
+                try await eventually("\(user)'s connection on node B closed", timeout: .seconds(15)) { await onB.state.isTerminal }
+                guard case .failed(let error) = await onB.state else { throw ChildProcess.Failure("\(user): \(await onB.state)") }
+                #expect(error.closeCode == 4009)
+            }
+
+            // The database away for 3 s while node A is asked: the terminate is not lost.
+            let carolOnB = try await Self.signedIn(as: "carol", port: nodeB.port)
+            // A spare connection whose sign-in was signed now, before the terminate, and kept.
+            let saved = Locked<UserAuthentication?>(nil)
+            let spare = ChannelClient(key: TestHub.key, options: TestHub.options(nodeB.port, userAuthenticator: CustomUserAuthenticator { socketID in
+                if let kept = saved.withLock({ $0 }) { return kept }
+                throw ChannelAuthorizationError.denied(reason: "no saved signature for \(socketID)")
+            }))
+            await spare.connect()
+            let spareID = try await spare.connected()
+            saved.withLock { $0 = try? TestHub.signer.authenticateUser(socketID: spareID, userData: #"{"id":"carol"}"#) }
+            try await database.stopDatabase()
+            let stoppedAt = ContinuousClock.now
+            #expect(try await nodeA.http.signed("POST", "/apps/\(TestHub.appID)/users/carol/terminate_connections", body: "{}").status == 200)
+            try await Task.sleep(until: stoppedAt + .seconds(3))
+            try await database.startDatabase()
+            try await eventually("carol's connection on node B closed after the database came back", timeout: .seconds(30)) {
+                await carolOnB.state.isTerminal
+            }
+            guard case .failed(let error) = await carolOnB.state else { throw ChildProcess.Failure("carol: \(await carolOnB.state)") }
+            #expect(error.closeCode == 4009)
+
+            // The sign-in signed before the terminate is refused on node B.
+            do throws(ChannelError) {
+                _ = try await spare.signIn()
+                Issue.record("the saved sign-in was accepted after the terminate")
+            } catch {
+                #expect(error.message.contains("ended this user's connections"), "\(error.message)")
+            }
+            await spare.disconnect()
         }
     }
 

@@ -126,7 +126,9 @@ struct ConfigurationMembersTests {
                         "httpIdleTimeout": 5, "httpRequestTimeout": 5, "maxOutboundBytes": 65536, "maxTotalOutboundBytes": 1048576,
                         "closeTimeout": 1, "shutdownSpread": 0, "cacheTTL": 60, "maxCachedChannels": 10, "webhookBatchWindow": 0,
                         "webhookAttemptTimeout": 1, "webhookRetryDuration": 0, "webhookFirstRetryDelay": 1, "webhookShutdownWait": 0,
-                        "maxQueuedWebhooks": 10, "backendEventsPerSecond": 10, "readRequestsPerSecond": 10},
+                        "maxQueuedWebhooks": 10, "backendEventsPerSecond": 10, "readRequestsPerSecond": 10,
+                        "maxQueuedWebhookBytes": 2097152, "maxWebhookBatchBytes": 8192, "appShare": 0.5, "maxUnauthorizedConnectionsPerIP": 20,
+                        "terminationGracePeriod": 30},
              "metrics": {"host": "127.0.0.1", "port": 0},
              "tls": {"certificate": "hub.pem", "key": "hub.key"},
              "users": [{"token": "t", "id": "alice", "info": {"name": "Alice"}, "entitlements": "all"}],
@@ -156,7 +158,8 @@ struct ConfigurationMembersTests {
             maxChannelsPerConnection: 12, subscriptionChangesPerSecond: 7, httpIdleTimeout: 6, httpRequestTimeout: 7,
             maxOutboundBytes: 65_537, maxTotalOutboundBytes: 1_048_577, closeTimeout: 2, shutdownSpread: 0.5, cacheTTL: 61,
             maxCachedChannels: 11, webhookBatchWindow: 0.25, webhookAttemptTimeout: 2, webhookRetryDuration: 1, webhookFirstRetryDelay: 2,
-            webhookShutdownWait: 1, maxQueuedWebhooks: 11, backendEventsPerSecond: 12, readRequestsPerSecond: 13)
+            webhookShutdownWait: 1, maxQueuedWebhooks: 11, maxQueuedWebhookBytes: 2_097_153, maxWebhookBatchBytes: 8_193, appShare: 0.5,
+            maxUnauthorizedConnectionsPerIP: 21, terminationGracePeriod: 31, backendEventsPerSecond: 12, readRequestsPerSecond: 13)
         let webhook = WebhookTarget(
             url: "https://h.example/p", events: [.channelOccupied, .memberAdded], headers: ["Authorization": "Bearer x"],
             filter: WebhookChannelFilter(channelPrefix: "presence-", channelSuffix: "-eu"), allowInsecureHTTP: true)
@@ -174,7 +177,7 @@ struct ConfigurationMembersTests {
         // Every limit is written (none is left out of the file for want of a name).
         let object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
         let writtenLimits = try #require(object["limits"] as? [String: Any])
-        #expect(writtenLimits.count == 36, "\(writtenLimits.keys.sorted())")
+        #expect(writtenLimits.count == 41, "\(writtenLimits.keys.sorted())")
 
         // The development members, written by their own types beside the configuration.
         let user = DevelopmentUser(token: "t", id: "alice", info: .object(["name": .string("Alice")]), entitlements: .issues(["issue-1"]))

@@ -58,7 +58,7 @@ struct HubAppLimitTests {
         }
     }
 
-    @Test func aBucketHoldsOneSecondRefillsAtItsRateAndAWideEventTakesAWholeBucket() {
+    @Test func aBucketHoldsOneSecondRefillsAtItsRateAndAnEventWiderThanItIsRefused() {
         let rates = AppRequestRates()
         let start = ContinuousClock.now
         func take(_ count: Int, at seconds: Double, rate: Int? = 5) -> Bool {
@@ -68,7 +68,8 @@ struct HubAppLimitTests {
         #expect(!take(3, at: 0))       // 2 left: an event to three channels waits
         #expect(take(3, at: 0.2))      // 2 + 1 refilled
         #expect(!take(1, at: 0.2))
-        #expect(take(10, at: 1.2))     // more than a second's worth: the whole (full) bucket
+        #expect(!take(10, at: 1.2))    // more than a second's worth: never (naming 100 channels passes no rate)
+        #expect(take(5, at: 1.2))      // the refusal spent nothing: the full bucket is there
         #expect(!take(1, at: 1.2))
         #expect(take(1, at: 1.2, rate: nil))   // no limit
         #expect(take(1, at: 1.2, rate: 100))   // a new rate: a new, full bucket

@@ -59,25 +59,25 @@ struct HubAuthorizedConnectionTests {
         }
     }
 
-    @Test func unauthorizedConnectionsDoNotCountAgainstTheAppsQuotaUntilTheyAuthorize() async throws {
-        try await TestHub.with(Self.configuration(timeout: 30, maxConnections: 1)) { hub in
-            // Three anonymous connections are admitted with a quota of one…
+    @Test func connectionsCountAgainstTheAppsQuotaBeforeTheyAuthorize() async throws {
+        // Turning authorized connections on never weakens maxConnections: anonymous sockets count
+        // against the app they came in on from the start.
+        try await TestHub.with(Self.configuration(timeout: 30, maxConnections: 2)) { hub in
             var clients: [(TestWebSocketClient, String)] = []
-            for _ in 0..<3 { clients.append(try await TestHub.connect(hub)) }
-            // …the first to authorize takes the place; the next is closed with 4004.
+            for _ in 0..<2 { clients.append(try await TestHub.connect(hub)) }
+            let third = try TestWebSocketClient(url: hub.webSocketURL())
+            #expect(try await third.closeCode() == 4004)
+            // One that authorizes keeps its place; one that leaves gives it back.
             try await TestHub.subscribe(clients[0].0, socketID: clients[0].1, channel: "private-a")
-            clients[1].0.send(TestHub.subscribeFrame(channel: "private-b", socketID: clients[1].1))
-            #expect(try await clients[1].0.closeCode() == 4004)
-            // A connection that authorized leaves room for another.
-            await clients[0].0.disconnect()
+            await clients[1].0.disconnect()
             try await eventually("the place is free") {
-                let (client, socketID) = try await TestHub.connect(hub)
-                client.send(TestHub.subscribeFrame(channel: "private-c", socketID: socketID))
+                let client = try TestWebSocketClient(url: hub.webSocketURL())
                 let frame = await client.next(timeout: .seconds(5))
                 await client.disconnect()
-                return frame?.event == "pusher_internal:subscription_succeeded"
+                return frame?.event == "pusher:connection_established"
             }
             #expect(hub.counters.value(.connectionsRefusedAtAppLimit) >= 1)
+            await clients[0].0.disconnect()
         }
     }
 

@@ -92,7 +92,69 @@ struct ServeDescriptorLimitTests {
         }
     }
 
+    /// The review's recipe: 400 WebSockets that ping and 50 trickled request bodies under a
+    /// limit of 256, then every attacker gone at once (their sockets shut down, as a killed
+    /// process leaves them). A fresh client connects within 2 s, and the hub's count of open
+    /// sockets is what `/proc/PID/fd` holds: nothing is kept for the ping timers to find.
+    @Test func onceTheAttackersCloseTheirSocketsANewClientConnectsWithinTwoSeconds() async throws {
+        let metricsPort = try LoopbackPort.free()
+        try await ServeProcess.with(
+            limits: TestHub.limits(), development: false, arguments: ["--metrics-port", "\(metricsPort)"], descriptorLimit: 256
+        ) { serve in
+            _ = await serve.process.line(timeout: .seconds(10)) { $0.hasPrefix("metrics ") }
+            var attackers: [RawWebSocket] = []
+            var trickling: [RawSocket] = []
+            for _ in 0..<400 {
+                if let socket = await Self.openWebSocket(port: serve.port) { attackers.append(socket) }
+            }
+            for _ in 0..<50 {
+                guard let socket = try? RawSocket(host: "127.0.0.1", port: serve.port) else { continue }
+                let head = "POST /apps/\(TestHub.appID)/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"
+                try? socket.sendAll(Array(head.utf8))
+                trickling.append(socket)
+            }
+            #expect(!attackers.isEmpty && attackers.count < 256, "kept \(attackers.count) of 400")
+            #expect(await Self.answerPings(attackers) == attackers.count, "the attack holds: every kept WebSocket is served")
+            #expect(await Self.openWebSocket(port: serve.port) == nil, "the budget is full")
+
+            // Every attacker gone at once.
+            attackers.forEach { $0.shutdownSocket() }
+            trickling.forEach { $0.shutdownSocket() }
+            var newcomer: RawWebSocket?
+            try await eventually("a new client connects", timeout: .seconds(2)) {
+                newcomer = await Self.openWebSocket(port: serve.port)
+                return newcomer != nil
+            }
+            defer { newcomer?.shutdownSocket() }
+            #expect(await Self.answerPings([try #require(newcomer)]) == 1)
+
+            // The budget's count is the sockets really open: the newcomer's, beside the two
+            // listeners (and the metrics request's own connection while it is answered).
+            let metrics = TestHTTP(baseURL: URL(string: "http://127.0.0.1:\(metricsPort)")!)
+            try await eventually("the count matches /proc") {
+                let counted = try await Self.openSocketsMetric(metrics)
+                let open = try #require(Self.socketDescriptors(of: serve.process.pid))
+                return counted == 1 && (open - 2 - counted) <= 1
+            }
+        }
+    }
+
     // MARK: - Helpers
+
+    /// `clearance_open_sockets` as the metrics port says.
+    static func openSocketsMetric(_ metrics: TestHTTP) async throws -> Int {
+        let text = try await metrics.raw("GET", "/metrics").body
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("clearance_open_sockets ") })
+        return Int(Double(line.split(separator: " ").last ?? "") ?? -1)
+    }
+
+    /// The sockets among the descriptors of process `pid` (`/proc/PID/fd` entries that link to `socket:[…]`).
+    static func socketDescriptors(of pid: Int32) -> Int? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+        return entries.filter { entry in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(entry)"))?.hasPrefix("socket:") == true
+        }.count
+    }
 
     /// Sends one byte to each socket every `interval`, on a thread of its own, until `duration`
     /// has passed, the task is cancelled or no socket takes a byte any more.

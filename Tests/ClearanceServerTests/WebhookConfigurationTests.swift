@@ -61,12 +61,26 @@ struct WebhookConfigurationTests {
         try configuration([WebhookTarget(url: "http://hooks.internal/p", events: [.channelOccupied], allowInsecureHTTP: true)]).validate()
     }
 
-    @Test func theDescriptionNeverShowsHeaderValuesNorTheURLsCredentials() {
-        let target = WebhookTarget(url: "https://user:pw@hooks.example.com/p?token=t0k3n", events: [.channelOccupied], headers: ["Authorization": "Bearer hunter2"])
+    @Test func theDescriptionNeverShowsHeaderValuesNorTheURLsCredentialsNorItsPath() {
+        // A Slack-style URL carries its token in the path: only scheme, host and port are shown.
+        let target = WebhookTarget(
+            url: "https://user:pw@hooks.example.com:8443/services/T0K3NPATH?token=t0k3n", events: [.channelOccupied],
+            headers: ["Authorization": "Bearer hunter2"])
         let text = "\(configuration([target]))"
         #expect(text.contains("Authorization: <redacted>"))
-        #expect(text.contains("hooks.example.com/p"))
-        for secret in ["hunter2", "t0k3n", "pw@", "app-secret-value"] { #expect(!text.contains(secret), "\(secret) in \(text)") }
+        #expect(text.contains("url: https://hooks.example.com:8443,"), "\(text)")
+        #expect(target.redactedURL == "https://hooks.example.com:8443")
+        for secret in ["hunter2", "t0k3n", "pw@", "app-secret-value", "T0K3NPATH", "/services"] { #expect(!text.contains(secret), "\(secret) in \(text)") }
+    }
+
+    @Test func twoTargetsOfOneAppThatAreTheSameTargetAreRefused() {
+        let target = WebhookTarget(url: "https://hooks.example.com/p", events: [.channelOccupied, .channelVacated])
+        var same = WebhookTarget(url: "https://hooks.example.com/p", events: [.channelVacated, .channelOccupied])
+        same.headers = ["X-Other": "v"]
+        #expect(throws: HubConfigurationError.duplicateWebhookTarget(appID: "app", url: "https://hooks.example.com")) {
+            try configuration([target, same]).validate()
+        }
+        try? configuration([target, WebhookTarget(url: "https://hooks.example.com/q", events: [.channelOccupied])]).validate()
     }
 
     @Test func webhookLimitsHaveRanges() {

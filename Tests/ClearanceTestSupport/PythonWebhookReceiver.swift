@@ -13,9 +13,12 @@ package struct PythonWebhookReceiver: Sendable {
     package var url: String { "http://127.0.0.1:\(port)/webhooks" }
 
     /// Starts the receiver for the test app on `port` (0: a free one), answering 500 to the
-    /// first `failures` webhooks, and returns once it listens.
-    package static func start(port: Int = 0, failures: Int = 0) async throws -> PythonWebhookReceiver {
-        let process = try PythonPeer.start("webhook_receiver.py", [TestHub.key, TestHub.secret, "\(port)", "\(failures)"])
+    /// first `failures` webhooks, 413 to a body larger than `maxBody` bytes (nil: any size), and
+    /// stalling after the head of the first `stalls`, and returns once it listens.
+    package static func start(port: Int = 0, failures: Int = 0, maxBody: Int? = nil, stalls: Int = 0) async throws -> PythonWebhookReceiver {
+        let process = try PythonPeer.start("webhook_receiver.py", [
+            TestHub.key, TestHub.secret, "\(port)", "\(failures)", "\(maxBody ?? 0)", "\(stalls)",
+        ])
         guard let line = await process.line(timeout: .seconds(30), where: { $0.hasPrefix("listening ") }),
               let bound = Int(line.dropFirst("listening ".count))
         else {
@@ -40,6 +43,12 @@ package struct PythonWebhookReceiver: Sendable {
 
     /// How many webhooks it answered with 500 on purpose.
     package var refused: Int { lines("refused ").count }
+
+    /// The sizes of the bodies it answered 413, in order.
+    package var tooLarge: [Int] { lines("too-large ").compactMap { Int($0) } }
+
+    /// How many webhooks it stalled after their head.
+    package var stalled: Int { lines("stalled ").count }
 
     /// Stops it (SIGKILL: it holds nothing).
     package func stop() async {

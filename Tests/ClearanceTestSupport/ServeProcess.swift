@@ -25,13 +25,14 @@ package struct ServeProcess: Sendable {
     /// Requests to its HTTP API and auth endpoints.
     package var http: TestHTTP { TestHTTP(baseURL: httpURL) }
 
-    /// Writes a configuration file for `clearance serve`: the test app (changed by `adjustApp`),
-    /// the test users, `limits` and `members` (more top-level members, such as `pugpig`), on
-    /// `port` (a new temporary file each time).
+    /// Writes a configuration file for `clearance serve`: the test app (changed by `adjustApp`)
+    /// and `extraApps`, the test users, `limits` and `members` (more top-level members, such as
+    /// `pugpig`), on `port` (a new temporary file each time).
     package static func writeConfiguration(
-        port: Int, limits: HubLimits = HubLimits(), members: [String: String] = [:], adjustApp: (inout HubAppConfiguration) -> Void = { _ in }
+        port: Int, limits: HubLimits = HubLimits(), members: [String: String] = [:], extraApps: [HubAppConfiguration] = [],
+        adjustApp: (inout HubAppConfiguration) -> Void = { _ in }
     ) throws -> URL {
-        var configuration = TestHub.configuration(port: port, limits: limits, adjustApp: adjustApp)
+        var configuration = TestHub.configuration(port: port, limits: limits, extraApps: extraApps, adjustApp: adjustApp)
         configuration.host = "127.0.0.1"
         let hub = try JSONSerialization.jsonObject(with: JSONEncoder().encode(configuration)) as? [String: Any] ?? [:]
         let users = try JSONSerialization.jsonObject(with: JSONEncoder().encode(TestHub.users))
@@ -84,16 +85,16 @@ package struct ServeProcess: Sendable {
         try await Self.start(launch, port: port)
     }
 
-    /// Runs `body` with a `clearance serve` of the test app (changed by `adjustApp`) and users under `limits` (on a free
+    /// Runs `body` with a `clearance serve` of the test app (changed by `adjustApp`), `extraApps` and users under `limits` (on a free
     /// port; `development` as in ``start(configuration:port:development:arguments:environment:descriptorLimit:timeout:)``),
     /// killed afterwards, also when `body` throws.
     package static func with(
         limits: HubLimits, development: Bool = true, arguments: [String] = [], environment: [String: String] = [:], descriptorLimit: Int? = nil,
-        adjustApp: (inout HubAppConfiguration) -> Void = { _ in },
+        extraApps: [HubAppConfiguration] = [], adjustApp: (inout HubAppConfiguration) -> Void = { _ in },
         _ body: (ServeProcess) async throws -> Void
     ) async throws {
         let port = try LoopbackPort.free()
-        let configuration = try writeConfiguration(port: port, limits: limits, adjustApp: adjustApp)
+        let configuration = try writeConfiguration(port: port, limits: limits, extraApps: extraApps, adjustApp: adjustApp)
         defer { try? FileManager.default.removeItem(at: configuration) }
         let serve = try await start(
             configuration: configuration, port: port, development: development, arguments: arguments, environment: environment,

@@ -16,8 +16,9 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     public var encryptionMasterKey: String?
     /// A disabled app refuses connections with close code 4003. Default `true`.
     public var enabled: Bool
-    /// Most simultaneous connections for this app; more are closed with 4004. `nil`: only the
-    /// hub's ``HubLimits/maxConnections``. At most 1,000,000.
+    /// Most simultaneous connections for this app, authorized or not; more are closed with 4004.
+    /// `nil`: the app's part of the hub's ``HubLimits/maxConnections`` (``HubLimits/appShare``,
+    /// a quarter by default, when the hub serves more than one app). At most 1,000,000.
     public var maxConnections: Int?
     /// Most distinct users in one of this app's presence channels; `nil`: the hub's
     /// ``HubLimits/maxPresenceMembers``. 1 to 100,000.
@@ -36,8 +37,9 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     /// Whether this app's connections must authorize themselves: a connection that has neither
     /// signed in (`pusher:signin`) nor subscribed to a `private-…` or `presence-…` channel within
     /// ``authorizedConnectionTimeout`` is closed with 4009 ("Connection not authorized within
-    /// timeout"), and until it has, it does not count against ``maxConnections`` (it does
-    /// against the hub's limits). Default `false`.
+    /// timeout"). Until it has, it counts against ``maxConnections`` like any other (so turning
+    /// this on never weakens that bound), and against its address's
+    /// ``HubLimits/maxUnauthorizedConnectionsPerIP``. Default `false`.
     public var authorizedConnections: Bool
     /// Whether the subscribers of this app's channels (presence channels excepted: their members
     /// say more) get `pusher_internal:subscription_count` with the channel's number of

@@ -128,7 +128,13 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
                 throw .invalidApp(id: app.id, reason: error)
             }
             if let member = app.firstInvalidLimit() { throw .invalidLimit(member) }
-            for target in app.webhooks { try target.validate(appID: app.id) }
+            var targets = Set<WebhookTargetID>()
+            for target in app.webhooks {
+                try target.validate(appID: app.id)
+                guard targets.insert(WebhookTargetID(appID: app.id, target: target)).inserted else {
+                    throw .duplicateWebhookTarget(appID: app.id, url: target.redactedURL)
+                }
+            }
             _ = try app.originAllowlist()
         }
         if let member = limits.firstInvalidMember() { throw .invalidLimit(member) }

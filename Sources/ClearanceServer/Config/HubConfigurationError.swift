@@ -39,6 +39,9 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     case reservedWebhookHeader(appID: String, name: String)
     /// A webhook target's header has a name or value HTTP does not allow (its value is never shown).
     case invalidWebhookHeader(appID: String, name: String)
+    /// Two webhook targets of one app have the same URL, events and filter (the one target
+    /// they name, ``WebhookTargetID``, would get each event twice).
+    case duplicateWebhookTarget(appID: String, url: String)
     /// The metrics endpoint (``HubMetricsConfiguration``) is unusable (the message says why).
     case invalidMetricsEndpoint(String)
     /// An object of the file has a member it does not know (``ConfigurationMembers``): `path`
@@ -80,6 +83,8 @@ public enum HubConfigurationError: ClearanceError, Equatable {
             .init(.reservedWebhookHeader, "A webhook target of the app \(appID) sets the header \(name), which the hub sets itself.")
         case let .invalidWebhookHeader(appID, name):
             .init(.invalidWebhookHeader, "A webhook target of the app \(appID) has a header \(name.debugDescription) whose name or value HTTP does not allow.")
+        case let .duplicateWebhookTarget(appID, url):
+            .init(.duplicateWebhookTarget, "Two webhook targets of the app \(appID) have the same URL (\(url)), events and filter: list it once.")
         case let .invalidMetricsEndpoint(reason): .init(.invalidMetricsEndpoint, "The metrics endpoint is not usable: \(reason).")
         case let .unknownMember(path, suggestion?, _):
             .init(.unknownMember, "The configuration has an unknown member \(path): did you mean \(suggestion)?")
@@ -93,5 +98,6 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
         case conflictingLimits, removedLimit, unknownWebhookEvent, invalidWebhookURL, insecureWebhookURL, noWebhookEvents
         case reservedWebhookHeader, invalidWebhookHeader, invalidAllowedOrigin, invalidMetricsEndpoint, unknownMember
+        case duplicateWebhookTarget
     }
 }

@@ -137,6 +137,35 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// dropped, counted (``HubCounter/webhooksDropped``) and logged, so that a dead receiver
     /// cannot grow the hub's memory. Default 100,000; 1 to 10,000,000.
     public var maxQueuedWebhooks: Int
+    /// Bytes of webhook events waiting for delivery, each counted as its JSON text plus 128
+    /// bytes of bookkeeping: past it the oldest go as with ``maxQueuedWebhooks``, so that a
+    /// receiver that is down while clients send large events holds at most this much of the
+    /// hub's memory. Default 67,108,864 (64 MiB); 1,048,576 to 17,179,869,184 (16 GiB).
+    public var maxQueuedWebhookBytes: Int
+    /// Largest webhook POST body, in bytes: a batch is cut to stay under it (the receiver's own
+    /// limit, 1 MiB for nginx and for ``WebhookReceiver``, must not refuse a batch the hub could
+    /// have sent in two). An event that cannot fit alone is dropped, counted and logged, never
+    /// retried; a receiver that answers 413 gets smaller batches, down to one event, and an event
+    /// it refuses alone is dropped so that the events behind it go on. Default 524,288 (512 KiB);
+    /// 4,096 to 16,777,216 (16 MiB).
+    public var maxWebhookBatchBytes: Int
+    /// The largest part of each budget the apps share that one app may hold when the hub serves
+    /// more than one app: connections (``maxConnections``; an app's own `maxConnections` wins),
+    /// subscriptions (``maxSubscriptions``), queued webhook events and bytes
+    /// (``maxQueuedWebhooks``, ``maxQueuedWebhookBytes``). An app at its part is refused, counted
+    /// and logged under its own `app_id`; the others go on. A hub with a single app gives it the
+    /// whole budget. Default 0.25; more than 0 to 1.
+    public var appShare: Double
+    /// Most connections from one IP address that have not authorized yet (on an app with
+    /// `authorizedConnections`: neither signed in nor subscribed to a private or presence channel).
+    /// Past it a new one is closed with 4100 and counted. A user authorizes within a second or
+    /// two, so even a large office behind one NAT address holds few at once. Default 1,000; 1 to 1,000,000.
+    public var maxUnauthorizedConnectionsPerIP: Int
+    /// Seconds after an app's `terminate_connections` during which a sign-in as that user, or a
+    /// presence subscription as that user, is refused (Pusher's signatures never expire: a client
+    /// holding one signed before the terminate could otherwise come straight back). Default 60;
+    /// 0 (none) to 86,400.
+    public var terminationGracePeriod: Double
 
     /// The defaults listed on each member.
     public init(
@@ -174,6 +203,11 @@ public struct HubLimits: Sendable, Hashable, Codable {
         webhookFirstRetryDelay: Double = 1,
         webhookShutdownWait: Double = 5,
         maxQueuedWebhooks: Int = 100_000,
+        maxQueuedWebhookBytes: Int = 67_108_864,
+        maxWebhookBatchBytes: Int = 524_288,
+        appShare: Double = 0.25,
+        maxUnauthorizedConnectionsPerIP: Int = 1_000,
+        terminationGracePeriod: Double = 60,
         backendEventsPerSecond: Int? = nil,
         readRequestsPerSecond: Int? = nil
     ) {
@@ -211,6 +245,11 @@ public struct HubLimits: Sendable, Hashable, Codable {
         self.webhookFirstRetryDelay = webhookFirstRetryDelay
         self.webhookShutdownWait = webhookShutdownWait
         self.maxQueuedWebhooks = maxQueuedWebhooks
+        self.maxQueuedWebhookBytes = maxQueuedWebhookBytes
+        self.maxWebhookBatchBytes = maxWebhookBatchBytes
+        self.appShare = appShare
+        self.maxUnauthorizedConnectionsPerIP = maxUnauthorizedConnectionsPerIP
+        self.terminationGracePeriod = terminationGracePeriod
         self.backendEventsPerSecond = backendEventsPerSecond
         self.readRequestsPerSecond = readRequestsPerSecond
     }
@@ -270,6 +309,11 @@ public struct HubLimits: Sendable, Hashable, Codable {
         webhookFirstRetryDelay = try value(.webhookFirstRetryDelay, defaults.webhookFirstRetryDelay)
         webhookShutdownWait = try value(.webhookShutdownWait, defaults.webhookShutdownWait)
         maxQueuedWebhooks = try value(.maxQueuedWebhooks, defaults.maxQueuedWebhooks)
+        maxQueuedWebhookBytes = try value(.maxQueuedWebhookBytes, defaults.maxQueuedWebhookBytes)
+        maxWebhookBatchBytes = try value(.maxWebhookBatchBytes, defaults.maxWebhookBatchBytes)
+        appShare = try value(.appShare, defaults.appShare)
+        maxUnauthorizedConnectionsPerIP = try value(.maxUnauthorizedConnectionsPerIP, defaults.maxUnauthorizedConnectionsPerIP)
+        terminationGracePeriod = try value(.terminationGracePeriod, defaults.terminationGracePeriod)
         backendEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .backendEventsPerSecond)
         readRequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .readRequestsPerSecond)
     }
@@ -283,6 +327,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         case httpRequestTimeout, maxOutboundBytes, maxTotalOutboundBytes, closeTimeout, shutdownSpread, cacheTTL, maxCachedChannels
         case webhookBatchWindow, webhookAttemptTimeout, webhookRetryDuration, webhookFirstRetryDelay, webhookShutdownWait
         case maxQueuedWebhooks, backendEventsPerSecond, readRequestsPerSecond
+        case maxQueuedWebhookBytes, maxWebhookBatchBytes, appShare, maxUnauthorizedConnectionsPerIP, terminationGracePeriod
     }
 
     /// Members that were removed, refused by name when a configuration still sets them.
@@ -302,6 +347,13 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// The name of the first member outside its allowed range, if any. NaN is outside every range.
     func firstInvalidMember() -> String? {
         Self.rules.first { !$0.holds(self) }?.name
+    }
+
+    /// One app's part of a budget of `total` that the apps share (``appShare``; the whole of it
+    /// when the hub serves `apps` ≤ 1), at least 1.
+    package func appPart(of total: Int, apps: Int) -> Int {
+        guard apps > 1 else { return total }
+        return max(1, Int((Double(total) * appShare).rounded(.down)))
     }
 
     /// The largest event frame the hub sends: its data, name and channel, and the JSON around them.
@@ -371,6 +423,11 @@ public struct HubLimits: Sendable, Hashable, Codable {
         .seconds("webhookFirstRetryDelay", { $0.webhookFirstRetryDelay }, atMost: 60),
         .seconds("webhookShutdownWait", { $0.webhookShutdownWait }, atMost: 300, zeroAllowed: true),
         .count("maxQueuedWebhooks", { $0.maxQueuedWebhooks }, 1...10_000_000),
+        .count("maxQueuedWebhookBytes", { $0.maxQueuedWebhookBytes }, 1_048_576...17_179_869_184),
+        .count("maxWebhookBatchBytes", { $0.maxWebhookBatchBytes }, 4_096...16_777_216),
+        Rule(name: "appShare", range: "more than 0 to 1") { $0.appShare > 0 && $0.appShare <= 1 },
+        .count("maxUnauthorizedConnectionsPerIP", { $0.maxUnauthorizedConnectionsPerIP }, 1...1_000_000),
+        .seconds("terminationGracePeriod", { $0.terminationGracePeriod }, atMost: 86_400, zeroAllowed: true),
         .count("backendEventsPerSecond", { $0.backendEventsPerSecond ?? 1 }, requestRateRange),
         .count("readRequestsPerSecond", { $0.readRequestsPerSecond ?? 1 }, requestRateRange),
     ]

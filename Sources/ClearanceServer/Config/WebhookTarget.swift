@@ -9,8 +9,8 @@ import Foundation
 ///  "headers": {"Authorization": "Bearer …"}, "filter": {"channelPrefix": "presence-"}}
 /// ```
 /// Plain `http` is allowed to a loopback host only, unless ``allowInsecureHTTP`` is set (custom
-/// headers often carry tokens). `description` never shows header values, nor the URL's user,
-/// password or query.
+/// headers often carry tokens). `description` and the logs never show header values, nor any
+/// part of the URL past its scheme, host and port.
 public struct WebhookTarget: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The URL the hub POSTs to.
     public var url: String
@@ -99,15 +99,12 @@ public struct WebhookTarget: Sendable, Hashable, Codable, CustomStringConvertibl
         }
     }
 
-    /// The URL with its user, password, query and fragment left out, for logs.
+    /// The URL's scheme, host and port only, for logs: its path (a Slack-style URL carries its
+    /// token there), user, password, query and fragment never appear.
     public var redactedURL: String {
-        guard var components = URLComponents(string: url) else { return Redactor.mask }
-        let hidden = components.user != nil || components.password != nil || components.query != nil
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        components.fragment = nil
-        return (components.string ?? Redactor.mask) + (hidden ? " (\(Redactor.mask) parts left out)" : "")
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else { return Redactor.mask }
+        let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(shownHost)\(components.port.map { ":\($0)" } ?? "")"
     }
 
     /// `WebhookTarget(url: …, events: […], headers: [Name: <redacted>], …)`.

@@ -21,8 +21,9 @@ final class AppRequestRates: Sendable {
     private let buckets = Locked([Key: TokenBucket]())
 
     /// Takes `count` from the app's bucket of `kind`, whose rate is `perSecond` (nil: no limit,
-    /// always true). False when the bucket does not hold them all (nothing is taken then). A
-    /// request that needs more than a whole second's worth takes a full bucket.
+    /// always true). False when the bucket does not hold them all (nothing is taken then): a
+    /// request that needs more than a whole second's worth is always refused, so that naming many
+    /// channels in one request never passes the rate.
     func take(_ count: Int, _ kind: Kind, appID: String, perSecond: Int?, at now: ContinuousClock.Instant = .now) -> Bool {
         let key = Key(appID: appID, kind: kind)
         guard let perSecond else {
@@ -33,7 +34,8 @@ final class AppRequestRates: Sendable {
             var bucket = buckets[key].flatMap { $0.perSecond == Double(perSecond) ? $0 : nil }
                 ?? TokenBucket(capacity: perSecond, perSecond: perSecond)
             defer { buckets[key] = bucket }
-            return bucket.take(min(count, Int(bucket.capacity)), at: now)
+            guard count <= Int(bucket.capacity) else { return false }
+            return bucket.take(count, at: now)
         }
     }
 

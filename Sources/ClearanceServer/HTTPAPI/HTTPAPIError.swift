@@ -8,6 +8,8 @@ import Hummingbird
 public enum HTTPAPIError: ClearanceError, Equatable {
     /// 404: no app has this id.
     case unknownApp
+    /// 403: the app is disabled (`"enabled": false`).
+    case appDisabled
     /// 413: the body is larger than the hub reads.
     case bodyTooLarge(limit: Int)
     /// 401: the request signature, key, timestamp or body hash is wrong or missing.
@@ -30,7 +32,8 @@ public enum HTTPAPIError: ClearanceError, Equatable {
     /// 400: `info` asks for an attribute the request cannot have.
     case invalidInfo(String)
     /// 429: the app publishes events (`what` is "events") or reads ("read requests") faster
-    /// than its `limit` per second; answered with `Retry-After: 1`.
+    /// than its `limit` per second, or the request alone would spend more than a second's worth;
+    /// answered with `Retry-After: 1`.
     case rateLimited(what: String, limit: Int)
 
     /// The HTTP status.
@@ -39,6 +42,7 @@ public enum HTTPAPIError: ClearanceError, Equatable {
         case .unknownApp: .notFound
         case .bodyTooLarge, .eventTooLarge: .contentTooLarge
         case .authentication: .unauthorized
+        case .appDisabled: .forbidden
         case .rateLimited: .tooManyRequests
         default: .badRequest
         }
@@ -74,6 +78,7 @@ public enum HTTPAPIError: ClearanceError, Equatable {
     public var summary: ErrorSummary<Code> {
         switch self {
         case .unknownApp: .init(.unknownApp, "Unknown app id.")
+        case .appDisabled: .init(.appDisabled, "The app is disabled on this hub.")
         case let .bodyTooLarge(limit): .init(.bodyTooLarge, "The request body is larger than \(limit) bytes.")
         case let .authentication(error): .init(.authentication, error.message)
         case let .duplicateParameter(name): .init(.duplicateParameter, "The query parameter '\(name)' appears more than once.")
@@ -100,6 +105,6 @@ public enum HTTPAPIError: ClearanceError, Equatable {
     /// ``invalidQuery(_:)``.
     public enum Code: String, Sendable, CaseIterable {
         case unknownApp, bodyTooLarge, authentication, duplicateParameter, malformedJSON, missingField
-        case invalidField, invalidChannel, eventTooLarge, invalidInfo, invalidQuery, rateLimited
+        case invalidField, invalidChannel, eventTooLarge, invalidInfo, invalidQuery, rateLimited, appDisabled
     }
 }

@@ -75,6 +75,11 @@ struct HubHTTPAPI: Sendable {
         return response
     }
 
+    /// Checks the head first (the app, enabled, then key, timestamp and signature, which cover
+    /// the query), so that a forged or unsigned request is answered at once, without its body
+    /// being read or waited for; then reads the body, and checks it, and the request again, with
+    /// the app as it is then (a reload that removed, disabled, re-keyed or gave it a new secret
+    /// while the body arrived is answered 401 or 403).
     private func answer(
         _ request: Request,
         app: HubApp?,
@@ -82,6 +87,15 @@ struct HubHTTPAPI: Sendable {
     ) async -> Response {
         do throws(HTTPAPIError) {
             guard let app else { throw .unknownApp }
+            guard app.configuration.enabled else { throw .appDisabled }
+            let method = request.method.rawValue, path = request.uri.path
+            let parameters: RESTRequestParameters
+            do {
+                parameters = try RESTRequestParameters(percentEncodedQuery: request.uri.query ?? "")
+                try app.verifier.verifyHead(method: method, path: path, parameters: parameters, hasBody: Self.declaresBody(request))
+            } catch {
+                throw rejected(error, app: app)
+            }
             let body: Data
             do {
                 var buffer = try await request.body.collect(upTo: hub.limits.maxHTTPBodyBytes)
@@ -89,18 +103,33 @@ struct HubHTTPAPI: Sendable {
             } catch {
                 throw .bodyTooLarge(limit: hub.limits.maxHTTPBodyBytes)
             }
+            // The app as it is now: a reload may have changed it while the body arrived.
+            guard let current = hub.apps.byID[app.id], current.key == app.key else { throw .authentication(.unknownKey) }
+            guard current.configuration.enabled else { throw .appDisabled }
             let verified: VerifiedRESTRequest
             do {
-                verified = try app.verifier.verify(
-                    method: request.method.rawValue, path: request.uri.path, percentEncodedQuery: request.uri.query ?? "", body: body)
+                verified = try current.verifier.verified(method: method, path: path, parameters: parameters, body: body)
             } catch {
-                hub.logger.info("hub.api.rejected", metadata: ["app_id": "\(app.id)", "reason": "\(error.qualifiedCode)"])
-                throw HTTPAPIError(verifying: error)
+                throw rejected(error, app: current)
             }
-            return try await handler(app, verified)
+            return try await handler(current, verified)
         } catch {
             return error.response
         }
+    }
+
+    /// A request that failed verification: logged (throttled per app: forged requests come in
+    /// floods), answered 400 or 401.
+    private func rejected(_ error: SigningError, app: HubApp) -> HTTPAPIError {
+        hub.apiRejectionLog.record(appID: app.id, ["reason": "\(error.qualifiedCode)"])
+        return HTTPAPIError(verifying: error)
+    }
+
+    /// Whether the request's head announces a body: a `Content-Length` above 0, or a body sent
+    /// in chunks.
+    private static func declaresBody(_ request: Request) -> Bool {
+        if let length = request.headers[.contentLength], let bytes = Int(length) { return bytes > 0 }
+        return request.headers[.transferEncoding] != nil
     }
 
     private func channelName(_ context: BasicRequestContext) throws(HTTPAPIError) -> String {
@@ -195,7 +224,7 @@ struct HubHTTPAPI: Sendable {
         if !body.isEmpty { _ = try jsonObject(body) }
         try spend(1, .backendEvents, app: app)
         await hub.closeUserConnections(appID: app.id, userID: userID)
-        await hub.adapter.relayUserTermination(appID: app.id, userID: userID)
+        await hub.adapter.relayUserTermination(UserTermination(appID: app.id, userID: userID, gracePeriod: hub.limits.terminationGracePeriod))
         return JSONResponse.make(.ok, "{}")
     }
 

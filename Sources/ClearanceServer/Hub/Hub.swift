@@ -13,6 +13,8 @@ final class Hub: Sendable {
     private let appTable: Locked<HubAppTable>
     /// Each app's HTTP API rates.
     let rates = AppRequestRates()
+    /// The users whose connections were terminated within the grace period.
+    let terminatedUsers = TerminatedUsers()
     let adapter: any ChannelStateAdapter
     let registry = ConnectionRegistry()
     let logger: Logger
@@ -22,6 +24,12 @@ final class Hub: Sendable {
     let sockets: SocketBudget
     /// Every subscription, against ``HubLimits/maxSubscriptions``.
     let subscriptions: HubBudget
+    /// Each app's subscriptions, against its part of ``HubLimits/maxSubscriptions``.
+    let appSubscriptions = AppBudgets()
+    /// What an app was refused at its own bound (connections, subscriptions), throttled per app.
+    let appRefusalLog: ThrottledLog
+    /// HTTP API requests that failed verification (forged ones come in floods), throttled per app.
+    let apiRejectionLog: ThrottledLog
     /// Every connection's unsent bytes, against ``HubLimits/maxTotalOutboundBytes``.
     let outbound: HubBudget
     let socketRefusalLog: ThrottledLog
@@ -47,9 +55,40 @@ final class Hub: Sendable {
         }
     }
 
-    /// How long and for how many channels cache channels keep their last event.
+    /// Most connections `app` may hold: its own `maxConnections`, or else its part
+    /// (``HubLimits/appShare``) of the hub's when the hub serves more than one app.
+    func connectionLimit(of app: HubApp) -> Int? {
+        let count = apps.byID.count
+        return app.limits.maxConnections ?? (count > 1 ? limits.appPart(of: limits.maxConnections, apps: count) : nil)
+    }
+
+    /// Most subscriptions one app may hold: its part of the hub's.
+    var subscriptionLimitPerApp: Int {
+        limits.appPart(of: limits.maxSubscriptions, apps: apps.byID.count)
+    }
+
+    /// Takes one of the hub's subscriptions for `appID`: nil when taken, otherwise what refused
+    /// it (nothing is taken then).
+    func takeSubscription(appID: String) -> SubscriptionBudgetRefusal? {
+        guard subscriptions.take() else { return .hub }
+        guard appSubscriptions.take(appID, limit: subscriptionLimitPerApp) else {
+            subscriptions.add(-1)
+            return .app
+        }
+        return nil
+    }
+
+    /// Gives back `count` subscriptions of `appID`.
+    func releaseSubscriptions(appID: String, _ count: Int) {
+        subscriptions.add(-count)
+        appSubscriptions.release(appID, count)
+    }
+
+    /// How long and for how many channels (in all and per app) cache channels keep their last event.
     var cachePolicy: EventCachePolicy {
-        EventCachePolicy(ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels)
+        EventCachePolicy(
+            ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels,
+            maxChannelsPerApp: limits.appPart(of: limits.maxCachedChannels, apps: apps.byID.count))
     }
 
     /// - Parameters:
@@ -84,6 +123,8 @@ final class Hub: Sendable {
         requestDeadlineLog = ThrottledLog("hub.request.deadline", level: .info, logger: logger)
         slowReaderLog = ThrottledLog("hub.connection.slowReader", logger: logger)
         subscriptionRefusalLog = ThrottledLog("hub.subscriptions.full", logger: logger)
+        appRefusalLog = ThrottledLog("hub.app.limit", logger: logger)
+        apiRejectionLog = ThrottledLog("hub.api.rejected", level: .info, logger: logger)
         originRefusalLog = ThrottledLog("hub.origin.refused", logger: logger)
         counters.register(.openSockets) { [sockets] in sockets.openSockets }
         counters.register(.subscriptions) { [subscriptions] in subscriptions.value }
@@ -135,18 +176,21 @@ final class Hub: Sendable {
     }
 
     /// Closes this node's connections of `appID` signed in as `userID` with 4009, and returns
-    /// how many there were. (The HTTP API also relays the request to the other nodes.)
+    /// how many there were; for ``HubLimits/terminationGracePeriod`` the user may not sign in
+    /// again on this node. (The HTTP API also relays the request to the other nodes.)
     @discardableResult
-    func closeUserConnections(appID: String, userID: String) async -> Int {
-        await closeConnections(
+    func closeUserConnections(appID: String, userID: String, gracePeriod: Double? = nil) async -> Int {
+        terminatedUsers.record(appID: appID, userID: userID, period: .seconds(gracePeriod ?? limits.terminationGracePeriod))
+        return await closeConnections(
             appID: appID, userID: userID, .unauthorized, reason: "Connection terminated: the app ended this user's connections",
             event: "hub.user.terminated")
     }
 
-    /// Closes this node's connections of `appID` (only those signed in as `userID`, when given)
-    /// with `code` and `reason`, logs `event` when there were any, and returns how many.
-    func closeConnections(appID: String, userID: String? = nil, _ code: HubCloseCode, reason: String, event: Logger.Message) async -> Int {
-        let controls = await registry.controls(appID: appID, userID: userID)
+    /// Closes this node's connections of `appID` (only those signed in as `userID`, and only
+    /// those that connected with the app key `key`, when given) with `code` and `reason`, logs
+    /// `event` when there were any, and returns how many.
+    func closeConnections(appID: String, userID: String? = nil, key: String? = nil, _ code: HubCloseCode, reason: String, event: Logger.Message) async -> Int {
+        let controls = await registry.controls(appID: appID, userID: userID, key: key)
         for control in controls { control.close(code, reason: reason) }
         if !controls.isEmpty {
             logger.info(event, metadata: ["app_id": "\(appID)", "code": "\(code.rawValue)", "connections": "\(controls.count)"])
@@ -158,7 +202,7 @@ final class Hub: Sendable {
     /// task is cancelled.
     func runUserTerminations() async {
         for await termination in adapter.userTerminations {
-            await closeUserConnections(appID: termination.appID, userID: termination.userID)
+            await closeUserConnections(appID: termination.appID, userID: termination.userID, gracePeriod: termination.gracePeriod)
         }
     }
 

@@ -11,6 +11,15 @@ struct AppMetrics: Sendable {
     let messagesReceived: Counter
     /// `clearance_messages_sent_total{app_id}`: frames written to clients.
     let messagesSent: Counter
+    /// `clearance_app_refused_total{app_id,what="connections"}`: connections refused at the
+    /// app's part of the hub's connections (4004).
+    let connectionsRefused: Counter
+    /// `clearance_app_refused_total{app_id,what="unauthorized_per_ip"}`: connections refused
+    /// because their address held ``HubLimits/maxUnauthorizedConnectionsPerIP`` (4100).
+    let unauthorizedRefused: Counter
+    /// `clearance_app_refused_total{app_id,what="subscriptions"}`: subscriptions refused at the
+    /// app's part of the hub's subscriptions (503).
+    let subscriptionsRefused: Counter
 
     init(appID: String, factory: any MetricsFactory) {
         let dimensions = [("app_id", appID)]
@@ -18,6 +27,9 @@ struct AppMetrics: Sendable {
         connectionsOpened = Counter(label: "clearance_connections_total", dimensions: dimensions, factory: factory)
         messagesReceived = Counter(label: "clearance_messages_received_total", dimensions: dimensions, factory: factory)
         messagesSent = Counter(label: "clearance_messages_sent_total", dimensions: dimensions, factory: factory)
+        connectionsRefused = Counter(label: "clearance_app_refused_total", dimensions: dimensions + [("what", "connections")], factory: factory)
+        unauthorizedRefused = Counter(label: "clearance_app_refused_total", dimensions: dimensions + [("what", "unauthorized_per_ip")], factory: factory)
+        subscriptionsRefused = Counter(label: "clearance_app_refused_total", dimensions: dimensions + [("what", "subscriptions")], factory: factory)
         connections.set(0)
     }
 }

@@ -15,11 +15,13 @@ import Prometheus
 /// - `clearance_http_requests_total{app_id,status}`: HTTP API requests by answer (`app_id` empty
 ///   for a path naming no app);
 /// - `clearance_webhooks_total{app_id,result}`: webhook events `delivered`, `failed` (in a POST
-///   that failed: retried until the window is over) or `dropped` (`app_id` empty when a full
-///   queue made room by dropping its oldest events, of any app);
+///   that failed: retried until the window is over) or `dropped` (always under the app whose
+///   events were dropped);
+/// - `clearance_app_refused_total{app_id,what}`: what an app was refused at its own bound:
+///   `connections`, `unauthorized_per_ip`, `subscriptions`;
 /// - `clearance_connections_refused_total{reason}`: `descriptors`, `http_limit`,
 ///   `address_limit` (closed at accept), `origin` (403 before the upgrade), `limit`,
-///   `app_limit`, `shutdown`, `request` (closed after it): the hub's ``HubCounters``, bridged
+///   `app_limit`, `unauthorized_address`, `shutdown`, `request` (closed after it): the hub's ``HubCounters``, bridged
 ///   when scraped;
 /// - `clearance_backplane_connected` (gauge): 1 while the cluster's backplane is connected, 0
 ///   otherwise (and without one);
@@ -38,6 +40,7 @@ public final class HubMetrics: Sendable {
         .connectionsRefusedAtHubLimit: "limit",
         .connectionsRefusedAtAppLimit: "app_limit",
         .connectionsRefusedShuttingDown: "shutdown",
+        .connectionsRefusedUnauthorizedAtAddress: "unauthorized_address",
         .connectionsRefusedAtRequest: "request",
     ]
 

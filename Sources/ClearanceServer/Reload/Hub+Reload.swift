@@ -1,7 +1,7 @@
 extension Hub {
     /// Serves `configuration`'s apps from now on (see ``HubReloader``): swaps the app table and
-    /// the webhook targets at once, then closes the connections of removed and re-keyed apps
-    /// (4001) and of disabled ones (4003). The apps are built under the running limits (hub-wide
+    /// the webhook targets at once, then closes the connections of removed apps and those made
+    /// with a re-keyed app's old key (4001), and of disabled ones (4003). The apps are built under the running limits (hub-wide
     /// limits need a restart). Nothing changes when it throws.
     /// - Throws: ``HubConfigurationError`` for an app that cannot be built.
     func reload(_ configuration: HubConfiguration) async throws(HubConfigurationError) -> HubReloadReport {
@@ -33,7 +33,10 @@ extension Hub {
             report.closedConnections += await closeConnections(appID: id, .appDoesNotExist, reason: "The app is no longer served by this hub", event: "hub.app.removed")
         }
         for id in report.rekeyed {
-            report.closedConnections += await closeConnections(appID: id, .appDoesNotExist, reason: "The app's key changed: connect with the new key", event: "hub.app.rekeyed")
+            // Only the old key's: clients that already connected with the new one stay.
+            guard let oldKey = old.byID[id]?.key else { continue }
+            report.closedConnections += await closeConnections(
+                appID: id, key: oldKey, .appDoesNotExist, reason: "The app's key changed: connect with the new key", event: "hub.app.rekeyed")
         }
         for id in report.disabled {
             report.closedConnections += await closeConnections(appID: id, .appDisabled, reason: "The app was disabled", event: "hub.app.disabled")

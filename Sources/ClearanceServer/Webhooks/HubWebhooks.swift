@@ -16,10 +16,13 @@ package final class HubWebhooks: WebhookEmitter {
     package struct Targets: Sendable {
         fileprivate var byApp: [String: [(id: WebhookTargetID, target: WebhookTarget)]] = [:]
         fileprivate var destinations: [WebhookTargetID: WebhookDispatcher.Destination] = [:]
+        /// How much the queue may hold for these apps (each app's part of the hub's budget).
+        fileprivate var bounds: WebhookQueueBounds
     }
 
     private let current: Locked<Targets>
-    private let intake = Locked([QueuedWebhookEvent]())
+    /// Events emitted and not yet in the queue, bounded like the queue (in all).
+    private let intake = Locked(WebhookIntake())
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     /// The dispatcher while ``run()`` runs.
@@ -40,7 +43,7 @@ package final class HubWebhooks: WebhookEmitter {
         counters: HubCounters, metrics: HubMetrics = HubMetrics(), logger: Logger
     ) throws(HubConfigurationError) {
         current = Locked(try Self.targets(for: configuration))
-        let queue = queue ?? InMemoryWebhookQueue(limit: configuration.limits.maxQueuedWebhooks)
+        let queue = queue ?? InMemoryWebhookQueue()
         self.queue = queue
         limits = configuration.limits
         self.counters = counters
@@ -58,7 +61,7 @@ package final class HubWebhooks: WebhookEmitter {
     }
 
     private static func targets(for configuration: HubConfiguration) throws(HubConfigurationError) -> Targets {
-        var targets = Targets()
+        var targets = Targets(bounds: WebhookQueueBounds(limits: configuration.limits, apps: configuration.apps.count))
         for app in configuration.apps where !app.webhooks.isEmpty {
             let signer: WebhookSigner
             do {
@@ -66,8 +69,8 @@ package final class HubWebhooks: WebhookEmitter {
             } catch {
                 throw .invalidApp(id: app.id, reason: error)
             }
-            for (index, target) in app.webhooks.enumerated() {
-                let id = WebhookTargetID(appID: app.id, index: index)
+            for target in app.webhooks {
+                let id = WebhookTargetID(appID: app.id, target: target)
                 targets.byApp[app.id, default: []].append((id, target))
                 targets.destinations[id] = .init(target: target, signer: signer)
             }
@@ -76,7 +79,9 @@ package final class HubWebhooks: WebhookEmitter {
     }
 
     /// Emits and delivers to `targets` from now on (a reload): events already queued for a
-    /// target go to the target now at its place, signed with its app's current secret.
+    /// target go to the same target (the same URL, events and filter) wherever it now is in its
+    /// app's list, signed with its app's current secret; those of a target that is gone are
+    /// dropped, counted, when their turn comes.
     package func serve(_ targets: Targets) {
         current.withLock { $0 = targets }
         dispatcher.withLock { $0 }?.serve(targets.destinations)
@@ -85,20 +90,12 @@ package final class HubWebhooks: WebhookEmitter {
     package func emit(appID: String, _ event: WebhookEvent) {
         guard let targets = current.withLock({ $0.byApp[appID] }) else { return }
         let now = Date()
-        let queued = targets.filter { $0.target.wants(event) }.map { QueuedWebhookEvent(target: $0.id, event: event, queuedAt: now) }
-        guard !queued.isEmpty else { return }
-        let dropped = intake.withLock { intake -> [QueuedWebhookEvent] in
-            intake.append(contentsOf: queued)
-            let excess = max(0, intake.count - limits.maxQueuedWebhooks)
-            defer { intake.removeFirst(excess) }
-            return excess > 0 ? Array(intake.prefix(excess)) : []
-        }
-        if !dropped.isEmpty {
-            for (appID, events) in Dictionary(grouping: dropped, by: \.target.appID) {
-                metrics.webhooks(appID: appID, .dropped, count: events.count)
-            }
-            self.dropped(dropped.count, reason: "the intake is full (the queue does not keep up)")
-        }
+        let wanting = targets.filter { $0.target.wants(event) }
+        guard !wanting.isEmpty else { return }
+        let bytes = event.encodedBytes + QueuedWebhookEvent.bookkeeping
+        let queued = wanting.map { QueuedWebhookEvent(target: $0.id, event: event, queuedAt: now, bytes: bytes) }
+        let dropped = intake.withLock { $0.append(queued, limits: limits) }
+        droppedFromIntake(dropped, reason: "the intake is full (the queue does not keep up)")
         wake.yield()
     }
 
@@ -139,7 +136,7 @@ package final class HubWebhooks: WebhookEmitter {
         let deadline = ContinuousClock.now + .seconds(limits.webhookShutdownWait)
         var pending = 0
         repeat {
-            let waiting = intake.withLock { $0.count }
+            let waiting = intake.withLock { $0.events.count }
             pending = waiting + ((try? await queue.pendingCount()) ?? 0)
             if pending == 0 { break }
             try? await Task.sleep(for: .milliseconds(20))
@@ -153,35 +150,36 @@ package final class HubWebhooks: WebhookEmitter {
 
     private func moveIntake() async {
         while true {
-            let batch = intake.withLock { intake -> [QueuedWebhookEvent] in
-                defer { intake.removeAll(keepingCapacity: true) }
-                return intake
-            }
+            let batch = intake.withLock { $0.takeAll() }
             guard !batch.isEmpty else { return }
             do {
-                let dropped = try await queue.enqueue(batch)
-                if dropped > 0 {
-                    // The queue made room by dropping its oldest events, of any app: counted without one.
-                    metrics.webhooks(appID: "", .dropped, count: dropped)
-                    self.dropped(dropped, reason: "the queue is full (maxQueuedWebhooks \(limits.maxQueuedWebhooks))")
+                let bounds = current.withLock { $0.bounds }
+                let drops = try await queue.enqueue(batch, within: bounds)
+                for (appID, count) in drops.byApp.sorted(by: { $0.key < $1.key }) {
+                    // Counted and logged under the app whose events made room.
+                    metrics.webhooks(appID: appID, .dropped, count: count)
+                    self.dropped(count, appID: appID, reason: "the app's part of the webhook queue is full (\(bounds.maxEventsPerApp) events, \(bounds.maxBytesPerApp) bytes; the hub's \(bounds.maxEvents) and \(bounds.maxBytes))")
                 }
             } catch {
                 // The queue is unavailable (a database away): keep the events first in line, try again soon.
-                let dropped = intake.withLock { intake -> Int in
-                    intake.insert(contentsOf: batch, at: 0)
-                    let excess = max(0, intake.count - limits.maxQueuedWebhooks)
-                    intake.removeFirst(excess)
-                    return excess
-                }
-                if dropped > 0 { self.dropped(dropped, reason: "the queue is unavailable and the intake is full") }
+                let dropped = intake.withLock { $0.putBack(batch, limits: limits) }
+                droppedFromIntake(dropped, reason: "the queue is unavailable and the intake is full")
                 queueErrorLog.record(["reason": "\(Redactor.describe(error))"])
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
     }
 
-    private func dropped(_ count: Int, reason: String) {
+    private func droppedFromIntake(_ dropped: [QueuedWebhookEvent], reason: String) {
+        for (appID, events) in Dictionary(grouping: dropped, by: \.target.appID) {
+            metrics.webhooks(appID: appID, .dropped, count: events.count)
+            self.dropped(events.count, appID: appID, reason: reason)
+        }
+    }
+
+    private func dropped(_ count: Int, appID: String? = nil, reason: String) {
         counters.increment(.webhooksDropped, by: count)
-        dropLog.record(["events": "\(count)", "reason": "\(reason)"])
+        let metadata: Logger.Metadata = ["events": "\(count)", "reason": "\(reason)"]
+        if let appID { dropLog.record(appID: appID, metadata) } else { dropLog.record(metadata) }
     }
 }

@@ -2,12 +2,21 @@ import Clearance
 import Foundation
 
 /// A ``WebhookQueue`` in this process's memory, for a single hub: what is queued when the
-/// process dies is lost. Holds at most `limit` events; past it the oldest go.
+/// process dies is lost. Holds at most what each ``enqueue(_:within:)`` is given as bounds, per
+/// app and in all, in events and in bytes; past a bound the oldest go (of that app, or of the
+/// app holding the most bytes).
 public final class InMemoryWebhookQueue: WebhookQueue {
     private struct Entry {
         let id: Int64
         let event: WebhookEvent
         let queuedAt: Date
+        let bytes: Int
+    }
+
+    /// What one app holds.
+    private struct Usage {
+        var events = 0
+        var bytes = 0
     }
 
     private struct TargetQueue {
@@ -33,30 +42,65 @@ public final class InMemoryWebhookQueue: WebhookQueue {
         var targets: [WebhookTargetID: TargetQueue] = [:]
         var nextID: Int64 = 1
         var count = 0
+        var bytes = 0
+        var apps: [String: Usage] = [:]
+
+        /// Removes the oldest event of `appID` (of any app when nil); false when it has none.
+        mutating func dropOldest(of appID: String?) -> Bool {
+            let oldest = targets.lazy.filter { appID == nil || $0.key.appID == appID }
+                .compactMap { target, queue in queue.head.map { (target, $0) } }
+                .min { $0.1.id < $1.1.id }
+            guard let (target, entry) = oldest else { return false }
+            targets[target]!.removeHead()
+            if targets[target]!.count == 0, !targets[target]!.inFlight { targets[target] = nil }
+            removed(entry, of: target.appID)
+            return true
+        }
+
+        mutating func removed(_ entry: Entry, of appID: String) {
+            count -= 1
+            bytes -= entry.bytes
+            apps[appID, default: Usage()].events -= 1
+            apps[appID, default: Usage()].bytes -= entry.bytes
+            if apps[appID]!.events <= 0 { apps[appID] = nil }
+        }
     }
 
-    private let limit: Int
     private let state = Locked(State())
 
-    /// A queue holding at most `limit` events.
-    public init(limit: Int) {
-        self.limit = max(1, limit)
-    }
+    /// An empty queue.
+    public init() {}
 
-    public func enqueue(_ events: [QueuedWebhookEvent]) -> Int {
+    /// Events queued now.
+    public var count: Int { state.withLock { $0.count } }
+
+    /// Bytes queued now (each event's ``QueuedWebhookEvent/bytes``).
+    public var bytes: Int { state.withLock { $0.bytes } }
+
+    public func enqueue(_ events: [QueuedWebhookEvent], within bounds: WebhookQueueBounds) -> WebhookDrops {
         state.withLock { state in
+            var dropped: [String: Int] = [:]
             for queued in events {
-                state.targets[queued.target, default: TargetQueue()].entries.append(Entry(id: state.nextID, event: queued.event, queuedAt: queued.queuedAt))
+                let appID = queued.target.appID
+                state.targets[queued.target, default: TargetQueue()].entries.append(
+                    Entry(id: state.nextID, event: queued.event, queuedAt: queued.queuedAt, bytes: queued.bytes))
                 state.nextID += 1
                 state.count += 1
+                state.bytes += queued.bytes
+                state.apps[appID, default: Usage()].events += 1
+                state.apps[appID, default: Usage()].bytes += queued.bytes
+                // The app's own bound first: its flood makes room among its own events.
+                while let usage = state.apps[appID], usage.events > bounds.maxEventsPerApp || usage.bytes > bounds.maxBytesPerApp,
+                      state.dropOldest(of: appID) {
+                    dropped[appID, default: 0] += 1
+                }
             }
-            var dropped = 0
-            while state.count > limit, let oldest = state.targets.filter({ $0.value.head != nil }).min(by: { $0.value.head!.id < $1.value.head!.id })?.key {
-                state.targets[oldest]!.removeHead()
-                state.count -= 1
-                dropped += 1
+            // Then the hub's: the app holding the most bytes makes room.
+            while state.count > bounds.maxEvents || state.bytes > bounds.maxBytes,
+                  let largest = state.apps.max(by: { $0.value.bytes < $1.value.bytes })?.key, state.dropOldest(of: largest) {
+                dropped[largest, default: 0] += 1
             }
-            return dropped
+            return WebhookDrops(byApp: dropped)
         }
     }
 
@@ -104,7 +148,7 @@ public final class InMemoryWebhookQueue: WebhookQueue {
             let ids = Set(batch.ids)
             while let head = queue.head, ids.contains(head.id) {
                 queue.removeHead()
-                state.count -= 1
+                state.removed(head, of: batch.target.appID)
             }
             queue.inFlight = false
             queue.attempts = 0

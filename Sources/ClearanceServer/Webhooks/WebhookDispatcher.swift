@@ -7,7 +7,11 @@ import Logging
 /// Delivers what a ``WebhookQueue`` holds: claims the batches that are due, sends each (one per
 /// target at a time, the targets in parallel), and completes, reschedules (exponential back-off
 /// with jitter) or, once the retry window is over, drops them, counted
-/// (``HubCounter/webhooksDropped``) and logged (throttled).
+/// (``HubCounter/webhooksDropped``) and logged (throttled, per app).
+///
+/// A POST stays within ``HubLimits/maxWebhookBatchBytes`` (``WebhookBatchPlan``); a receiver
+/// that answers 413 gets half as much next time, at once, down to one event, and an event it
+/// refuses alone is dropped, so a 413 never holds up the events behind it.
 final class WebhookDispatcher: Sendable {
     /// What the dispatcher knows of a target.
     struct Destination: Sendable {
@@ -31,6 +35,10 @@ final class WebhookDispatcher: Sendable {
     private let dropLog: ThrottledLog
     private let queueErrorLog: ThrottledLog
     private let flags = Locked((flushing: false, stopped: false))
+    /// ``HubLimits/maxWebhookBatchBytes``.
+    private let largestBody: Int
+    /// Each target's bound on a body, smaller than ``largestBody`` after a 413.
+    private let bodyCaps = Locked([WebhookTargetID: Int]())
     /// Wakes ``run()`` when it waits for a first target, or for ``stop()``.
     private let changes: AsyncStream<Void>
     private let changed: AsyncStream<Void>.Continuation
@@ -45,6 +53,7 @@ final class WebhookDispatcher: Sendable {
         sender = WebhookSender(client: client, timeout: .seconds(limits.webhookAttemptTimeout))
         backoff = WebhookBackoff(firstDelay: limits.webhookFirstRetryDelay, retryDuration: limits.webhookRetryDuration)
         window = .seconds(limits.webhookBatchWindow)
+        largestBody = limits.maxWebhookBatchBytes
         self.pollInterval = pollInterval
         self.counters = counters
         self.metrics = metrics
@@ -57,6 +66,7 @@ final class WebhookDispatcher: Sendable {
     /// Delivers to `destinations` from now on (a reload).
     func serve(_ destinations: [WebhookTargetID: Destination]) {
         self.destinations.withLock { $0 = destinations }
+        bodyCaps.withLock { $0.removeAll() }
         changed.yield()
     }
 
@@ -98,27 +108,39 @@ final class WebhookDispatcher: Sendable {
 
     private func deliver(_ batch: WebhookBatch) async {
         guard let destination = destinations.withLock({ $0[batch.target] }) else {
-            // A target no longer configured (a cluster node with another configuration queued it).
-            dropped(batch, reason: "the target is not configured on this node")
+            // A target no longer configured (a reload changed its URL, events or filter, or a
+            // cluster node with another configuration queued it).
+            dropped(batch.events.count, of: batch.target, reason: "the target is not configured on this node")
             try? await queue.drop(batch)
             return
         }
+        let cap = bodyCaps.withLock { $0[batch.target] } ?? largestBody
+        let plan = WebhookBatchPlan(batch, target: destination.target, cap: cap, largest: largestBody)
         do {
-            try await sender.send(batch.events, to: destination.target, signer: destination.signer)
-            try await queue.complete(batch)
-            metrics.webhooks(appID: batch.target.appID, .delivered, count: batch.events.count)
-            logger.debug("hub.webhook.delivered", metadata: ["target": "\(batch.target)", "events": "\(batch.events.count)"])
+            if !plan.events.isEmpty {
+                try await sender.send(plan.events, to: destination.target, signer: destination.signer)
+                metrics.webhooks(appID: batch.target.appID, .delivered, count: plan.events.count)
+                logger.debug("hub.webhook.delivered", metadata: ["target": "\(batch.target)", "events": "\(plan.events.count)"])
+            }
+            settled(plan)
+            try await queue.complete(plan.covered)
         } catch let failure as WebhookSender.Failure {
             guard !Task.isCancelled else { return }
             counters.increment(.webhookAttemptsFailed)
-            metrics.webhooks(appID: batch.target.appID, .failed, count: batch.events.count)
-            failureLog.record(["target": "\(batch.target)", "url": "\(destination.target.redactedURL)", "reason": "\(failure)", "attempt": "\(batch.attempts + 1)"])
+            metrics.webhooks(appID: batch.target.appID, .failed, count: plan.events.count)
+            failureLog.record(appID: batch.target.appID, [
+                "target": "\(batch.target)", "url": "\(destination.target.redactedURL)", "reason": "\(failure)",
+                "attempt": "\(batch.attempts + 1)", "events": "\(plan.events.count)", "bytes": "\(plan.bytes)",
+            ])
             do {
-                if let retryAt = backoff.retry(firstQueuedAt: batch.firstQueuedAt, attempts: batch.attempts + 1, now: Date()) {
+                if case .status(413) = failure {
+                    try await tooLarge(plan, batch: batch)
+                } else if let retryAt = backoff.retry(firstQueuedAt: batch.firstQueuedAt, attempts: batch.attempts + 1, now: Date()) {
                     try await queue.reschedule(batch, retryAt: retryAt)
                 } else {
-                    dropped(batch, reason: "retried for \(backoff.retryDuration) s: \(failure)")
-                    try await queue.drop(batch)
+                    settled(plan)
+                    dropped(plan.events.count, of: batch.target, reason: "retried for \(backoff.retryDuration) s: \(failure)")
+                    try await queue.drop(plan.covered)
                 }
             } catch {
                 queueErrorLog.record(["reason": "\(Redactor.describe(error))"])
@@ -128,9 +150,33 @@ final class WebhookDispatcher: Sendable {
         }
     }
 
-    private func dropped(_ batch: WebhookBatch, reason: String) {
-        counters.increment(.webhooksDropped, by: batch.events.count)
-        metrics.webhooks(appID: batch.target.appID, .dropped, count: batch.events.count)
-        dropLog.record(["target": "\(batch.target)", "events": "\(batch.events.count)", "reason": "\(reason)"])
+    /// The receiver answered 413: a batch of several events is tried again at once at half the
+    /// size; a single event it refuses alone is dropped, so that the ones behind it go on.
+    private func tooLarge(_ plan: WebhookBatchPlan, batch: WebhookBatch) async throws {
+        if plan.events.count > 1 {
+            bodyCaps.withLock { $0[batch.target] = max(WebhookBatchPlan.envelopeBytes + 1, plan.bytes / 2) }
+            try await queue.reschedule(batch, retryAt: Date())
+        } else {
+            settled(plan)
+            dropped(plan.events.count, of: batch.target, reason: "the receiver refuses the event alone as too large (413, \(plan.bytes) bytes)")
+            try await queue.drop(plan.covered)
+        }
+    }
+
+    /// Counts the events the plan passed over (never to be sent) as dropped.
+    private func settled(_ plan: WebhookBatchPlan) {
+        if plan.unwanted > 0 {
+            dropped(plan.unwanted, of: plan.covered.target, reason: "the target no longer wants them (its configuration changed)")
+        }
+        if plan.tooLarge > 0 {
+            dropped(plan.tooLarge, of: plan.covered.target, reason: "larger alone than maxWebhookBatchBytes (\(largestBody))")
+        }
+    }
+
+    private func dropped(_ count: Int, of target: WebhookTargetID, reason: String) {
+        guard count > 0 else { return }
+        counters.increment(.webhooksDropped, by: count)
+        metrics.webhooks(appID: target.appID, .dropped, count: count)
+        dropLog.record(appID: target.appID, ["target": "\(target)", "events": "\(count)", "reason": "\(reason)"])
     }
 }

@@ -1,4 +1,5 @@
 import ClearanceWire
+import Foundation
 
 /// One event of a Pusher webhook, as it travels in the body's `events` array: what the hub sends
 /// and what ``WebhookReceiver`` hands an app.
@@ -106,5 +107,16 @@ extension WebhookEvent {
     static func clientData(raw: String) -> String {
         guard raw.utf8.first == UInt8(ascii: "\""), case let .string(text)? = try? JSONScanner.parse(raw) else { return raw }
         return text
+    }
+}
+
+extension WebhookEvent {
+    /// The bytes of the event's JSON text in a webhook body (as ``WebhookPayload/encoded()``
+    /// writes it).
+    public var encodedBytes: Int {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings and integers only: encoding cannot fail.
+        return (try? encoder.encode(self).count) ?? 0
     }
 }

@@ -6,9 +6,10 @@ import Foundation
 /// ``InMemoryWebhookQueue`` serves one hub; a cluster keeps its queue in its database, so that
 /// what a node queued is delivered by another when that node dies.
 public protocol WebhookQueue: Sendable {
-    /// Appends `events`, in order. Returns how many older events were dropped to stay within
-    /// the queue's bound.
-    func enqueue(_ events: [QueuedWebhookEvent]) async throws -> Int
+    /// Appends `events`, in order. Returns the older events dropped, per app, to stay within
+    /// `bounds`: past an app's bound its own oldest go; past the hub's, older events go (the
+    /// in-memory queue takes them from the app that holds the most bytes).
+    func enqueue(_ events: [QueuedWebhookEvent], within bounds: WebhookQueueBounds) async throws -> WebhookDrops
 
     /// Claims the batches due now: for each target with nothing in flight and no retry pending,
     /// its oldest events (at most `limit`), once the oldest has waited `window` (or at once when

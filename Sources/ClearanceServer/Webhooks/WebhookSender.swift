@@ -20,28 +20,47 @@ struct WebhookSender: Sendable {
     }
 
     let client: HTTPClient
+    /// One deadline for the whole attempt: connecting, the request, the answer's head and its
+    /// body (AsyncHTTPClient's own deadline stops at the head).
     let timeout: Duration
 
     /// Posts `events` to `target`, signed by `signer`; returns once the receiver answered 2xx.
     /// - Throws: ``Failure``.
     func send(_ events: [WebhookEvent], to target: WebhookTarget, signer: WebhookSigner, now: Date = Date()) async throws(Failure) {
         let body = WebhookPayload(timeMilliseconds: Int64((now.timeIntervalSince1970 * 1_000).rounded(.down)), events: events).encoded()
-        var request = HTTPClientRequest(url: target.url)
-        request.method = .POST
-        for (name, value) in target.headers { request.headers.replaceOrAdd(name: name, value: value) }
-        request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-        for (name, value) in signer.headers(body: body) { request.headers.replaceOrAdd(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let status: Int
+        let headers = target.headers.map { ($0.key, $0.value) } + [("Content-Type", "application/json")]
+            + signer.headers(body: body).map { ($0.key, $0.value) }
+        let (client, timeout, url) = (client, timeout, target.url)
+        let status: Int?
         do {
-            let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-            let response = try await client.execute(request, timeout: .nanoseconds(nanoseconds))
-            status = Int(response.status.code)
-            // The answer's body means nothing to the hub: read a little, so the connection can be reused.
-            _ = try? await response.body.collect(upTo: 65_536)
+            status = try await withThrowingTaskGroup(of: Int?.self) { group in
+                group.addTask {
+                    var request = HTTPClientRequest(url: url)
+                    request.method = .POST
+                    for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+                    request.body = .bytes(ByteBuffer(bytes: body))
+                    let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+                    let response = try await client.execute(request, timeout: .nanoseconds(nanoseconds))
+                    // The answer's body means nothing to the hub, but it is read (a little: so the
+                    // connection can be reused) within the same deadline.
+                    do {
+                        _ = try await response.body.collect(upTo: 65_536)
+                    } catch where !(error is CancellationError) && !Task.isCancelled {
+                        // A larger body: the status is what counts.
+                    }
+                    return Int(response.status.code)
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
         } catch {
             throw .noAnswer(Self.describe(error))
         }
+        guard let status else { throw .noAnswer("timed out (no whole answer within \(timeout))") }
         guard (200..<300).contains(status) else { throw .status(status) }
     }
 

@@ -1,17 +1,23 @@
 /// The hub's live connections: issues unique socket ids, enforces the hub's and each app's
-/// connection limits, and reaches every connection (its ``ConnectionControl``) for the hub's
-/// ticker, when the hub shuts down, and when the app terminates a user's connections.
+/// connection limits, and the bound on connections of one address that have not authorized yet,
+/// and reaches every connection (its ``ConnectionControl``) for the hub's ticker, when the hub
+/// shuts down, and when the app terminates a user's connections.
 actor ConnectionRegistry {
     enum Admission: Equatable {
         case admitted(socketID: String)
         case refused(HubCloseCode)
+        /// Its address already holds ``HubLimits/maxUnauthorizedConnectionsPerIP`` connections
+        /// that have not authorized (closed with 4100).
+        case refusedUnauthorizedAtAddress
     }
 
     private struct Entry {
         let appID: String
-        /// Whether it counts against its app's `maxConnections` (not until it authorizes, for an
-        /// app with authorized connections).
-        var countedForApp: Bool
+        /// The app key it connected with (a re-key closes only the connections of the old key).
+        let key: String
+        /// The address it came from while it has not authorized yet (an app with authorized
+        /// connections), counted against ``HubLimits/maxUnauthorizedConnectionsPerIP``.
+        var unauthorizedFrom: String?
         var control: ConnectionControl?
         /// The user the connection signed in as (`pusher:signin`).
         var userID: String?
@@ -20,6 +26,7 @@ actor ConnectionRegistry {
     private var sequence: UInt64 = 0
     private var live: [String: Entry] = [:]
     private var countByApp: [String: Int] = [:]
+    private var unauthorizedByAddress: [String: Int] = [:]
     private var shuttingDown = false
 
     /// The number of live connections.
@@ -28,32 +35,47 @@ actor ConnectionRegistry {
     /// Every live connection's control, for the hub's ticker.
     var controls: [ConnectionControl] { live.values.compactMap(\.control) }
 
-    /// Admits a connection of `appID` unless a limit is reached (4100 for the hub's,
-    /// 4004 for the app's) or the hub is shutting down (4200). With `countedForApp` false (an
-    /// app with authorized connections), the app's limit is checked only when it authorizes
-    /// (``authorize(socketID:appLimit:)``).
+    /// Admits a connection of `appID` unless a limit is reached (4100 for the hub's, 4004 for
+    /// the app's) or the hub is shutting down (4200). Every connection counts against its app's
+    /// limit from the start, authorized or not: an app's anonymous sockets can never take
+    /// another app's room. With `unauthorizedPerAddress` (an app with authorized connections),
+    /// the connection also counts against its address's bound on connections that have not
+    /// authorized, until ``authorized(socketID:)``.
     ///
     /// Socket ids are `<random>.<sequence>`: unique for the hub's lifetime (the sequence) and
     /// not guessable (the random part).
-    func admit(appID: String, appLimit: Int?, hubLimit: Int?, countedForApp: Bool = true) -> Admission {
+    func admit(appID: String, key: String = "", appLimit: Int?, hubLimit: Int?, address: String? = nil, unauthorizedPerAddress: Int? = nil) -> Admission {
         if shuttingDown { return .refused(.reconnectImmediately) }
         if let hubLimit, live.count >= hubLimit { return .refused(.overCapacity) }
-        if countedForApp, let appLimit, countByApp[appID, default: 0] >= appLimit { return .refused(.overConnectionQuota) }
+        if let appLimit, countByApp[appID, default: 0] >= appLimit { return .refused(.overConnectionQuota) }
+        let unauthorizedFrom = unauthorizedPerAddress.map { _ in address ?? "" }
+        if let unauthorizedPerAddress, let unauthorizedFrom, unauthorizedByAddress[unauthorizedFrom, default: 0] >= unauthorizedPerAddress {
+            return .refusedUnauthorizedAtAddress
+        }
         sequence += 1
         let socketID = "\(UInt32.random(in: 1...UInt32.max)).\(sequence)"
-        live[socketID] = Entry(appID: appID, countedForApp: countedForApp)
-        if countedForApp { countByApp[appID, default: 0] += 1 }
+        live[socketID] = Entry(appID: appID, key: key, unauthorizedFrom: unauthorizedFrom)
+        countByApp[appID, default: 0] += 1
+        if let unauthorizedFrom { unauthorizedByAddress[unauthorizedFrom, default: 0] += 1 }
         return .admitted(socketID: socketID)
     }
 
-    /// The connection authorized itself: from now on it counts against its app's limit. False
-    /// when the app already holds `appLimit` (the connection must close with 4004).
-    func authorize(socketID: String, appLimit: Int?) -> Bool {
-        guard let entry = live[socketID], !entry.countedForApp else { return true }
-        if let appLimit, countByApp[entry.appID, default: 0] >= appLimit { return false }
-        live[socketID]?.countedForApp = true
-        countByApp[entry.appID, default: 0] += 1
-        return true
+    /// The connection authorized itself: it no longer counts against its address's bound on
+    /// connections that have not.
+    func authorized(socketID: String) {
+        guard let address = live[socketID]?.unauthorizedFrom else { return }
+        live[socketID]?.unauthorizedFrom = nil
+        release(unauthorizedFrom: address)
+    }
+
+    /// Connections of `appID` now, authorized or not.
+    func count(appID: String) -> Int {
+        countByApp[appID, default: 0]
+    }
+
+    /// Connections that have not authorized yet from `address`.
+    func unauthorizedCount(address: String) -> Int {
+        unauthorizedByAddress[address, default: 0]
     }
 
     /// Gives an admitted connection its control. False when the hub began shutting down in the
@@ -69,15 +91,24 @@ actor ConnectionRegistry {
         live[socketID]?.userID = userID
     }
 
-    /// The controls of `appID`'s connections (only those signed in as `userID`, when given).
-    func controls(appID: String, userID: String? = nil) -> [ConnectionControl] {
-        live.values.compactMap { entry in entry.appID == appID && (userID == nil || entry.userID == userID) ? entry.control : nil }
+    /// The controls of `appID`'s connections (only those signed in as `userID`, and only those
+    /// that connected with the app key `key`, when given).
+    func controls(appID: String, userID: String? = nil, key: String? = nil) -> [ConnectionControl] {
+        live.values.compactMap { entry in
+            entry.appID == appID && (userID == nil || entry.userID == userID) && (key == nil || entry.key == key) ? entry.control : nil
+        }
     }
 
     func remove(socketID: String) {
-        guard let entry = live.removeValue(forKey: socketID), entry.countedForApp else { return }
+        guard let entry = live.removeValue(forKey: socketID) else { return }
         countByApp[entry.appID, default: 1] -= 1
         if countByApp[entry.appID] == 0 { countByApp[entry.appID] = nil }
+        if let address = entry.unauthorizedFrom { release(unauthorizedFrom: address) }
+    }
+
+    private func release(unauthorizedFrom address: String) {
+        unauthorizedByAddress[address, default: 1] -= 1
+        if unauthorizedByAddress[address] == 0 { unauthorizedByAddress[address] = nil }
     }
 
     /// Refuses new connections from now on (4200) and returns the way to every live one, for

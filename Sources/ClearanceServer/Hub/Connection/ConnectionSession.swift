@@ -76,13 +76,13 @@ struct ConnectionSession {
                 socketID: socketID, appID: admittedApp.id, channel: channel, member: subscription.member, maxPresenceMembers: app.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
             if outcome.isNewSubscription, subscription.kind.requiresAuthorization { await authorize() }
-            if took, !outcome.isNewSubscription { hub.subscriptions.add(-1) }
+            if took, !outcome.isNewSubscription { hub.releaseSubscriptions(appID: admittedApp.id, 1) }
             if outcome == .subscribedWithoutCachedEvent { hub.webhooks.emit(appID: admittedApp.id, .cacheMiss(channel: channel)) }
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
             subscriptionChanges.recordUnsubscribe(at: now)
             await hub.adapter.unsubscribe(socketID: socketID, appID: admittedApp.id, channel: channel)
-            hub.subscriptions.add(-1)
+            hub.releaseSubscriptions(appID: admittedApp.id, 1)
             logger.debug("hub.channel.unsubscribed", metadata: ["channel": "\(channel)"])
         case let .signIn(auth, userData):
             await signIn(auth: auth, userData: userData)
@@ -119,17 +119,28 @@ struct ConnectionSession {
         return false
     }
 
-    /// Whether one more of the hub's subscriptions (``HubLimits/maxSubscriptions``) was taken
-    /// for `channel` (false: the connection has it already); `nil` when the hub holds its
-    /// maximum, after the `pusher:subscription_error` (503) is sent.
+    /// Whether one more of the hub's subscriptions (``HubLimits/maxSubscriptions``, and the
+    /// app's part of them) was taken for `channel` (false: the connection has it already); `nil`
+    /// when the hub or the app holds its maximum, after the `pusher:subscription_error` (503) is
+    /// sent, counted and logged (under the app when it is the app's part).
     private func takeSubscription(_ channel: String) -> Bool? {
         guard subscriptions[channel] == nil else { return false }
-        if hub.subscriptions.take() { return true }
-        hub.counters.increment(.subscriptionsRefusedAtHubLimit)
-        hub.subscriptionRefusalLog.record(["limit": "\(hub.limits.maxSubscriptions)"])
-        let failure = SubscriptionFailure.limitReached(
-            "The hub holds its maximum of \(hub.limits.maxSubscriptions) subscriptions: try again later.", status: 503)
-        send(PusherFrame.subscriptionError(channel: channel, failure: failure))
+        let message: String
+        switch hub.takeSubscription(appID: admittedApp.id) {
+        case nil:
+            return true
+        case .hub:
+            hub.counters.increment(.subscriptionsRefusedAtHubLimit)
+            hub.subscriptionRefusalLog.record(["limit": "\(hub.limits.maxSubscriptions)"])
+            message = "The hub holds its maximum of \(hub.limits.maxSubscriptions) subscriptions: try again later."
+        case .app:
+            let limit = hub.subscriptionLimitPerApp
+            hub.counters.increment(.subscriptionsRefusedAtAppLimit)
+            hub.metrics.app(admittedApp.id).subscriptionsRefused.increment()
+            hub.appRefusalLog.record(appID: admittedApp.id, ["what": "subscriptions", "limit": "\(limit)"])
+            message = "This app holds its maximum of \(limit) subscriptions on this hub: try again later."
+        }
+        send(PusherFrame.subscriptionError(channel: channel, failure: SubscriptionFailure.limitReached(message, status: 503)))
         return nil
     }
 
@@ -199,12 +210,18 @@ struct ConnectionSession {
                     throw .auth(error.message, status: 400)
                 }
             }
+            if let signedInUserID, hub.terminatedUsers.contains(appID: admittedApp.id, userID: signedInUserID) {
+                throw .auth("The app ended this user's connections less than \(hub.limits.terminationGracePeriod) s ago.", status: 403)
+            }
             guard kind == .presence, let channelData else { return Subscription(kind: kind, member: nil) }
             let parsed: PresenceChannelData
             do {
                 parsed = try PresenceChannelData(parsing: channelData)
             } catch {
                 throw .auth(error.message, status: 400)
+            }
+            if hub.terminatedUsers.contains(appID: admittedApp.id, userID: parsed.member.id) {
+                throw .auth("The app ended this user's connections less than \(hub.limits.terminationGracePeriod) s ago.", status: 403)
             }
             if let info = parsed.userInfoJSON, info.utf8.count > hub.limits.maxPresenceUserInfoBytes {
                 throw .limitReached("user_info is larger than \(hub.limits.maxPresenceUserInfoBytes) bytes.")
@@ -226,6 +243,11 @@ struct ConnectionSession {
             send(PusherFrame.error(.signInFailed("This connection is already signed in as another user.")))
             return
         }
+        if hub.terminatedUsers.contains(appID: admittedApp.id, userID: user.id) {
+            send(PusherFrame.error(.signInFailed(
+                "The app ended this user's connections less than \(hub.limits.terminationGracePeriod) s ago: sign in again later with a new signature.")))
+            return
+        }
         let watchlist: [String]
         do {
             watchlist = try Watchlist.parse(userData: userData)
@@ -235,23 +257,21 @@ struct ConnectionSession {
         }
         signedInUserID = user.id
         await authorize()
+        // Recorded before the client hears of it: a terminate from then on reaches this connection.
+        await hub.registry.signedIn(socketID: socketID, userID: user.id)
         logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)", "watching": "\(watchlist.count)"])
         send(PusherFrame.signInSuccess(userData: userData))
         await hub.adapter.signIn(socketID: socketID, appID: admittedApp.id, userID: user.id, watchlist: watchlist)
-        await hub.registry.signedIn(socketID: socketID, userID: user.id)
     }
 
-    /// The connection proved who it is: the authorization deadline no longer applies, and it now
-    /// counts against its app's `maxConnections` (closed with 4004 when the app holds them all).
+    /// The connection proved who it is: the authorization deadline no longer applies, and it no
+    /// longer counts against its address's bound on connections that have not authorized.
     private mutating func authorize() async {
         guard !authorized else { return }
         authorized = true
         control.authorized()
         guard admittedApp.configuration.authorizedConnections else { return }
-        if await !hub.registry.authorize(socketID: socketID, appLimit: app.limits.maxConnections) {
-            hub.counters.increment(.connectionsRefusedAtAppLimit)
-            control.close(.overConnectionQuota)
-        }
+        await hub.registry.authorized(socketID: socketID)
     }
 
     /// The frame to relay for a client event, when the rules allow it; otherwise the error is

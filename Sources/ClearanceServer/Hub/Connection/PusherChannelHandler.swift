@@ -47,6 +47,19 @@ final class PusherChannelHandler: ChannelInboundHandler, RemovableChannelHandler
         context.fireChannelInactive()
     }
 
+    /// The client closed its side of the socket without a close frame (a killed process, a
+    /// dropped network): nothing more can come. The server's channels allow half-closure (for
+    /// HTTP), so NIO would keep the socket open; it is closed now, so that its descriptor goes
+    /// back to the hub's budget at once rather than when the ping timers find it minutes later.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            pending = nil
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         sink.writabilityChanged()
         context.fireChannelWritabilityChanged()

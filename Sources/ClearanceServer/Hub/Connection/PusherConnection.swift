@@ -104,7 +104,7 @@ final class PusherConnection: Sendable {
             case .ended:
                 let held = session?.subscriptionCount ?? 0
                 await end(admitted: session != nil)
-                hub.subscriptions.add(-held)
+                hub.releaseSubscriptions(appID: app.id, held)
                 session = nil
             }
         }
@@ -116,10 +116,21 @@ final class PusherConnection: Sendable {
         let outcome: Result<Void, HubCloseCode>
         let authorizationTimeout = app.configuration.authorizationTimeout
         switch await hub.registry.admit(
-            appID: app.id, appLimit: app.limits.maxConnections, hubLimit: hub.limits.maxConnections, countedForApp: authorizationTimeout == nil)
+            appID: app.id, key: app.key, appLimit: hub.connectionLimit(of: app), hubLimit: hub.limits.maxConnections,
+            address: channel.remoteAddress?.ipAddress,
+            unauthorizedPerAddress: authorizationTimeout == nil ? nil : hub.limits.maxUnauthorizedConnectionsPerIP)
         {
         case let .refused(code):
+            if code == .overConnectionQuota {
+                metrics.connectionsRefused.increment()
+                hub.appRefusalLog.record(appID: app.id, ["what": "connections", "limit": "\(hub.connectionLimit(of: app) ?? 0)"])
+            }
             outcome = .failure(code)
+        case .refusedUnauthorizedAtAddress:
+            metrics.unauthorizedRefused.increment()
+            hub.counters.increment(.connectionsRefusedUnauthorizedAtAddress)
+            hub.appRefusalLog.record(appID: app.id, ["what": "unauthorized_per_ip", "limit": "\(hub.limits.maxUnauthorizedConnectionsPerIP)"])
+            outcome = .failure(.overCapacity)
         case let .admitted(socketID):
             outcome = .success(())
             metrics.connectionsOpened.increment()

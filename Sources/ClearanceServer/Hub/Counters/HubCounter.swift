@@ -25,8 +25,10 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// A webhook POST that failed (an answer other than 2xx, or none within
     /// ``HubLimits/webhookAttemptTimeout``); it is retried until ``HubLimits/webhookRetryDuration``.
     case webhookAttemptsFailed = "webhook_attempts_failed"
-    /// A webhook event given up: still failing after ``HubLimits/webhookRetryDuration``, or the
-    /// oldest waiting when more than ``HubLimits/maxQueuedWebhooks`` were.
+    /// A webhook event given up: still failing after ``HubLimits/webhookRetryDuration``, the
+    /// oldest waiting when its app's part of the queue or the queue was full (in events or
+    /// bytes), too large for any body (``HubLimits/maxWebhookBatchBytes``), refused alone with
+    /// 413, or no longer wanted by its target.
     case webhooksDropped = "webhooks_dropped"
     /// A browser's WebSocket upgrade refused with 403: its page's origin is not in the app's
     /// ``HubAppConfiguration/allowedOrigins``.
@@ -34,8 +36,14 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// A WebSocket refused with 4100 after its upgrade: the hub held ``HubLimits/maxConnections``.
     case connectionsRefusedAtHubLimit = "connections_refused_hub_limit"
     /// A WebSocket refused with 4004 after its upgrade: its app held its
-    /// ``HubAppConfiguration/maxConnections``.
+    /// ``HubAppConfiguration/maxConnections``, or its part (``HubLimits/appShare``) of the hub's.
     case connectionsRefusedAtAppLimit = "connections_refused_app_limit"
+    /// A WebSocket refused with 4100 after its upgrade: its address already held
+    /// ``HubLimits/maxUnauthorizedConnectionsPerIP`` connections that had not authorized.
+    case connectionsRefusedUnauthorizedAtAddress = "connections_refused_unauthorized_address"
+    /// A subscription refused because its app held its part (``HubLimits/appShare``) of the
+    /// hub's ``HubLimits/maxSubscriptions``.
+    case subscriptionsRefusedAtAppLimit = "subscriptions_refused_app_limit"
     /// A WebSocket refused with 4200 after its upgrade: the hub was shutting down.
     case connectionsRefusedShuttingDown = "connections_refused_shutting_down"
     /// A WebSocket refused after its upgrade for its path: an app that does not exist (4001) or

@@ -18,6 +18,9 @@ package final class ThrottledLog: Sendable {
     private let level: Logger.Level
     private let message: Logger.Message
     private let state = Locked(State())
+    /// One throttle per app for ``record(appID:_:now:)``, so that one app's flood never hides
+    /// another's line.
+    private let perApp = Locked([String: State]())
 
     /// - Parameters:
     ///   - message: The line's message (a stable event name, such as `hub.socket.refused`).
@@ -31,16 +34,32 @@ package final class ThrottledLog: Sendable {
 
     /// One occurrence, with `metadata` (the occurrence's, logged when its line is written).
     package func record(_ metadata: @autoclosure () -> Logger.Metadata = [:], now: ContinuousClock.Instant = .now) {
-        let counts = state.withLock { state -> (count: Int, total: Int)? in
-            state.unlogged += 1
-            state.total += 1
-            if let last = state.lastLogged, now - last < interval { return nil }
-            state.lastLogged = now
-            defer { state.unlogged = 0 }
-            return (state.unlogged, state.total)
-        }
+        let counts = state.withLock { Self.occurred(&$0, now: now, interval: interval) }
+        guard let counts else { return }
+        write(metadata(), counts)
+    }
+
+    /// One occurrence of app `appID`, throttled apart from every other app's, its line carrying
+    /// `app_id`.
+    package func record(appID: String, _ metadata: @autoclosure () -> Logger.Metadata = [:], now: ContinuousClock.Instant = .now) {
+        let counts = perApp.withLock { Self.occurred(&$0[appID, default: State()], now: now, interval: interval) }
         guard let counts else { return }
         var all = metadata()
+        all["app_id"] = "\(appID)"
+        write(all, counts)
+    }
+
+    private static func occurred(_ state: inout State, now: ContinuousClock.Instant, interval: Duration) -> (count: Int, total: Int)? {
+        state.unlogged += 1
+        state.total += 1
+        if let last = state.lastLogged, now - last < interval { return nil }
+        state.lastLogged = now
+        defer { state.unlogged = 0 }
+        return (state.unlogged, state.total)
+    }
+
+    private func write(_ metadata: Logger.Metadata, _ counts: (count: Int, total: Int)) {
+        var all = metadata
         all["count"] = "\(counts.count)"
         all["total"] = "\(counts.total)"
         logger.log(level: level, message, metadata: all)

@@ -99,10 +99,12 @@ public protocol ChannelStateAdapter: Sendable {
     /// The distinct users of a presence channel, in the order they arrived.
     func presenceMembers(appID: String, channel: String) async -> [PresenceMember]
 
-    /// Asks the other nodes of the cluster to close their connections of `appID` signed in as
-    /// `userID` (this node closes its own). Each of them hands it to its hub through
-    /// ``userTerminations``. The default does nothing: a single node has no other.
-    func relayUserTermination(appID: String, userID: String) async
+    /// Asks the other nodes of the cluster to close their connections of the termination's app
+    /// signed in as its user (this node closes its own), and to refuse that user for its grace
+    /// period. Each of them hands it to its hub through ``userTerminations``, also a node that
+    /// was away when it was asked (the termination is state for the grace period, not a message).
+    /// The default does nothing: a single node has no other.
+    func relayUserTermination(_ termination: UserTermination) async
 
     /// The terminations other nodes relayed, for this node's hub to carry out (one consumer: the
     /// hub). The default is an empty stream.
@@ -122,7 +124,7 @@ extension ChannelStateAdapter {
     }
 
     /// No other node to tell.
-    public func relayUserTermination(appID: String, userID: String) async {}
+    public func relayUserTermination(_ termination: UserTermination) async {}
 
     /// No other node: nothing ever arrives.
     public var userTerminations: AsyncStream<UserTermination> { AsyncStream { $0.finish() } }

@@ -247,7 +247,7 @@ package struct ChannelTable: Sendable {
     /// nothing: what a node learns of another's cache when it (re)joins the cluster.
     package mutating func remember(_ entry: EventCache.Entry, appID: String, channel name: String, policy: EventCachePolicy) {
         guard EventCache.isCacheChannel(name) else { return }
-        cache.store(entry, for: Key(appID: appID, name: name), maxChannels: policy.maxChannels)
+        cache.store(entry, for: Key(appID: appID, name: name), maxChannels: policy.maxChannels, maxChannelsPerApp: policy.maxChannelsPerApp)
     }
 
     /// Unsubscribes a connection; see ``ChannelStateAdapter/unsubscribe(socketID:appID:channel:)``.

@@ -2,8 +2,10 @@ import Foundation
 
 /// The last event triggered on each cache channel (`cache-`, `private-cache-`,
 /// `private-encrypted-cache-`, `presence-cache-`), kept for a time (``EventCachePolicy/ttl``) and for at
-/// most ``EventCachePolicy/maxChannels`` channels: past that, the expired entries go first, then the ones
-/// that expire soonest. A new subscriber of a cache channel gets the kept event right after
+/// most ``EventCachePolicy/maxChannels`` channels, ``EventCachePolicy/maxChannelsPerApp`` of one
+/// app: past an app's bound, that app's entry that expires soonest goes (one app's triggers never
+/// push out another's); past the whole bound, the expired entries go first, then the ones that
+/// expire soonest. A new subscriber of a cache channel gets the kept event right after
 /// `pusher_internal:subscription_succeeded`, or `pusher:cache_miss` when there is none.
 ///
 /// Times are wall-clock (`Date`): the nodes of a cluster share their entries, and the newest
@@ -34,6 +36,7 @@ package struct EventCache: Sendable {
     }
 
     private var entries: [ChannelTable.Key: Entry] = [:]
+    private var countByApp: [String: Int] = [:]
 
     package init() {}
 
@@ -52,16 +55,35 @@ package struct EventCache: Sendable {
     }
 
     /// Keeps `entry` for `key` unless a newer one is kept already (another node's), within
-    /// `maxChannels`.
-    package mutating func store(_ entry: Entry, for key: ChannelTable.Key, maxChannels: Int, now: Date = Date()) {
+    /// `maxChannels` in all and `maxChannelsPerApp` for the key's app.
+    package mutating func store(_ entry: Entry, for key: ChannelTable.Key, maxChannels: Int, maxChannelsPerApp: Int? = nil, now: Date = Date()) {
         guard entry.expiresAt > now, maxChannels > 0 else { return }
         if let kept = entries[key], kept.triggeredAt > entry.triggeredAt { return }
-        if entries[key] == nil, entries.count >= maxChannels {
-            entries = entries.filter { $0.value.expiresAt > now }
-            if entries.count >= maxChannels, let soonest = entries.min(by: { $0.value.expiresAt < $1.value.expiresAt }) {
-                entries[soonest.key] = nil
+        if entries[key] == nil {
+            let perApp = min(maxChannelsPerApp ?? maxChannels, maxChannels)
+            if countByApp[key.appID, default: 0] >= perApp,
+               let soonest = entries.filter({ $0.key.appID == key.appID }).min(by: { $0.value.expiresAt < $1.value.expiresAt }) {
+                remove(soonest.key)
             }
+            if entries.count >= maxChannels {
+                for (candidate, kept) in entries where kept.expiresAt <= now { remove(candidate) }
+                if entries.count >= maxChannels, let soonest = entries.min(by: { $0.value.expiresAt < $1.value.expiresAt }) {
+                    remove(soonest.key)
+                }
+            }
+            countByApp[key.appID, default: 0] += 1
         }
         entries[key] = entry
+    }
+
+    /// The number of channels of `appID` with a kept event.
+    package func count(of appID: String) -> Int {
+        countByApp[appID, default: 0]
+    }
+
+    private mutating func remove(_ key: ChannelTable.Key) {
+        guard entries.removeValue(forKey: key) != nil else { return }
+        let left = countByApp[key.appID, default: 1] - 1
+        countByApp[key.appID] = left > 0 ? left : nil
     }
 }

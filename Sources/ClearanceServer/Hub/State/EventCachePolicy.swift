@@ -1,17 +1,21 @@
 import Foundation
 
-/// How long a hub keeps the last event of each cache channel, and for how many channels
-/// (``HubLimits/cacheTTL`` and ``HubLimits/maxCachedChannels``).
+/// How long a hub keeps the last event of each cache channel, and for how many channels, in all
+/// and per app (``HubLimits/cacheTTL``, ``HubLimits/maxCachedChannels`` and the app's part of
+/// it, ``HubLimits/appShare``).
 public struct EventCachePolicy: Sendable, Hashable {
     /// How long an event is kept after it was triggered.
     public var ttl: Duration
     /// The most channels whose event is kept.
     public var maxChannels: Int
+    /// The most channels of one app whose event is kept: past it the app's own entries make room.
+    public var maxChannelsPerApp: Int
 
-    /// A policy.
-    public init(ttl: Duration, maxChannels: Int) {
+    /// A policy; without `maxChannelsPerApp`, one app may fill all of `maxChannels`.
+    public init(ttl: Duration, maxChannels: Int, maxChannelsPerApp: Int? = nil) {
         self.ttl = ttl
         self.maxChannels = maxChannels
+        self.maxChannelsPerApp = min(maxChannelsPerApp ?? maxChannels, maxChannels)
     }
 
     /// When an event triggered at `date` is forgotten.

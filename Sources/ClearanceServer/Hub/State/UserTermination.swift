@@ -6,10 +6,14 @@ public struct UserTermination: Sendable, Hashable {
     public let appID: String
     /// The user they signed in as (`pusher:signin`).
     public let userID: String
+    /// Seconds during which the user may not sign in again (``HubLimits/terminationGracePeriod``
+    /// of the node that was asked).
+    public let gracePeriod: Double
 
-    /// A termination of `userID`'s connections of `appID`.
-    public init(appID: String, userID: String) {
+    /// A termination of `userID`'s connections of `appID`, with its grace period in seconds.
+    public init(appID: String, userID: String, gracePeriod: Double = 60) {
         self.appID = appID
         self.userID = userID
+        self.gracePeriod = gracePeriod
     }
 }
