@@ -19,7 +19,8 @@ struct ServeCommand: AsyncParsableCommand {
             channels with its own auth endpoint (PusherAuthEndpoints, or any Pusher server library). \
             Each app's allowedOrigins (configuration file) restricts which web pages may connect \
             (403 before the upgrade for others). Without --config, one app is served, with a \
-            generated secret printed at start.
+            generated secret written to --generated-secret-file, or else shown once on standard error \
+            (never on standard output).
 
             --development (or CLEARANCE_DEVELOPMENT=1), for local work, demos and tests only, also \
             mounts: a development OAuth2 and OpenID provider whose clients and passwords are public \
@@ -226,8 +227,10 @@ struct ServeCommand: AsyncParsableCommand {
         let secrets = StartSecrets(
             appSecret: try resolveSecret(SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET"), secret, secretFile),
             fromStandardInput: secret == "-")
-        let (hub, notes) = try resolveConfiguration(development: development, secrets: secrets)
+        let (hub, notes, generated) = try resolveConfiguration(development: development, secrets: secrets)
         let backplane = try backplaneConfiguration()
+        // Only once everything given was accepted: a hub that does not start shows no secret.
+        if generated { try announceGenerated(secret: hub.configuration.apps[0].secret, appID: hub.configuration.apps[0].id) }
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
         let adapter = backplane.map { PostgresChannelState(configuration: $0, logger: Logger(label: "clearance.backplane")) }
@@ -338,7 +341,9 @@ struct ServeCommand: AsyncParsableCommand {
     /// its file, standard input or the variable), which replaces the file's first app's, with a
     /// warning when they differ. A reload resolves it again `keepingSecret` the one the first app
     /// started with, when that one was generated (none given anywhere).
-    private func resolveConfiguration(development: Bool, secrets: StartSecrets, keepingSecret: String? = nil) throws -> (DevelopmentHub, [String]) {
+    private func resolveConfiguration(
+        development: Bool, secrets: StartSecrets, keepingSecret: String? = nil
+    ) throws -> (hub: DevelopmentHub, notes: [String], generatedSecret: Bool) {
         var hub: DevelopmentHub
         var notes: [String] = []
         if let config = environment.string("--config", config) {
@@ -403,15 +408,16 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(String(describing: error))
         }
         notes.insert(contentsOf: ["app id=\(app.id)", "app key=\(app.key)"], at: 0)
-        if generatedSecret { try announceGenerated(secret: app.secret, appID: app.id) }
         if !app.id.allSatisfy({ $0.isASCII && $0.isNumber }) {
             notes.append("note: the official pusher Python library only accepts app ids made of digits")
         }
-        return (hub, notes)
+        return (hub, notes, generatedSecret)
     }
 
     /// A generated app secret goes to `--generated-secret-file` (created with mode 0600), or else
     /// once to standard error with a warning: never to standard output, which logs and pipes keep.
+    /// (A hub that starts without a secret given is a trial run: one that serves real apps is
+    /// given its secrets, and its logs hold none of them.)
     private func announceGenerated(secret: String, appID: String) throws {
         if let path = environment.string("--generated-secret-file", generatedSecretFile) {
             let created = FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600])

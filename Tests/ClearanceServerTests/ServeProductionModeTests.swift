@@ -61,7 +61,9 @@ struct ServeProductionModeTests {
             #expect(ready.contains("ws=ws://127.0.0.1:") && !ready.contains("oauth2="))
             let stdout = serve.stdout
             #expect(stdout.contains("app id=100001") && stdout.contains("app key=clearance-key"))
-            #expect(stdout.contains("(generated)"))
+            // The generated secret: once on standard error, never on standard output.
+            #expect(serve.stderr.contains("generated app secret="), "\(serve.stderr)")
+            #expect(!stdout.contains("secret="), "\(stdout)")
             #expect(!stdout.contains("user ") && !stdout.contains("token="), "\(stdout)")
             let http = try #require(ready.split(separator: " ").first { $0.hasPrefix("http=") }.map { String($0.dropFirst(5)) })
             #expect(try await TestHTTP(baseURL: try #require(URL(string: http))).raw("POST", "/oauth/token").status == 404)

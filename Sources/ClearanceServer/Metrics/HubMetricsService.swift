@@ -14,7 +14,8 @@ import ServiceLifecycle
 ///   sending clients to a draining node.
 ///
 /// Its resources are bounded: ``maxConnections`` at once, each closed after ``idleTimeout``
-/// seconds idle; requests have no body to read.
+/// seconds idle, and closed when a request has not arrived whole within ``requestTimeout``
+/// (however slowly it is trickled, as the hub's own port does); requests have no body to read.
 ///
 /// Put it in the `ServiceGroup` *before* the ``HubService`` sharing its ``HubMetrics``: a group
 /// shuts its services down in reverse order, so these endpoints keep answering (`/ready` 503)
@@ -25,6 +26,9 @@ public struct HubMetricsService: Service {
     public static let maxConnections = 16
     /// Seconds a connection may stay idle before it is closed.
     public static let idleTimeout: Int64 = 10
+    /// Seconds within which each request must arrive whole, counted from the accept or the
+    /// previous request's end.
+    public static let requestTimeout: Int64 = 5
 
     /// Where the endpoints listen.
     public let configuration: HubMetricsConfiguration
@@ -73,7 +77,9 @@ public struct HubMetricsService: Service {
         let onReady = onReady
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(Self.idleTimeout))),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [MetricsRequestDeadline(timeout: .seconds(Self.requestTimeout))],
+                idleTimeout: .seconds(Self.idleTimeout))),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "clearance-metrics",
                 backlog: Self.maxConnections, availableConnectionsDelegate: MaximumAvailableConnections(Self.maxConnections, logger: logger)),
