@@ -165,6 +165,41 @@ struct DjangoInteropTests {
         #expect(try await django.introspect(new.accessToken).active == false)
     }
 
+    /// Issue 30: a sign-in over a session revokes the earlier refresh token at its server, in
+    /// the same process and in a relaunched one: DOT then answers invalid_grant to it.
+    @Test func signingInOverASessionRevokesTheEarlierRefreshToken() async throws {
+        let django = try DjangoOAuthServer.require()
+        let store = InMemorySessionStore()
+        let session = django.session(client: "password", store: store)
+        try await session.signIn(with: PasswordGrant(username: "alice", password: django.password, scopes: ["read"]))
+        let first = try #require(store.current?.token.refreshToken)
+        try await session.signIn(with: PasswordGrant(username: "alice", password: django.password, scopes: ["read"]))
+        let second = try #require(store.current?.token)
+        #expect(second.refreshToken != first)
+        try await Self.expectInvalidGrant(first, at: session)
+        #expect(try await django.introspect(second.accessToken).active)
+
+        let relaunched = django.session(client: "password", store: store)
+        try await relaunched.signIn(with: PasswordGrant(username: "alice", password: django.password, scopes: ["read"]))
+        try await Self.expectInvalidGrant(try #require(second.refreshToken), at: relaunched)
+        #expect(try await django.introspect(try #require(store.current?.token.accessToken)).active)
+        _ = await relaunched.signOut()
+    }
+
+    /// A refresh with `refreshToken` gets `invalid_grant`.
+    static func expectInvalidGrant(_ refreshToken: String, at session: OAuth2Session) async throws {
+        do {
+            _ = try await RefreshTokenGrant(refreshToken: refreshToken).requestToken(from: session.server)
+            Issue.record("the server accepted the earlier refresh token")
+        } catch {
+            guard case .server(let answer) = error else {
+                Issue.record("expected invalid_grant, got \(error)")
+                return
+            }
+            #expect(answer.kind == .invalidGrant)
+        }
+    }
+
     @Test func signOutRevokesAtTheServer() async throws {
         let django = try DjangoOAuthServer.require()
         let store = InMemorySessionStore()
