@@ -6,6 +6,9 @@ import ClearanceOpenID
 import ClearanceTestSupport
 import ClearanceWire
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// Issue 30: every endpoint a session or a provider asks (OpenID discovery, key set, UserInfo,
@@ -21,19 +24,27 @@ struct StalledProviderTests {
 
     @Test(arguments: ["asyncHTTPClient", "urlSession"])
     func everyEndpointKindEndsByItsDeadline(transportName: String) async throws {
-        let client = AsyncHTTPClientHTTPTransport.makeClient()
+        // Twelve calls to one server at once, ten of them stalled: enough connections for all.
+        let client = AsyncHTTPClientHTTPTransport.makeClient(connectionsPerHost: 32)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 32
         let transport: any HTTPTransport = transportName == "urlSession"
-            ? URLSessionHTTPTransport(timeout: Self.deadline)
+            ? URLSessionHTTPTransport(configuration: configuration, timeout: Self.deadline)
             : AsyncHTTPClientHTTPTransport(client: client).withTimeout(Self.deadline)
-        try await withStallingServer { server in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for kind in Kind.allCases {
-                    for mode in ["head", "half"] {
-                        group.addTask { try await Self.expectTimeout(kind, mode: mode, server: server, transport: transport) }
+        do {
+            try await withStallingServer { server in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for kind in Kind.allCases {
+                        for mode in ["head", "half"] {
+                            group.addTask { try await Self.expectTimeout(kind, mode: mode, server: server, transport: transport) }
+                        }
                     }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
             }
+        } catch {
+            try? await client.shutdown()
+            throw error
         }
         try await client.shutdown()
     }
@@ -42,7 +53,7 @@ struct StalledProviderTests {
     static func expectTimeout(_ kind: Kind, mode: String, server: StallingServer, transport: any HTTPTransport) async throws {
         let issuer = server.url("/ok/\(mode)")
         let expectedPath: String
-        let started = ContinuousClock.now
+        var started = ContinuousClock.now
         let caught: any ClearanceError
         switch kind {
         case .discovery:
@@ -52,11 +63,14 @@ struct StalledProviderTests {
             expectedPath = "/\(mode)/jwks"
             let provider = try OpenIDProvider(issuer: issuer, transport: transport)
             _ = try await provider.metadata()
+            started = ContinuousClock.now
             caught = try await openIDError { _ = try await provider.verifier(clientID: "client").verify(unverifiableIDToken(keyID: "rsa-1")) }
         case .userInfo:
             expectedPath = "/\(mode)/userinfo"
             let provider = try OpenIDProvider(issuer: issuer, transport: transport)
             let session = try await signedInSession(provider: provider, server: server, transport: transport)
+            _ = try await provider.metadata()
+            started = ContinuousClock.now
             caught = try await openIDError { _ = try await session.userInfo(from: provider) }
         case .token, .revocation, .deviceAuthorization:
             let name = ["token": "token", "revocation": "revoke", "deviceAuthorization": "device"][kind.rawValue]!
