@@ -21,11 +21,13 @@ struct LoginCommand: AsyncParsableCommand {
             --password-stdin, otherwise asked for without echo. Nothing secret is printed; \
             `clearance session show` prints what was stored.
 
-            The new session replaces the stored one. When the sign-in fails (refused ID token, \
-            refused grant, no answer), the session stored before is signed out too (revoked at its \
-            own server when it recorded a revocation endpoint, then cleared): you asked to sign in \
-            anew, so no earlier identity is left to show. A failure before signing in (bad flags, \
-            discovery) leaves it alone.
+            The new session replaces the stored one, whose refresh token is revoked at its own \
+            server (never sent to the new one) when it recorded a revocation endpoint. When the \
+            sign-in fails (refused ID token, refused grant, no answer), the session stored before is \
+            signed out too (revoked at its own server when it recorded a revocation endpoint, then \
+            cleared): you asked to sign in anew, so no earlier identity is left to show. A failure \
+            before signing in (bad flags, discovery) leaves it alone. Every request ends within \
+            --timeout seconds (60 by default), head and body together.
             """
     )
 

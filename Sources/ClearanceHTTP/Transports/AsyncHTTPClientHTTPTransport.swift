@@ -159,21 +159,3 @@ private final class BodyIterator: @unchecked Sendable {
         return Data(buffer.readableBytesView)
     }
 }
-
-/// One ``AsyncGate`` per origin (scheme, host and port), made when first needed.
-final class OriginGates: Sendable {
-    private let limit: Int
-    private let gates = Locked<[String: AsyncGate]>([:])
-
-    init(limit: Int) { self.limit = limit }
-
-    func gate(for url: URL?) -> AsyncGate {
-        let origin = "\(url?.scheme?.lowercased() ?? "")://\(url?.host?.lowercased() ?? ""):\(url?.port ?? -1)"
-        return gates.withLock { gates in
-            if let gate = gates[origin] { return gate }
-            let gate = AsyncGate(limit: limit)
-            gates[origin] = gate
-            return gate
-        }
-    }
-}

@@ -40,8 +40,15 @@ final class AsyncGate: Sendable {
         var nextID: UInt64 = 0
     }
     private let state: Locked<State>
+    private let limit: Int
 
-    init(limit: Int) { state = Locked(State(available: limit)) }
+    init(limit: Int) {
+        self.limit = limit
+        state = Locked(State(available: limit))
+    }
+
+    /// No request holds a slot or waits for one.
+    var isIdle: Bool { state.withLock { $0.available == limit && $0.head == $0.order.count } }
 
     /// Waits for a slot. A task already cancelled never takes one, nor joins the queue.
     func enter() async throws {
