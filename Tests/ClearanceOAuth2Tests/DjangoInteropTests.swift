@@ -186,6 +186,31 @@ struct DjangoInteropTests {
         _ = await relaunched.signOut()
     }
 
+    /// The same as a new user tries it: a second `clearance login` into the same store leaves
+    /// DOT refusing the first refresh token.
+    @Test func aSecondCommandLineLoginRevokesTheFirstRefreshToken() async throws {
+        let django = try DjangoOAuthServer.require()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let storeURL = directory.url.appendingPathComponent("session.json")
+        let client = try #require(django.clients["password"])
+        let arguments = [
+            "login", "--token-url", django.tokenURL.absoluteString, "--revocation-url", django.url + "/o/revoke_token/",
+            "--client-id", client.id, "--client-secret", client.secret ?? "", "--username", "alice", "--password-stdin",
+            "--scope", "read", "--store", storeURL.path,
+        ]
+        let store = EncryptedFileSessionStore(fileURL: storeURL, key: try SessionStoreKey.loadOrCreate(file: directory.url.appendingPathComponent("session.key")))
+        let first = try await ClearanceExecutable.run(arguments, input: django.password + "\n")
+        #expect(first.status == 0, "\(first.stderr)")
+        let firstRefresh = try #require(try await store.load()?.token.refreshToken)
+        let second = try await ClearanceExecutable.run(arguments, input: django.password + "\n")
+        #expect(second.status == 0, "\(second.stderr)")
+        let current = try #require(try await store.load()?.token)
+        #expect(current.refreshToken != firstRefresh)
+        try await Self.expectInvalidGrant(firstRefresh, at: django.session(client: "password"))
+        #expect(try await django.introspect(current.accessToken).active)
+    }
+
     /// A refresh with `refreshToken` gets `invalid_grant`.
     static func expectInvalidGrant(_ refreshToken: String, at session: OAuth2Session) async throws {
         do {
