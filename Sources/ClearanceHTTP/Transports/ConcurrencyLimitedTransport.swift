@@ -4,7 +4,8 @@ import HTTPTypes
 
 /// Wraps a transport so that at most `limit` requests are on the wire at once; the rest wait
 /// in a FIFO queue (cancellable). Keeps a burst of thousands of requests from piling up inside
-/// the HTTP library's connection pool.
+/// the HTTP library's connection pool. A request gives its place back as soon as it ends: when
+/// it is cancelled, or at its deadline (the built-in transports end every request by one).
 public struct ConcurrencyLimitedTransport: HTTPTransport {
     private let base: any HTTPTransport
     private let gate: AsyncGate

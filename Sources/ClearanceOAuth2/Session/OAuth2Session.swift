@@ -19,7 +19,13 @@ import Logging
 /// - **State**: ``state``, ``isAuthenticated``, ``states`` and a `NotificationCenter` post named
 ///   ``stateDidChangeNotification`` on every change; ``events`` for what happened.
 /// - **Storage**: restores itself from the store on first use (or ``restore()``); a store that
-///   cannot be read starts it signed out with ``OAuth2SessionEvent/storeUnreadable(_:)``.
+///   cannot be read starts it signed out with ``OAuth2SessionEvent/storeUnreadable(_:)``. Every
+///   save records who issued the session (``SessionProvenance``); a store issued by another
+///   token endpoint, client or issuer is refused (``OAuth2Error/storedSessionMismatch(member:stored:configured:)``,
+///   ``OAuth2SessionEvent/storeRefused(_:)``): nothing is sent and the store is left as it is.
+/// - **Deadlines**: every request ends by the transport's deadline (60 s for head and body by
+///   default; ``OAuth2SessionConfiguration/transport`` with `withTimeout(_:)` changes it), else
+///   fails with ``OAuth2Error/requestTimedOut(_:)`` naming the endpoint.
 /// - **Identity**: with an ``OAuth2SessionConfiguration/identityVerifier`` (OpenID Connect),
 ///   every token response is verified before it is used or stored: a refused sign-in stores
 ///   nothing, a refused refresh ends the session (either revokes the tokens it discards); a
