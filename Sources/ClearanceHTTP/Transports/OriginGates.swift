@@ -11,6 +11,9 @@ final class OriginGates: Sendable {
 
     init(limit: Int) { self.limit = limit }
 
+    /// How many origins have a gate now.
+    var count: Int { gates.withLock { $0.count } }
+
     func gate(for url: URL?) -> AsyncGate {
         let origin = "\(url?.scheme?.lowercased() ?? "")://\(url?.host?.lowercased() ?? ""):\(url?.port ?? -1)"
         return gates.withLock { gates in
