@@ -1,5 +1,6 @@
 import ArgumentParser
 import Clearance
+import ClearanceHTTP
 import ClearanceOAuth2
 import ClearanceOpenID
 import ClearanceServer
@@ -20,11 +21,13 @@ struct LoginCommand: AsyncParsableCommand {
             --password-stdin, otherwise asked for without echo. Nothing secret is printed; \
             `clearance session show` prints what was stored.
 
-            The new session replaces the stored one. When the sign-in fails (refused ID token, \
-            refused grant, no answer), the session stored before is signed out too (revoked at its \
-            own server when it recorded a revocation endpoint, then cleared): you asked to sign in \
-            anew, so no earlier identity is left to show. A failure before signing in (bad flags, \
-            discovery) leaves it alone.
+            The new session replaces the stored one, whose refresh token is revoked at its own \
+            server (never sent to the new one) when it recorded a revocation endpoint. When the \
+            sign-in fails (refused ID token, refused grant, no answer), the session stored before is \
+            signed out too (revoked at its own server when it recorded a revocation endpoint, then \
+            cleared): you asked to sign in anew, so no earlier identity is left to show. A failure \
+            before signing in (bad flags, discovery) leaves it alone. Every request ends within \
+            --timeout seconds (60 by default), head and body together.
             """
     )
 
@@ -49,6 +52,7 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(help: "With --issuer: the client was registered for HS256 ID tokens (its secret verifies them; a client secret is required).") var allowHS256IDTokens = false
     @Option(help: "The Authorization scheme for API requests (Bearer; OAuth2 for Podio-style APIs).") var headerScheme = "Bearer"
     @Flag(help: "Allow plain http to a non-loopback authorization server.") var allowInsecureHTTP = false
+    @Option(help: TimeoutOption.help) var timeout: Double?
     @OptionGroup var storeOptions: SessionCommand.StoreOptions
 
     func validate() throws {
@@ -65,6 +69,7 @@ struct LoginCommand: AsyncParsableCommand {
             }
         }
         if let maxAge, maxAge < 0 { throw ValidationError("--max-age is a number of seconds, 0 or more.") }
+        try TimeoutOption.validate(timeout)
         if device && deviceURL == nil { throw ValidationError("--device needs --device-url.") }
         if passwordStdin && username == nil { throw ValidationError("--password-stdin goes with --username.") }
         if passwordStdin && clientSecret == "-" { throw ValidationError("Only one secret can come from standard input.") }
@@ -129,10 +134,11 @@ struct LoginCommand: AsyncParsableCommand {
                 tokenEndpoint: URL(string: tokenURL!)!, clientID: clientID, clientSecret: clientSecret,
                 clientAuthentication: authentication, revocationEndpoint: revocationURL.flatMap(URL.init(string:)),
                 authorizationEndpoint: authorizeURL.flatMap(URL.init(string:)), deviceAuthorizationEndpoint: deviceURL.flatMap(URL.init(string:)),
-                scopes: scopes, store: store, transportSecurity: security, storesClientConfiguration: true, notificationCenter: nil)
+                scopes: scopes, store: store, transport: TimeoutOption.transport(timeout), transportSecurity: security,
+                storesClientConfiguration: true, notificationCenter: nil)
         }
         do throws(OpenIDError) {
-            let provider = try await OpenIDProvider.discover(issuer: issuer, transportSecurity: security)
+            let provider = try await OpenIDProvider.discover(issuer: issuer, transport: TimeoutOption.transport(timeout), transportSecurity: security)
             var configuration = try await provider.sessionConfiguration(
                 clientID: clientID, clientSecret: clientSecret, clientAuthentication: authentication, scopes: scopes,
                 allowsHS256: allowHS256IDTokens, store: store, storesClientConfiguration: true, notificationCenter: nil)
@@ -150,7 +156,7 @@ struct LoginCommand: AsyncParsableCommand {
     private func signOut(_ earlier: StoredSession?, from store: EncryptedFileSessionStore) async {
         guard let earlier else { return }
         let security = TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP)
-        guard let configuration = try? OAuth2SessionConfiguration(stored: earlier, store: store, transportSecurity: security) else {
+        guard var configuration = try? OAuth2SessionConfiguration(stored: earlier, store: store, transportSecurity: security) else {
             do {
                 try await store.clear()
                 Self.say("earlier session: signed out (revocation: \(RevocationOutcome.notConfigured))")
@@ -159,6 +165,7 @@ struct LoginCommand: AsyncParsableCommand {
             }
             return
         }
+        configuration.transport = TimeoutOption.transport(timeout)
         let outcome = await OAuth2Session(configuration: configuration).signOut()
         Self.say("earlier session: signed out (revocation: \(outcome))")
     }

@@ -27,6 +27,7 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "The request body.") var data: String?
     @Option(name: .customLong("header"), help: "An extra header, 'Name: value' (repeatable).") var headers: [String] = []
     @Option(help: "The transport: ahc (AsyncHTTPClient) or urlsession.") var transport: TransportChoice = .ahc
+    @Option(help: TimeoutOption.help) var timeout: Double?
     @Flag(help: "Allow the credential over plain http to any host.") var allowInsecureHTTP = false
     @Flag(help: "Authorize with the OAuth2 session stored by `clearance login` (refreshed as needed).") var session = false
     @OptionGroup var storeOptions: SessionCommand.StoreOptions
@@ -41,6 +42,7 @@ struct RequestCommand: AsyncParsableCommand {
             throw ValidationError("'\(Redactor.scrub(url))' is not an absolute http(s) URL.")
         }
         guard HTTPRequest.Method(method.uppercased()) != nil else { throw ValidationError("'\(method)' is not an HTTP method.") }
+        try TimeoutOption.validate(timeout)
     }
 
     func run() async throws {
@@ -64,12 +66,15 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if data != nil && fields[.contentType] == nil { fields[.contentType] = "application/json" }
 
+        let deadline = TimeoutOption.duration(timeout)
+        let httpTransport: any HTTPTransport = transport == .ahc
+            ? AsyncHTTPClientHTTPTransport.shared.withTimeout(deadline)
+            : URLSessionHTTPTransport(timeout: deadline)
         var sources: [String: any CredentialSource] = credential.map { ["cli": StaticCredentialSource($0, name: "cli")] } ?? [:]
-        if session { sources["cli"] = try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP) }
+        if session { sources["cli"] = try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP, transport: TimeoutOption.transport(timeout)) }
         let authorizer = try RequestAuthorizer(
             policy: sources.isEmpty ? AuthorizationPolicy() : .always("cli"), sources: sources,
             transportSecurity: TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP))
-        let httpTransport: any HTTPTransport = transport == .ahc ? AsyncHTTPClientHTTPTransport.shared : URLSessionHTTPTransport()
         let client = AuthorizedClient(authorizer: authorizer, transport: httpTransport)
         let request = HTTPRequest(method: HTTPRequest.Method(method.uppercased())!, url: URL(string: url)!, headerFields: fields)
         do {
@@ -79,6 +84,7 @@ struct RequestCommand: AsyncParsableCommand {
             print("")
             print(Redactor.scrub(String(decoding: body, as: UTF8.self)))
         } catch {
+            if let timeout = TransportError.timeout(in: error) { throw CommandFailure.exitCode(timeout) }
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(error.code == .unauthorized || error.code == .forbidden ? 2 : 1)
         }

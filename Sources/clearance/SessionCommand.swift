@@ -1,5 +1,6 @@
 import ArgumentParser
 import Clearance
+import ClearanceHTTP
 import ClearanceOAuth2
 import ClearanceOpenID
 import Foundation
@@ -57,24 +58,25 @@ struct SessionCommand: AsyncParsableCommand {
         /// - Throws: `openid.stored_identity_unusable` (exit 1) when the stored identity's
         ///   verifier cannot be made again: without it, a refresh would take a new ID token
         ///   unverified and a logout would print no end-session URL.
-        func makeSession(allowInsecureHTTP: Bool = false) async throws -> OAuth2Session {
-            let (session, unusable) = try await loadSession(allowInsecureHTTP: allowInsecureHTTP)
+        func makeSession(allowInsecureHTTP: Bool = false, transport: any HTTPTransport = TimeoutOption.transport(nil)) async throws -> OAuth2Session {
+            let (session, unusable) = try await loadSession(allowInsecureHTTP: allowInsecureHTTP, transport: transport)
             if let unusable { throw CommandFailure.exitCode(unusable) }
             return session
         }
 
         /// The stored session, restored, and why its identity's verifier could not be made again
         /// (the session then has none).
-        func loadSession(allowInsecureHTTP: Bool = false) async throws -> (OAuth2Session, OpenIDError?) {
+        func loadSession(allowInsecureHTTP: Bool = false, transport: any HTTPTransport = TimeoutOption.transport(nil)) async throws -> (OAuth2Session, OpenIDError?) {
             let store = try makeStore()
             guard let stored = try await store.load() else {
                 throw ValidationError("No session is stored at \(storeURL.path); run `clearance login` first.")
             }
             let security = TransportSecurity(allowsInsecureHTTP: allowInsecureHTTP)
             var configuration = try OAuth2SessionConfiguration(stored: stored, store: store, transportSecurity: security)
+            configuration.transport = transport
             var unusable: OpenIDError?
             do throws(OpenIDError) {
-                configuration.identityVerifier = try IDTokenVerifier(restoring: stored, transportSecurity: security)
+                configuration.identityVerifier = try IDTokenVerifier(restoring: stored, transport: transport, transportSecurity: security)
             } catch {
                 unusable = error
             }
@@ -132,13 +134,16 @@ struct SessionCommand: AsyncParsableCommand {
     struct SessionOptions: ParsableArguments {
         @OptionGroup var storeOptions: StoreOptions
         @Flag(help: "Allow plain http to a non-loopback token endpoint.") var allowInsecureHTTP = false
+        @Option(help: TimeoutOption.help) var timeout: Double?
+
+        func validate() throws { try TimeoutOption.validate(timeout) }
 
         func makeSession() async throws -> OAuth2Session {
-            try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP)
+            try await storeOptions.makeSession(allowInsecureHTTP: allowInsecureHTTP, transport: TimeoutOption.transport(timeout))
         }
 
         func loadSession() async throws -> (OAuth2Session, OpenIDError?) {
-            try await storeOptions.loadSession(allowInsecureHTTP: allowInsecureHTTP)
+            try await storeOptions.loadSession(allowInsecureHTTP: allowInsecureHTTP, transport: TimeoutOption.transport(timeout))
         }
     }
 

@@ -24,6 +24,19 @@ struct TransportLimitTests {
         }
     }
 
+    /// One queue per origin: past 256 origins the idle queues are dropped, a busy one is kept.
+    @Test func idleOriginQueuesAreDroppedAndBusyOnesKept() async throws {
+        let gates = OriginGates(limit: 1)
+        let busyURL = URL(string: "https://busy.example/token")!
+        let busy = gates.gate(for: busyURL)
+        try await busy.enter()
+        for index in 0..<300 { _ = gates.gate(for: URL(string: "https://host-\(index).example/")!) }
+        #expect(gates.gate(for: busyURL) === busy)
+        #expect(gates.gate(for: URL(string: "HTTPS://BUSY.example/other")!) === busy, "one queue per origin, whatever the path or case")
+        #expect(gates.count < 300)
+        busy.leave()
+    }
+
     /// A task cancelled before it reaches the gate never sends, and takes no slot.
     @Test func aCancelledTaskNeverStartsARequestNorTakesASlot() async throws {
         let base = CountingTransport()

@@ -165,6 +165,66 @@ struct DjangoInteropTests {
         #expect(try await django.introspect(new.accessToken).active == false)
     }
 
+    /// Issue 30: a sign-in over a session revokes the earlier refresh token at its server, in
+    /// the same process and in a relaunched one: DOT then answers invalid_grant to it.
+    @Test func signingInOverASessionRevokesTheEarlierRefreshToken() async throws {
+        let django = try DjangoOAuthServer.require()
+        let store = InMemorySessionStore()
+        let session = django.session(client: "password", store: store)
+        try await session.signIn(with: PasswordGrant(username: "alice", password: django.password, scopes: ["read"]))
+        let first = try #require(store.current?.token.refreshToken)
+        try await session.signIn(with: PasswordGrant(username: "alice", password: django.password, scopes: ["read"]))
+        let second = try #require(store.current?.token)
+        #expect(second.refreshToken != first)
+        try await Self.expectInvalidGrant(first, at: session)
+        #expect(try await django.introspect(second.accessToken).active)
+
+        let relaunched = django.session(client: "password", store: store)
+        try await relaunched.signIn(with: PasswordGrant(username: "alice", password: django.password, scopes: ["read"]))
+        try await Self.expectInvalidGrant(try #require(second.refreshToken), at: relaunched)
+        #expect(try await django.introspect(try #require(store.current?.token.accessToken)).active)
+        _ = await relaunched.signOut()
+    }
+
+    /// The same as a new user tries it: a second `clearance login` into the same store leaves
+    /// DOT refusing the first refresh token.
+    @Test func aSecondCommandLineLoginRevokesTheFirstRefreshToken() async throws {
+        let django = try DjangoOAuthServer.require()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let storeURL = directory.url.appendingPathComponent("session.json")
+        let client = try #require(django.clients["password"])
+        let arguments = [
+            "login", "--token-url", django.tokenURL.absoluteString, "--revocation-url", django.url + "/o/revoke_token/",
+            "--client-id", client.id, "--client-secret", client.secret ?? "", "--username", "alice", "--password-stdin",
+            "--scope", "read", "--store", storeURL.path,
+        ]
+        let store = EncryptedFileSessionStore(fileURL: storeURL, key: try SessionStoreKey.loadOrCreate(file: directory.url.appendingPathComponent("session.key")))
+        let first = try await ClearanceExecutable.run(arguments, input: django.password + "\n")
+        #expect(first.status == 0, "\(first.stderr)")
+        let firstRefresh = try #require(try await store.load()?.token.refreshToken)
+        let second = try await ClearanceExecutable.run(arguments, input: django.password + "\n")
+        #expect(second.status == 0, "\(second.stderr)")
+        let current = try #require(try await store.load()?.token)
+        #expect(current.refreshToken != firstRefresh)
+        try await Self.expectInvalidGrant(firstRefresh, at: django.session(client: "password"))
+        #expect(try await django.introspect(current.accessToken).active)
+    }
+
+    /// A refresh with `refreshToken` gets `invalid_grant`.
+    static func expectInvalidGrant(_ refreshToken: String, at session: OAuth2Session) async throws {
+        do {
+            _ = try await RefreshTokenGrant(refreshToken: refreshToken).requestToken(from: session.server)
+            Issue.record("the server accepted the earlier refresh token")
+        } catch {
+            guard case .server(let answer) = error else {
+                Issue.record("expected invalid_grant, got \(error)")
+                return
+            }
+            #expect(answer.kind == .invalidGrant)
+        }
+    }
+
     @Test func signOutRevokesAtTheServer() async throws {
         let django = try DjangoOAuthServer.require()
         let store = InMemorySessionStore()

@@ -4,7 +4,8 @@ import HTTPTypes
 
 /// Wraps a transport so that at most `limit` requests are on the wire at once; the rest wait
 /// in a FIFO queue (cancellable). Keeps a burst of thousands of requests from piling up inside
-/// the HTTP library's connection pool.
+/// the HTTP library's connection pool. A request gives its place back as soon as it ends: when
+/// it is cancelled, or at its deadline (the built-in transports end every request by one).
 public struct ConcurrencyLimitedTransport: HTTPTransport {
     private let base: any HTTPTransport
     private let gate: AsyncGate
@@ -40,8 +41,15 @@ final class AsyncGate: Sendable {
         var nextID: UInt64 = 0
     }
     private let state: Locked<State>
+    private let limit: Int
 
-    init(limit: Int) { state = Locked(State(available: limit)) }
+    init(limit: Int) {
+        self.limit = limit
+        state = Locked(State(available: limit))
+    }
+
+    /// No request holds a slot or waits for one.
+    var isIdle: Bool { state.withLock { $0.available == limit && $0.head == $0.order.count } }
 
     /// Waits for a slot. A task already cancelled never takes one, nor joins the queue.
     func enter() async throws {

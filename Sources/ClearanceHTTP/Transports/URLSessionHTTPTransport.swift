@@ -11,6 +11,14 @@ import FoundationNetworking
 /// Linux's `URLSession` forwards `Authorization` to another host when it follows a redirect;
 /// this transport never follows one: its session delegate declines every redirect and
 /// ``AuthorizedClient`` decides what travels.
+///
+/// **Deadlines.** Every request ends by its deadline, even when the server stalls in the middle
+/// of the body (`URLSessionConfiguration.timeoutIntervalForRequest` is only an idle timeout on
+/// Linux): ``send(_:body:)`` within ``timeout`` (60 s by default) from sending to the end of the
+/// body; ``stream(_:body:receive:)`` within ``streamTimeout`` (1 h by default) as a whole, with
+/// at most ``idleTimeout`` (60 s by default) between two chunks. The caller then gets
+/// ``TransportError/timedOut(endpoint:limit:idle:)`` naming the endpoint, and the task is
+/// cancelled. `withTimeout(_:streamTimeout:idleTimeout:)` gives a shorter deadline.
 public final class URLSessionHTTPTransport: HTTPTransport {
     private let session: URLSession
     private let delegate = SessionDelegate()
@@ -18,23 +26,44 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     /// ``TransportError/bodyTooLarge(limit:)`` as soon as it is known (as the AsyncHTTPClient
     /// transport's option of the same name).
     public let maximumBodySize: Int
+    /// The deadline for one request, from sending to the end of the body.
+    public let timeout: Duration
+    /// The deadline for one streamed request (``stream(_:body:receive:)``: a download), the body included.
+    public let streamTimeout: Duration
+    /// The longest a streamed body may send nothing (``stream(_:body:receive:)``).
+    public let idleTimeout: Duration
 
     /// - Parameters:
-    ///   - configuration: The session configuration (timeouts, caching, proxies).
+    ///   - configuration: The session configuration (caching, proxies; its timeouts only add to ours).
     ///   - maximumBodySize: The largest response body ``send(_:body:)`` reads (16 MiB by default).
-    public init(configuration: URLSessionConfiguration = .ephemeral, maximumBodySize: Int = 16 << 20) {
+    ///   - timeout: The deadline for one request, head and body (60 s by default).
+    ///   - streamTimeout: The deadline for one streamed request (1 h by default).
+    ///   - idleTimeout: The longest a streamed body may send nothing (60 s by default).
+    public init(
+        configuration: URLSessionConfiguration = .ephemeral, maximumBodySize: Int = 16 << 20, timeout: Duration = .seconds(60),
+        streamTimeout: Duration = .seconds(3_600), idleTimeout: Duration = .seconds(60)
+    ) {
         configuration.httpShouldSetCookies = false
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         self.maximumBodySize = max(0, maximumBodySize)
+        self.timeout = timeout
+        self.streamTimeout = streamTimeout
+        self.idleTimeout = idleTimeout
     }
 
     deinit { session.finishTasksAndInvalidate() }
 
     /// Reads the body as it arrives and stops (cancelling the task) once it passes
-    /// ``maximumBodySize``, or at once when `Content-Length` announces more.
+    /// ``maximumBodySize``, or at once when `Content-Length` announces more; all within ``timeout``.
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         let limit = maximumBodySize
-        return try await stream(request, body: body) { head, chunks in
+        return try await RequestDeadline(url: request.url, limit: timeout).whole { [self] in
+            try await collect(request, body: body, limit: limit)
+        }
+    }
+
+    private func collect(_ request: HTTPRequest, body: Data?, limit: Int) async throws -> (HTTPResponse, Data) {
+        try await exchange(request, body: body) { head, chunks in
             if let length = head.headerFields[.contentLength].flatMap(Int.init), length > limit {
                 throw TransportError.bodyTooLarge(limit: limit)
             }
@@ -50,8 +79,23 @@ public final class URLSessionHTTPTransport: HTTPTransport {
 
 extension URLSessionHTTPTransport {
     /// Streams the body as the session's data delegate receives it (URLSession pushes: chunks
-    /// wait in memory when `receive` reads slower than the network delivers).
+    /// wait in memory when `receive` reads slower than the network delivers), within
+    /// ``streamTimeout`` as a whole and ``idleTimeout`` between chunks.
     public func stream<Result: Sendable>(
+        _ request: HTTPRequest, body: Data?,
+        receive: (HTTPResponse, HTTPResponseBody) async throws -> Result
+    ) async throws -> Result {
+        let deadline = RequestDeadline(url: request.url, limit: streamTimeout, idle: idleTimeout)
+        return try await deadline.structured {
+            try await exchange(request, body: body) { head, chunks in
+                let iterator = BodyChunks(chunks)
+                return try await receive(head, DeadlineChunks(deadline: deadline) { try await iterator.next() }.body)
+            }
+        }
+    }
+
+    /// Sends the request and hands its head and body to `receive`, with no deadline of its own.
+    private func exchange<Result: Sendable>(
         _ request: HTTPRequest, body: Data?,
         receive: (HTTPResponse, HTTPResponseBody) async throws -> Result
     ) async throws -> Result {
@@ -84,6 +128,15 @@ extension URLSessionHTTPTransport {
             task.cancel()
         }
     }
+}
+
+/// The one consumer's iterator over a body, callable from the deadline's task.
+private final class BodyChunks: @unchecked Sendable {
+    private var iterator: HTTPResponseBody.AsyncIterator
+
+    init(_ body: HTTPResponseBody) { iterator = body.makeAsyncIterator() }
+
+    func next() async throws -> Data? { try await iterator.next() }
 }
 
 /// Where a streamed task's head and chunks go.

@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceHTTP
 import ClearanceStore
 import Foundation
 
@@ -38,6 +39,14 @@ public enum OAuth2Error: ClearanceError {
     case cancelled
     /// An interactive step (a redirect, a device approval) did not finish in time.
     case timedOut(reason: String)
+    /// The stored session was issued by another server or client than the session is configured
+    /// for: `member` differs (the stored and the configured value, never a secret). It was not
+    /// used, nothing was sent, and the store was left as it is for the configuration it belongs
+    /// to; an explicit sign-in replaces it.
+    case storedSessionMismatch(member: SessionProvenance.Member, stored: String, configured: String)
+    /// A request to the authorization server (token, revocation, device authorization) did not
+    /// end by its deadline: the `TransportError.timedOut` names the endpoint. Code `timed_out`.
+    case requestTimedOut(TransportError)
     /// The session's ``IdentityVerifier`` refused who the token response says signed in (with
     /// OpenID Connect: the ID token failed a check; the underlying error says which, with its own
     /// code). A sign-in stores nothing; a refresh ends the session.
@@ -66,6 +75,7 @@ public enum OAuth2Error: ClearanceError {
         case .backingOff(_, let cause): cause
         case .store(let error): error
         case .identityRefused(let error), .identityUnavailable(let error): error
+        case .requestTimedOut(let error): error
         default: nil
         }
     }
@@ -105,6 +115,9 @@ public enum OAuth2Error: ClearanceError {
         case .store(let error): .init(.storeFailure, "The session store failed: \(error.message)")
         case .cancelled: .init(.cancelled, "The operation was cancelled.")
         case .timedOut(let reason): .init(.timedOut, "Timed out: \(Redactor.scrub(reason)).")
+        case .storedSessionMismatch(let member, let stored, let configured):
+            .init(.storedSessionMismatch, "The stored session was issued for another \(member.rawValue) ('\(Redactor.scrub(stored))', not '\(Redactor.scrub(configured))' as configured): it was not used and nothing was sent; sign in to replace it.")
+        case .requestTimedOut(let error): .init(.timedOut, "The authorization server did not answer in time: \(error.message)")
         case .identityRefused(let error): .init(.identityRefused, "The identity in the token response was refused (\(error.qualifiedCode)): \(error.message)")
         case .identityUnavailable(let error): .init(.identityUnavailable, "The identity in the token response could not be verified (\(error.qualifiedCode)): \(error.message)")
         }
@@ -130,7 +143,7 @@ public enum OAuth2Error: ClearanceError {
         case .misconfigured: return .misconfigured(reason: message)
         case .notSignedIn, .invalidGrant, .tokenExpired, .accessDenied, .expiredToken, .invalidClient, .unauthorizedClient,
             .unsupportedGrantType, .invalidScope, .invalidRequest, .unsupportedResponseType, .unsupportedTokenType,
-            .unrecognizedServerError, .stateMismatch, .invalidRedirect, .identityRefused:
+            .unrecognizedServerError, .stateMismatch, .invalidRedirect, .identityRefused, .storedSessionMismatch:
             return .missingCredential(source: source, underlying: self)
         }
     }
@@ -140,6 +153,8 @@ public enum OAuth2Error: ClearanceError {
     init(wrappingTransportError error: any Error) {
         if let error = error as? OAuth2Error {
             self = error
+        } else if let timeout = TransportError.timeout(in: error) {
+            self = .requestTimedOut(timeout)
         } else if error is CancellationError || Task.isCancelled {
             self = .cancelled
         } else if let error = error as? AuthorizationError {
@@ -190,6 +205,7 @@ public enum OAuth2Error: ClearanceError {
         case timedOut = "timed_out"
         case identityRefused = "identity_refused"
         case identityUnavailable = "identity_unavailable"
+        case storedSessionMismatch = "stored_session_mismatch"
 
         /// The codes a server may answer with (the RFCs' `error` values).
         static let serverCodes: Set<Code> = [

@@ -25,8 +25,13 @@ public protocol IdentityVerifier: Sendable {
     /// Called once when the session restores `identity` from its store at launch, so the verifier
     /// can take back what it saved with it (``SessionIdentity/provider``). Does nothing by default.
     func restore(_ identity: SessionIdentity) async
+
+    /// The issuer whose identities it verifies (OpenID Connect), recorded with the stored session
+    /// (``SessionProvenance/issuer``); nil by default.
+    var issuerIdentifier: String? { get }
 }
 
 extension IdentityVerifier {
     public func restore(_ identity: SessionIdentity) async {}
+    public var issuerIdentifier: String? { nil }
 }

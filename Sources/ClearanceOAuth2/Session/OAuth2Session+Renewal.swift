@@ -225,6 +225,7 @@ extension OAuth2Session {
                 core.backoff.recordSuccess()
                 core.lastFailure = nil
                 if expectedGeneration == nil || isSignIn {
+                    core.refusedStore = nil
                     core.generation += 1
                     if expectedGeneration == nil { core.window.reset() }
                 }
@@ -285,6 +286,21 @@ extension OAuth2Session {
             emit(.storeUnreadable(error))
             return
         }
+        let configured = SessionProvenance(configuration)
+        if let loaded, let recorded = loaded.provenance, let difference = recorded.difference(from: configured) {
+            // Another server's or client's session: none of it is used, and the store stays as it is.
+            let error = OAuth2Error.storedSessionMismatch(member: difference.member, stored: difference.stored, configured: difference.configured)
+            update { core in
+                core.restored = true
+                core.refusedStore = (error, loaded)
+                core.state = .failed(error)
+            }
+            logger.warning("the stored session was issued by another server or client; not used", metadata: [
+                "session": "\(name)", "code": "\(error.qualifiedCode)", "member": "\(difference.member.rawValue)",
+            ])
+            emit(.storeRefused(error))
+            return
+        }
         // The verifier takes back what it saved (its provider's documents) before anything refreshes.
         if let identity = loaded?.identity { await configuration.identityVerifier?.restore(identity) }
         let now = clock.now
@@ -301,11 +317,20 @@ extension OAuth2Session {
         if let restored {
             logger.debug("session restored from the store", metadata: ["session": "\(name)"])
             emit(.restored(restored))
+            if let loaded, loaded.provenance == nil {
+                // Written before sessions recorded who issued them: accepted this once, and saved
+                // again with the record.
+                await commits.run { [self] in
+                    guard let active = core.withLock({ $0.active }), active.token.accessToken == loaded.token.accessToken else { return }
+                    await saveToStore(active.token, identity: active.identity, pendingIDToken: active.pendingIDToken)
+                }
+            }
         }
     }
 
     private func saveToStore(_ token: OAuth2Token, identity: SessionIdentity?, pendingIDToken: String?) async {
-        var stored = StoredSession(token: token, identity: identity, pendingIDToken: pendingIDToken, savedAt: clock.now)
+        var stored = StoredSession(
+            token: token, identity: identity, pendingIDToken: pendingIDToken, savedAt: clock.now, provenance: SessionProvenance(configuration))
         if configuration.storesClientConfiguration {
             stored.endpoints = configuration.endpoints
             stored.client = configuration.client

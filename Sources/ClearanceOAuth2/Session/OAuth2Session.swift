@@ -19,7 +19,13 @@ import Logging
 /// - **State**: ``state``, ``isAuthenticated``, ``states`` and a `NotificationCenter` post named
 ///   ``stateDidChangeNotification`` on every change; ``events`` for what happened.
 /// - **Storage**: restores itself from the store on first use (or ``restore()``); a store that
-///   cannot be read starts it signed out with ``OAuth2SessionEvent/storeUnreadable(_:)``.
+///   cannot be read starts it signed out with ``OAuth2SessionEvent/storeUnreadable(_:)``. Every
+///   save records who issued the session (``SessionProvenance``); a store issued by another
+///   token endpoint, client or issuer is refused (``OAuth2Error/storedSessionMismatch(member:stored:configured:)``,
+///   ``OAuth2SessionEvent/storeRefused(_:)``): nothing is sent and the store is left as it is.
+/// - **Deadlines**: every request ends by the transport's deadline (60 s for head and body by
+///   default; ``OAuth2SessionConfiguration/transport`` with `withTimeout(_:)` changes it), else
+///   fails with ``OAuth2Error/requestTimedOut(_:)`` naming the endpoint.
 /// - **Identity**: with an ``OAuth2SessionConfiguration/identityVerifier`` (OpenID Connect),
 ///   every token response is verified before it is used or stored: a refused sign-in stores
 ///   nothing, a refused refresh ends the session (either revokes the tokens it discards); a
@@ -146,7 +152,10 @@ public final class OAuth2Session: RefreshableCredentialSource {
 
     /// Signs in with `grant`, replacing any current session. The new token (and the identity the
     /// ``OAuth2SessionConfiguration/identityVerifier`` established) is saved to the store before
-    /// it is used.
+    /// it is used. The session it replaces is signed out at its own server: its refresh token is
+    /// revoked at the configured revocation endpoint, or, for a stored session of another server
+    /// or client that was refused, at the revocation endpoint it recorded (if it did); never
+    /// elsewhere.
     /// - Throws: The grant's ``OAuth2Error``, or the verifier's refusal
     ///   (``OAuth2Error/identityRefused(_:)``); nothing is stored then (tokens obtained for an
     ///   identity that was not accepted are revoked, when there is a revocation endpoint), and
@@ -154,7 +163,10 @@ public final class OAuth2Session: RefreshableCredentialSource {
     @discardableResult
     public func signIn(with grant: some OAuth2Grant) async throws(OAuth2Error) -> TokenInfo {
         await ensureRestored()
-        update { $0.state = .authenticating }
+        let (earlier, foreign) = update { core in
+            core.state = .authenticating
+            return (core.active?.token, core.refusedStore?.stored)
+        }
         logger.debug("signing in", metadata: ["session": "\(name)", "grant": "\(grant.grantName)"])
         let response: TokenResponse
         let identity: SessionIdentity?
@@ -174,8 +186,31 @@ public final class OAuth2Session: RefreshableCredentialSource {
         // An explicit sign-in is never superseded (it expects no generation).
         let published = await commit(token, identity: identity, receivedAt: clock.uptime, expectedGeneration: nil) ?? token
         logger.info("signed in", metadata: ["session": "\(name)", "grant": "\(grant.grantName)", "expires_in": "\(response.expiresIn.map { OAuth2Error.seconds($0) } ?? "unknown")"])
+        await revokeReplaced(earlier, foreign: foreign, keeping: published)
         emit(.signedIn(published.info, grant: grant.grantName))
         return published.info
+    }
+
+    /// After a sign-in: revokes the refresh token of the session it replaced, at that session's
+    /// own server (best effort, logged). A session of this configuration is revoked at the
+    /// configured endpoint; a refused stored session of another server or client only at the
+    /// revocation endpoint it recorded, with the client it recorded.
+    private func revokeReplaced(_ earlier: OAuth2Token?, foreign: StoredSession?, keeping current: OAuth2Token) async {
+        if let refreshToken = earlier?.refreshToken, refreshToken != current.refreshToken {
+            await revokeDiscarded(refreshToken)
+        }
+        guard let foreign, let refreshToken = foreign.token.refreshToken, let endpoints = foreign.endpoints,
+              endpoints.revocation != nil, let client = foreign.client
+        else { return }
+        let server = AuthorizationServer(
+            endpoints: endpoints, client: client, transport: configuration.transport, transportSecurity: configuration.transportSecurity,
+            clock: clock, logger: logger)
+        do {
+            try await server.revoke(refreshToken, hint: "refresh_token")
+            logger.debug("revoked the replaced session of another server at its own server", metadata: ["session": "\(name)"])
+        } catch {
+            logger.warning("revoking the replaced session at its own server failed", metadata: ["session": "\(name)", "code": "\(error.qualifiedCode)"])
+        }
     }
 
     /// A failed explicit sign-in: the state goes back to what it was (or failed), reported.
@@ -197,17 +232,19 @@ public final class OAuth2Session: RefreshableCredentialSource {
     @discardableResult
     public func signOut() async -> RevocationOutcome {
         await ensureRestored()
-        let dropped = update { core -> OAuth2Token? in
+        let (dropped, foreignOnly) = update { core -> (OAuth2Token?, Bool) in
             let token = core.active?.token
+            // A refused store of another server or client is not this session's to clear.
+            let foreignOnly = token == nil && core.refusedStore != nil
             core.active = nil
             core.generation += 1
             core.window.reset()
             core.backoff.recordSuccess()
             core.state = .signedOut
-            return token
+            return (token, foreignOnly)
         }
         let outcome = await revoke(dropped)
-        await commits.run { [self] in await clearStore() }
+        if !foreignOnly { await commits.run { [self] in await clearStore() } }
         logger.info("signed out", metadata: ["session": "\(name)", "revocation": "\(outcome)"])
         emit(.signedOut(outcome))
         configuration.authorizationEvents?.post(.invalidated(source: name))
@@ -258,7 +295,7 @@ public final class OAuth2Session: RefreshableCredentialSource {
             events.post(.refreshed(source: name, expiresAt: info.expiresAt))
         case .sessionEnded:
             events.post(.invalidated(source: name))
-        case .signInFailed(let error, _), .refreshFailed(let error):
+        case .signInFailed(let error, _), .refreshFailed(let error), .storeRefused(let error):
             events.post(.failed(source: name, error: error.authorizationError(source: name)))
         case .storeUnreadable(let error), .storeWriteFailed(let error):
             events.post(.failed(source: name, error: .unavailable(reason: error.message, underlying: error)))

@@ -22,6 +22,10 @@ public enum OAuth2SessionEvent: Sendable, CustomStringConvertible {
     /// The store could not be read at start: the session starts signed out. The cause says why
     /// (corrupt, wrong key, …) and where the unreadable data was moved.
     case storeUnreadable(SessionStoreError)
+    /// The store holds a session issued by another server or client
+    /// (``OAuth2Error/storedSessionMismatch(member:stored:configured:)``): it was not used, and
+    /// the session starts signed out with the store left as it is.
+    case storeRefused(OAuth2Error)
     /// Saving or clearing the store failed: the session goes on in memory, but a restart will
     /// not see this change (a lost rotated refresh token is the classic cause of a later `invalid_grant`).
     case storeWriteFailed(SessionStoreError)
@@ -37,6 +41,7 @@ public enum OAuth2SessionEvent: Sendable, CustomStringConvertible {
         case .sessionEnded: "session_ended"
         case .signedOut: "signed_out"
         case .storeUnreadable: "store_unreadable"
+        case .storeRefused: "store_refused"
         case .storeWriteFailed: "store_write_failed"
         }
     }
@@ -46,7 +51,7 @@ public enum OAuth2SessionEvent: Sendable, CustomStringConvertible {
         case .restored(let info), .refreshed(let info): "\(name)(\(info))"
         case .signedIn(let info, let grant): "\(name)(\(grant), \(info))"
         case .signInFailed(let error, let grant): "\(name)(\(grant), \(Self.codes(error)))"
-        case .refreshFailed(let error), .sessionEnded(let error): "\(name)(\(Self.codes(error)))"
+        case .refreshFailed(let error), .sessionEnded(let error), .storeRefused(let error): "\(name)(\(Self.codes(error)))"
         case .signedOut(let outcome): "\(name)(\(outcome))"
         case .storeUnreadable(let error), .storeWriteFailed(let error): "\(name)(\(error.qualifiedCode))"
         }

@@ -43,6 +43,10 @@ struct SessionCore: Sendable {
 
     var restored = false
     var active: ActiveToken?
+    /// The stored session refused at restore (issued by another server or client) and why: no
+    /// automatic sign-in replaces it (the store stays for its own configuration); an explicit
+    /// sign-in does, and revokes its refresh token at the server it recorded.
+    var refusedStore: (error: OAuth2Error, stored: StoredSession)?
     /// Bumped by every sign-in, sign-out and ended session: a renewal that started under another
     /// generation must not publish or store its result.
     var generation: UInt64 = 0
@@ -63,6 +67,7 @@ struct SessionCore: Sendable {
     /// unusable token that cannot be renewed ends the session.
     func next(now: Duration, leeway: Duration, canSignIn: Bool) -> Next {
         guard let active else {
+            if let refusedStore { return .fail(refusedStore.error, endsSession: false) }
             return canSignIn ? .renew(.signIn) : .fail(.notSignedIn, endsSession: false)
         }
         if active.isFresh(at: now, leeway: leeway) { return .use(active.token) }

@@ -24,11 +24,16 @@ public struct StoredSession: Sendable, Hashable, Codable, SecretRedacting {
     public var pendingIDToken: String?
     /// When the session was saved.
     public var savedAt: Date
+    /// Who issued it (token endpoint origin, client id, OpenID issuer): a session configured for
+    /// another refuses it. nil in a store written before Clearance recorded it (accepted once,
+    /// and saved again with it).
+    public var provenance: SessionProvenance?
 
     public init(
         token: OAuth2Token, endpoints: OAuth2Endpoints? = nil, client: OAuth2Client? = nil, headerScheme: String? = nil,
-        identity: SessionIdentity? = nil, pendingIDToken: String? = nil, savedAt: Date = Date()
+        identity: SessionIdentity? = nil, pendingIDToken: String? = nil, savedAt: Date = Date(), provenance: SessionProvenance? = nil
     ) {
+        self.provenance = provenance
         self.token = token
         self.endpoints = endpoints
         self.client = client

@@ -127,7 +127,9 @@ public final class OpenIDProvider: Sendable {
                     document = try await ProviderDocument.fetch(url, transport: transport, transportSecurity: transportSecurity)
                 } catch {
                     switch error {
-                    case .unreachable(let underlying): throw OpenIDError.discoveryUnavailable(underlying: underlying)
+                    case .unreachable(let underlying):
+                        if let timeout = TransportError.timeout(in: underlying) { throw OpenIDError.timedOut(timeout) }
+                        throw OpenIDError.discoveryUnavailable(underlying: underlying)
                     case .unusable(let reason, let response): throw OpenIDError.invalidDiscoveryDocument(reason: reason, response: response)
                     case .insecure(let reason): throw OpenIDError.invalidIssuer(reason: reason)
                     }
@@ -165,7 +167,9 @@ public final class OpenIDProvider: Sendable {
             document = try await ProviderDocument.fetch(metadata.jwksURI, transport: transport, transportSecurity: transportSecurity)
         } catch {
             switch error {
-            case .unreachable(let underlying): throw .keySetUnavailable(reason: "the provider could not be reached", underlying: underlying)
+            case .unreachable(let underlying):
+                if let timeout = TransportError.timeout(in: underlying) { throw .timedOut(timeout) }
+                throw .keySetUnavailable(reason: "the provider could not be reached", underlying: underlying)
             case .unusable(let reason, let response): throw .keySetUnavailable(reason: reason + (response.map { " (HTTP \($0.status))" } ?? ""), underlying: nil)
             case .insecure(let reason): throw .insecureEndpoint(name: "jwks_uri", reason: reason)
             }
@@ -173,6 +177,21 @@ public final class OpenIDProvider: Sendable {
         let keys = try KeySetDocument(document: document.members)
         logger.debug("key set fetched", metadata: ["keys": "\(keys.keys.count)"])
         return keys
+    }
+
+    /// A provider for the same issuer, transport, rules and clock, with nothing cached: where
+    /// one session restores what its store holds without changing what other sessions see.
+    func sessionCopy() -> OpenIDProvider {
+        OpenIDProvider(uncheckedIssuer: issuer, transport: transport, transportSecurity: transportSecurity, clock: clock, logger: logger)
+    }
+
+    private init(uncheckedIssuer issuer: URL, transport: any HTTPTransport, transportSecurity: TransportSecurity, clock: any OAuth2Clock, logger: Logger) {
+        self.issuer = issuer
+        self.transport = transport
+        self.transportSecurity = transportSecurity
+        self.clock = clock
+        self.logger = logger
+        self.keySet = RemoteKeySet(logger: logger)
     }
 
     // MARK: - Stored with the session

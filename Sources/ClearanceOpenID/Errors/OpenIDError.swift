@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceHTTP
 import ClearanceOAuth2
 import Foundation
 
@@ -29,6 +30,10 @@ public enum OpenIDError: ClearanceError {
     /// The issuer asked for is not an https URL (or http to loopback) without query or fragment.
     case invalidIssuer(reason: String)
 
+    /// A request to the provider (discovery, key set, UserInfo) did not end by its deadline;
+    /// the `TransportError.timedOut` names the endpoint. The next use asks again.
+    case timedOut(TransportError)
+
     // MARK: Keys
     /// The key set (`jwks_uri`) could not be fetched or read, and no usable one is cached.
     case keySetUnavailable(reason: String, underlying: (any Error)?)
@@ -49,6 +54,9 @@ public enum OpenIDError: ClearanceError {
     case algorithmNotAllowed(algorithm: String)
     /// HS256 is allowed, but the client secret is shorter than 32 bytes (RFC 7518 §3.2).
     case hmacSecretTooShort
+    /// The ID token is signed with HS256, which the client was registered for, but its verifier
+    /// was not given the client secret (a session restored without its secret, say).
+    case hs256SecretMissing
     /// No key of the provider's key set has the ID token's `kid` (nor fits its algorithm), even
     /// after fetching the set again (or a refetch was not allowed yet: at most one a minute).
     /// Refused at sign-in; at a refresh the set may lag behind a rotation, so the session
@@ -115,7 +123,7 @@ public enum OpenIDError: ClearanceError {
     /// there), and keeps going otherwise.
     public var isRefusal: Bool {
         switch self {
-        case .discoveryUnavailable, .keySetUnavailable, .invalidDiscoveryDocument: false
+        case .discoveryUnavailable, .keySetUnavailable, .invalidDiscoveryDocument, .timedOut: false
         default: true
         }
     }
@@ -132,6 +140,7 @@ public enum OpenIDError: ClearanceError {
         case .discoveryUnavailable(let error): error
         case .keySetUnavailable(_, let error): error
         case .userInfoFailed(let error): error
+        case .timedOut(let error): error
         default: nil
         }
     }
@@ -161,6 +170,10 @@ public enum OpenIDError: ClearanceError {
             .init(.algorithmNotAllowed, "The ID token is signed with '\(Self.quote(algorithm))', an algorithm that is not allowed for this provider and client.")
         case .hmacSecretTooShort:
             .init(.hmacSecretTooShort, "HS256 ID tokens are allowed, but the client secret is shorter than 32 bytes (RFC 7518 §3.2).")
+        case .hs256SecretMissing:
+            .init(.hs256SecretMissing, "The ID token was refused: this ID token is signed with HS256 and the client secret was not given.")
+        case .timedOut(let error):
+            .init(.timedOut, "The OpenID provider did not answer in time: \(error.message)")
         case .unknownKey(let keyID):
             .init(.unknownKey, "No key of the provider's key set has the ID token's key id\(keyID.map { " '\(Self.quote($0))'" } ?? "") and fits its algorithm, even after fetching the set again (at most once a minute).")
         case .keyAlgorithmMismatch(let keyID, let algorithm):
@@ -229,6 +242,8 @@ public enum OpenIDError: ClearanceError {
         case malformedIDToken = "malformed_id_token"
         case algorithmNotAllowed = "algorithm_not_allowed"
         case hmacSecretTooShort = "hmac_secret_too_short"
+        case hs256SecretMissing = "hs256_secret_missing"
+        case timedOut = "timed_out"
         case unknownKey = "unknown_key"
         case keyAlgorithmMismatch = "key_algorithm_mismatch"
         case keyNotIdentified = "key_not_identified"

@@ -67,7 +67,7 @@ final class RemoteKeySet: Sendable {
     /// A set fetched again because a token named a key that `seen` lacks; nil when a refetch is
     /// not allowed yet (one a minute). A set newer than `seen` is returned without fetching.
     func refetchForUnknownKey(seen: Snapshot, now: Date, fetch: @escaping Fetch) async throws(OpenIDError) -> Snapshot? {
-        enum Decision { case use(Snapshot), join, share, fetch, refuse }
+        enum Decision { case use(Snapshot), join, share, fetch(previous: Date?), refuse }
         let decision = state.withLock { state -> Decision in
             if state.generation > seen.generation, let keys = state.keys { return .use(Snapshot(keys: keys, generation: state.generation)) }
             // Decided by another caller, whose flight may not have begun: the same refetch (it
@@ -75,9 +75,10 @@ final class RemoteKeySet: Sendable {
             if state.unknownKeyRefetchPending { return .share }
             if flight.isRunning { return .join }
             if let last = state.unknownKeyRefetchAt, abs(now.timeIntervalSince(last)) < Self.unknownKeyRefetchInterval { return .refuse }
+            let previous = state.unknownKeyRefetchAt
             state.unknownKeyRefetchAt = now
             state.unknownKeyRefetchPending = true
-            return .fetch
+            return .fetch(previous: previous)
         }
         switch decision {
         case .use(let snapshot): return snapshot
@@ -88,10 +89,19 @@ final class RemoteKeySet: Sendable {
             return try await refetch(unlessNewerThan: seen.generation, now: now, mayFetch: .never, fetch: fetch)
         case .share:
             return try await refetch(unlessNewerThan: seen.generation, now: now, mayFetch: .whileUnknownKeyRefetchPending, fetch: fetch)
-        case .fetch:
+        case .fetch(let previous):
             logger.debug("unknown key id: fetching the provider's key set again")
             defer { state.withLock { $0.unknownKeyRefetchPending = false } }
-            return try await refetch(unlessNewerThan: seen.generation, now: now, mayFetch: .always, fetch: fetch)
+            do {
+                return try await refetch(unlessNewerThan: seen.generation, now: now, mayFetch: .always, fetch: fetch)
+            } catch {
+                // A refetch that got no set (the provider stalled, say) does not count: the
+                // next token naming an unknown key fetches again.
+                state.withLock { state in
+                    if state.unknownKeyRefetchAt == now { state.unknownKeyRefetchAt = previous }
+                }
+                throw error
+            }
         }
     }
 

@@ -19,7 +19,8 @@ extension OAuth2Session {
     ///   for an `application/jwt` answer; ``OpenIDError/invalidUserInfo(reason:response:)`` for
     ///   anything but a JSON object with a `sub`; ``OpenIDError/userInfoSubjectMismatch`` when
     ///   its `sub` is not the ID token's (Core §5.3.4: the answer is not used);
-    ///   ``OpenIDError/userInfoFailed(_:)`` when the request fails.
+    ///   ``OpenIDError/timedOut(_:)`` when the request did not end by the transport's deadline;
+///   ``OpenIDError/userInfoFailed(_:)`` when it fails otherwise.
     public func userInfo(from provider: OpenIDProvider) async throws(OpenIDError) -> UserInfo {
         await restore()
         guard let identity, let subject = identity.subject else { throw .notSignedIn }
@@ -34,6 +35,7 @@ extension OAuth2Session {
             let client = AuthorizedClient(authorizer: authorizer, transport: configuration.transport, followsCrossOriginRedirects: false)
             (response, body) = try await client.send(.get, endpoint, headerFields: [.accept: "application/json"])
         } catch {
+            if let timeout = TransportError.timeout(in: error) { throw .timedOut(timeout) }
             throw .userInfoFailed(error)
         }
         guard response.status.code == 200 else {

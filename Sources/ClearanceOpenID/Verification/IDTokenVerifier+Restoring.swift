@@ -48,6 +48,8 @@ extension IDTokenVerifier {
         let options = identity.provider?["verifier"]
         let hs256 = allowsHS256 ?? (options?["hs256_client_secret"] == .bool(true))
         let leeway = options?["leeway_seconds"]?.intValue.map { Duration.seconds(max(0, min($0, 3_600))) } ?? .seconds(60)
-        self.init(provider: provider, configuration: .init(clientID: client.id, hs256ClientSecret: hs256 ? client.secret : nil, leeway: leeway))
+        var configuration = Configuration(clientID: client.id, hs256ClientSecret: hs256 ? client.secret : nil, leeway: leeway)
+        configuration.allowsHS256WithoutSecret = hs256 && client.secret == nil
+        self.init(provider: provider, configuration: configuration)
     }
 }

@@ -40,6 +40,9 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
         public var hs256ClientSecret: String?
         /// The clock skew allowed on `exp`, `iat` and `auth_time`. Default 60 s.
         public var leeway: Duration
+        /// The client was registered for HS256 but the secret was not given (a restored session
+        /// stored without it): HS256 is refused with ``OpenIDError/hs256SecretMissing``.
+        var allowsHS256WithoutSecret = false
 
         public init(clientID: String, hs256ClientSecret: String? = nil, leeway: Duration = .seconds(60)) {
             self.clientID = clientID
@@ -61,6 +64,9 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
     public let provider: OpenIDProvider
     /// The client and the tolerances.
     public let configuration: Configuration
+
+    /// The provider state the session restored from its store (its own copy), if it did.
+    private let restoredProvider = Locked<OpenIDProvider?>(nil)
 
     public init(provider: OpenIDProvider, configuration: Configuration) {
         self.provider = provider
@@ -96,7 +102,7 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
         if jwt.header["crit"] != nil { throw .malformedIDToken(reason: "its header has a crit member, which is not supported") }
         if let kid = jwt.header["kid"], kid.stringValue == nil { throw .malformedIDToken(reason: "its kid is not a string") }
         guard let algorithm = jwt.algorithm else { throw .malformedIDToken(reason: "its header has no alg") }
-        let metadata = try await provider.metadata()
+        let metadata = try await activeProvider.metadata()
         guard algorithm != "none", metadata.idTokenSigningAlgorithms.contains(algorithm) else { throw .algorithmNotAllowed(algorithm: algorithm) }
         if algorithm == "HS256" {
             try await verifyHS256(idToken)
@@ -114,7 +120,9 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
 
     private func verifyHS256(_ idToken: String) async throws(OpenIDError) {
         // Never a key of the set: a provider's public key used as an HMAC secret is the classic forgery.
-        guard let secret = configuration.hs256ClientSecret else { throw .algorithmNotAllowed(algorithm: "HS256") }
+        guard let secret = configuration.hs256ClientSecret else {
+            throw configuration.allowsHS256WithoutSecret ? .hs256SecretMissing : .algorithmNotAllowed(algorithm: "HS256")
+        }
         guard secret.utf8.count >= 32 else { throw .hmacSecretTooShort }
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: Data(secret.utf8)), digestAlgorithm: .sha256)
@@ -122,9 +130,9 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
     }
 
     private func verifyWithProviderKey(_ idToken: String, algorithm: String, keyID: String?) async throws(OpenIDError) {
-        var snapshot = try await provider.keys()
+        var snapshot = try await activeProvider.keys()
         var choice = snapshot.keys.choose(algorithm: algorithm, keyID: keyID)
-        if case .unknown = choice, let refetched = try await provider.keysAfterUnknownKey(seen: snapshot) {
+        if case .unknown = choice, let refetched = try await activeProvider.keysAfterUnknownKey(seen: snapshot) {
             snapshot = refetched
             choice = refetched.keys.choose(algorithm: algorithm, keyID: keyID)
         }
@@ -158,7 +166,7 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
 
     private func checkClaims(of token: IDToken, issuer: String, nonce: String?, checksNonce: Bool, maxAge: Duration?) throws(OpenIDError) {
         let clientID = configuration.clientID
-        let now = provider.clock.now
+        let now = activeProvider.clock.now
         let leeway = Self.seconds(configuration.leeway)
         guard token.claims["iss"]?.stringValue == issuer else {
             throw .issuerMismatch(expected: issuer, found: token.claims["iss"]?.scalarText)
@@ -254,20 +262,34 @@ public struct IDTokenVerifier: IdentityVerifier, SecretRedacting {
     }
 
     /// Takes back the provider's documents stored with the session, when the identity is this
-    /// provider's: a session stored for another issuer lends it nothing.
+    /// provider's, into a copy of the provider that only this verifier (this session) uses: a
+    /// session stored for another issuer lends it nothing, and no session's store changes what
+    /// another session sharing ``provider`` sees.
     public func restore(_ identity: SessionIdentity) async {
         guard identity.issuer == provider.issuerIdentifier, let stored = identity.provider else { return }
-        provider.restore(stored)
+        // The session's own copy: what one session's store holds never changes what the other
+        // sessions sharing the provider see (their UserInfo endpoint, their keys).
+        let own = provider.sessionCopy()
+        own.restore(provider.storedState)
+        own.restore(stored)
+        restoredProvider.withLock { $0 = own }
     }
+
+    /// The issuer whose ID tokens it verifies (recorded with the stored session).
+    public var issuerIdentifier: String? { provider.issuerIdentifier }
+
+    /// The provider state verification uses: the session's own, once it restored one, else the
+    /// shared ``provider``.
+    var activeProvider: OpenIDProvider { restoredProvider.withLock { $0 } ?? provider }
 
     /// What is stored with the session (`SessionIdentity.provider`): the provider's documents
     /// (``OpenIDProvider/storedState``) and, under `verifier`, whether HS256 is allowed and the
     /// leeway, so ``init(restoring:clientID:allowsHS256:transport:transportSecurity:logger:)`` verifies
     /// as this verifier did.
     public var storedState: JSONValue {
-        var object = provider.storedState.objectValue ?? [:]
+        var object = activeProvider.storedState.objectValue ?? [:]
         object["verifier"] = .object([
-            "hs256_client_secret": .bool(configuration.hs256ClientSecret != nil),
+            "hs256_client_secret": .bool(configuration.hs256ClientSecret != nil || configuration.allowsHS256WithoutSecret),
             "leeway_seconds": .number(String(Int64(Self.seconds(configuration.leeway)))),
         ])
         return .object(object)
