@@ -146,7 +146,7 @@ struct WebhookReceiverTests {
 
     /// The operator's guide's "Webhooks" article shows exactly this file's marked region.
     @Test func theGuideShowsThisCode() throws {
-        let article = "Sources/ClearanceServer/Documentation.docc/Webhooks.md"
+        let article = "Sources/ClearanceServer/Documentation.docc/WebhooksGuide.md"
         let blocks = DocumentedSnippets.swiftBlocks(in: try DocumentedSnippets.packageFile(article))
         let regions = DocumentedSnippets.markedRegions(in: try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8))
         #expect(!blocks.isEmpty && blocks == regions, "\(article) and this test drifted apart")

@@ -266,7 +266,7 @@ struct DocumentationTests {
         ("### Production and development mode", "Sources/ClearanceServer/Documentation.docc/OperatorsGuide.md", "## Production and development mode"),
         ("### The configuration file", "Sources/ClearanceServer/Documentation.docc/OperatorsGuide.md", "## The configuration file"),
         ("### Allowed origins and CORS", "Sources/ClearanceServer/Documentation.docc/OriginsAndCORS.md", "# Allowed origins and CORS"),
-        ("### Webhooks", "Sources/ClearanceServer/Documentation.docc/Webhooks.md", "# Webhooks"),
+        ("### Webhooks", "Sources/ClearanceServer/Documentation.docc/WebhooksGuide.md", "# Webhooks"),
         ("### Authorized connections", "Sources/ClearanceServer/Documentation.docc/AppFeatures.md", "## Authorized connections"),
         ("### Watchlist events", "Sources/ClearanceServer/Documentation.docc/AppFeatures.md", "## Watchlist events"),
         ("### Subscription counts", "Sources/ClearanceServer/Documentation.docc/AppFeatures.md", "## Subscription counts"),
