@@ -1,10 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Clearance is licensed under the Apache License, Version 2.0: see LICENSE.
+//
 // The module graph, lowest first (ARCHITECTURE.md draws it); a module imports only modules
 // listed before it.
 //
-//   ClearanceWire                    package-only wire helpers: JSON, forms, percent-encoding
+//   ClearanceWire                    wire helpers: JSON, forms, percent-encoding (package access, but
+//                                    JSONValue, public in APIs; not a product)
 //   Clearance                        core: credentials, sources, policy, errors, events, lock
 //   ClearanceHTTP                    transports, the authorized client, the OpenAPI middleware
 //   ClearanceStore                   secure stores: encrypted file (AES-GCM), Keychain, in memory

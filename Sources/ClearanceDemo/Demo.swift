@@ -29,7 +29,8 @@ public enum Demo {
 
             Next: `clearance serve --development` runs these development servers on one port for your app and \
             tests (public users and passwords: never in production); `clearance serve --config hub.json` is the \
-            production hub (WebSocket endpoint and HTTP API only; see the README's "Running the hub in production").
+            production hub (WebSocket endpoint and HTTP API only; see the operator's guide, \
+            Sources/ClearanceServer/Documentation.docc/OperatorsGuide.md).
             """)
         report.summary()
         return report.allPassed

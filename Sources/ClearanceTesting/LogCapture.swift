@@ -7,7 +7,7 @@ import Logging
 /// ```swift
 /// let logs = LogCapture()
 /// let source = CachingCredentialSource(upstream, logger: logs.logger())
-/// …
+/// _ = try await source.credential()
 /// #expect(!logs.text.contains(token))
 /// ```
 public final class LogCapture: Sendable {

@@ -5,22 +5,44 @@ import ClearanceTestSupport
 import Foundation
 import Testing
 
-/// The README's channel-client snippets, compiled (the first run up to the network, the watchlist
-/// one against a scripted server). Keep the two in step: the marked regions must be README blocks.
+/// The README's channel-client snippet, run against a hub, and the watchlist one of `Clearance`'s
+/// tour against a scripted server; `DocumentationTests` checks the documents show the marked regions.
 @Suite("README channels example", .timeLimit(.minutes(2)))
 struct ReadmeChannelsExampleTests {
     @Test func serverBasedBatchedAuthorization() async throws {
-        let session = StaticCredentialSource(.bearer("token"))
-        let authorizer = try ServerChannelAuthorizer(
-            endpoint: URL(string: "https://example.com/pusher/auth")!,
-            credentialSource: session)                       // e.g. the OAuth2 session: refreshed, not broken, after sleep
-        let client = ChannelClient(key: "app-key", options: ChannelClientOptions(
-            endpoint: .cluster("eu"), authorizer: BatchingChannelAuthorizer(server: authorizer)))
-        let orders = await client.subscribe("private-orders")     // queued until connected
-        #expect(orders.name == "private-orders")
-        #expect(try ChannelClientOptions(endpoint: .cluster("eu")).webSocketURL(key: "app-key").hasPrefix("wss://ws-eu.pusher.com"))
-        // await client.connect()
-        // for await event in orders.bind(event: "order-shipped") { print(event.data ?? "") }
+        try await TestHub.with(TestHub.configuration(adjustApp: { $0.key = "app-key" })) { server in
+            let authURL = server.httpURL.appendingPathComponent("pusher/auth")
+            let session = StaticCredentialSource(.bearer(TestHub.alice.token))
+            let hub = ChannelClientOptions.Endpoint.host("127.0.0.1", port: server.port)
+            // The app's server triggers the event (signed with the app's key, "app-key") until the
+            // client has it: it may subscribe after the first triggers.
+            let signer = try RESTRequestSigner(appID: TestHub.appID, key: "app-key", secret: TestHub.secret)
+            let body = #"{"channels":["private-orders"],"data":"{\"order\":42}","name":"order-shipped"}"#
+            let triggers = Task {
+                while !Task.isCancelled {
+                    _ = try? await TestHTTP(server).signed("POST", signer.eventsPath, body: body, signer: signer)
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            // snippet: begin
+            let authorizer = try ServerChannelAuthorizer(
+                endpoint: authURL,                               // your backend's /pusher/auth
+                credentialSource: session)                       // e.g. the OAuth2 session: refreshed, not broken, after sleep
+            let client = ChannelClient(key: "app-key", options: ChannelClientOptions(
+                endpoint: hub, authorizer: BatchingChannelAuthorizer(server: authorizer)))   // hub: .cluster("eu") for Pusher
+            let orders = await client.subscribe("private-orders")     // queued until connected
+            await client.connect()
+            for await event in orders.bind(event: "order-shipped") {
+                print(event.data ?? "")                               // {"order":42}
+                break
+            }
+            // snippet: end
+            triggers.cancel()
+            #expect(orders.state.isSubscribed)
+            #expect(try await TestHTTP(server).signed("POST", signer.eventsPath, body: body, signer: signer).status == 200)
+            #expect(try ChannelClientOptions(endpoint: .cluster("eu")).webSocketURL(key: "app-key").hasPrefix("wss://ws-eu.pusher.com"))
+            await client.disconnect()
+        }
     }
 
     @Test func watchlistAndSubscriptionCounts() async throws {
@@ -60,15 +82,5 @@ struct ReadmeChannelsExampleTests {
         #expect(lobby.subscriptionCount == 3)
         await client.disconnect()
         await fake.stop()
-    }
-
-    /// Every marked region of this file is one of the README's Swift blocks, word for word.
-    @Test func theReadmeShowsThisCode() throws {
-        let blocks = DocumentedSnippets.swiftBlocks(in: try DocumentedSnippets.packageFile("README.md"))
-        let regions = DocumentedSnippets.markedRegions(in: try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8))
-        #expect(!regions.isEmpty)
-        for region in regions {
-            #expect(blocks.contains(region), "README.md and this test drifted apart:\n\(region)")
-        }
     }
 }

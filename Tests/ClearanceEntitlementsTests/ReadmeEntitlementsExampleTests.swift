@@ -27,6 +27,7 @@ struct ReadmeEntitlementsExampleTests {
             let inAppPurchases = InAppPurchases()
             let (password, editionURL, file) = ("bob-password", fixture.contentURL("issue-1"), directory.file("issue-1.zip"))
 
+            // snippet: begin
             let pugpig = PugpigEntitlementProvider(configuration: PugpigConfiguration(
                 endpoints: .standard(base: subscriptions),                   // each endpoint may have its own URL
                 store: StoredEntitlements.fileStore(at: storeURL, key: try .loadOrCreate(file: keyURL))))
@@ -38,6 +39,7 @@ struct ReadmeEntitlementsExampleTests {
                 for await progress in download.progress { print(progress) } // 0 of 200000 bytes, …, 200000 of 200000 bytes
                 try await download.result()                                 // the file appears only when complete
             }
+            // snippet: end
 
             #expect(try Data(contentsOf: file) == PugpigFixture.edition)
             #expect(await pugpig.lastSnapshot?.access == .products(["issue-1", "issue-2"]))

@@ -8,7 +8,8 @@ import HTTPTypes
 import Logging
 import Testing
 
-/// The README's OAuth2 snippet, compiled and run against the development provider. Keep the two in step.
+/// The README's OAuth2 snippet (also in `Clearance`'s tour), compiled and run against the development
+/// provider; `DocumentationTests` checks the documents show the marked region.
 @Suite("README OAuth2 example")
 struct ReadmeOAuth2ExampleTests {
     @Test func podioStyleSession() async throws {
@@ -20,6 +21,7 @@ struct ReadmeOAuth2ExampleTests {
         let sessionFile = directory.appending(path: "session.json")
         let keyFile = directory.appending(path: "session.key")
 
+        // snippet: begin
         let session = OAuth2Session(configuration: OAuth2SessionConfiguration(
             tokenEndpoint: provider.appending(path: "/oauth/token"),
             clientID: "demo-client", clientSecret: "demo-client-secret",
@@ -29,6 +31,7 @@ struct ReadmeOAuth2ExampleTests {
         let podio = AuthorizedClient(authorizer: try RequestAuthorizer(policy: .always("podio"), sources: ["podio": session]))
         let (me, _) = try await podio.send(.get, provider.appending(path: "/oauth/me"))   // signs in first, once
         print(me.status, session.state)                                // 200 OK authenticated(TokenInfo(…))
+        // snippet: end
 
         #expect(me.status == .ok)
         #expect(session.isAuthenticated)

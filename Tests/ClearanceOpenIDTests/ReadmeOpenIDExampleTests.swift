@@ -8,7 +8,7 @@ import Foundation
 import Logging
 import Testing
 
-/// The README's "Sign in with OpenID Connect" snippet, compiled and run against the development
+/// The "Sign in with OpenID Connect" snippet of `ClearanceOpenID`'s landing page, compiled and run against the development
 /// provider (the browser follows the URLs). Keep the two in step.
 @Suite("README OpenID Connect example")
 struct ReadmeOpenIDExampleTests {
@@ -42,7 +42,7 @@ struct ReadmeOpenIDExampleTests {
         let sessionFile = directory.file("session.json")
         let keyFile = directory.file("session.key")
         do {
-            // README: begin
+            // snippet: begin
             let provider = try await OpenIDProvider.discover(issuer: issuer)      // its issuer must be exactly this one
             let session = OAuth2Session(configuration: try await provider.sessionConfiguration(
                 clientID: "demo-native", scopes: ["email", "profile"],           // openid is added
@@ -60,7 +60,7 @@ struct ReadmeOpenIDExampleTests {
             let userInfo = try await session.userInfo(from: provider)             // its sub must be the ID token's
             let signOut = await session.signOut(at: provider)                     // revoked, store cleared
             if let url = signOut.endSession?.url { try await openInBrowser(url) } // id_token_hint, client_id: ends it at the provider
-            // README: end
+            // snippet: end
 
             #expect(userInfo.subject == "user:jane@example.com" && userInfo.email == "jane@example.com")
             guard case .revoked = signOut.revocation else {
@@ -72,14 +72,5 @@ struct ReadmeOpenIDExampleTests {
             let stored = try await EncryptedFileSessionStore(fileURL: sessionFile, key: .loadOrCreate(file: keyFile)).load()
             #expect(!session.isAuthenticated && stored == nil)
         }
-    }
-
-    /// The README's text between the markers is the snippet above, line for line.
-    @Test func theREADMEShowsThisCode() throws {
-        let readme = try String(contentsOf: PackageRoot.url().appendingPathComponent("README.md"), encoding: .utf8)
-        let test = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let snippet = test.components(separatedBy: "// README: begin\n")[1].components(separatedBy: "            // README: end")[0]
-            .split(separator: "\n", omittingEmptySubsequences: false).map { $0.dropFirst(12) }.joined(separator: "\n")
-        #expect(readme.contains("```swift\n" + snippet + "```\n"), "README.md's OpenID Connect snippet and this test drifted apart")
     }
 }

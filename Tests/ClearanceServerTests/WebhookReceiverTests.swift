@@ -107,7 +107,7 @@ struct WebhookReceiverTests {
         }
     }
 
-    /// What the README's handler does with the events.
+    /// What the Webhooks article's handler does with the events.
     actor Rooms {
         private(set) var log: [String] = []
         func close(_ channel: String) { log.append("close \(channel)") }
@@ -144,14 +144,11 @@ struct WebhookReceiverTests {
         }
     }
 
-    /// The README's "Webhooks" Swift block is exactly this file's marked region.
-    @Test func theReadmeShowsThisCode() throws {
-        let readme = try DocumentedSnippets.packageFile("README.md")
-        let start = try #require(readme.range(of: "\n### Webhooks\n"))
-        let rest = readme[start.upperBound...]
-        let section = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
-        let blocks = DocumentedSnippets.swiftBlocks(in: String(section))
+    /// The operator's guide's "Webhooks" article shows exactly this file's marked region.
+    @Test func theGuideShowsThisCode() throws {
+        let article = "Sources/ClearanceServer/Documentation.docc/WebhooksGuide.md"
+        let blocks = DocumentedSnippets.swiftBlocks(in: try DocumentedSnippets.packageFile(article))
         let regions = DocumentedSnippets.markedRegions(in: try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8))
-        #expect(!blocks.isEmpty && blocks == regions, "README.md's Webhooks section and this test drifted apart")
+        #expect(!blocks.isEmpty && blocks == regions, "\(article) and this test drifted apart")
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// A real browser for tests: Debian's headless Chromium (`chromium-headless-shell`, installed
 /// by `scripts/test`; `CLEARANCE_CHROMIUM` names another binary), opening one page in a
-/// profile of its own, as its own process. What a page does is reported by the page itself (to
+/// profile of its own, as its own process, always with `--headless` (Debian's desktop `chromium`
+/// would otherwise wait for a display; `chromium-headless-shell` ignores the flag). What a page does is reported by the page itself (to
 /// a server of the test); a missing browser is a failure, never a skip.
 package struct HeadlessChromium: Sendable {
     /// The running browser.
@@ -34,9 +35,11 @@ package struct HeadlessChromium: Sendable {
     package static func open(_ url: URL) throws -> HeadlessChromium {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        // --no-sandbox: tests run as root in CI, where Chromium's sandbox refuses to start.
+        // --headless: Debian's desktop `chromium` otherwise looks for a display and never loads the
+        // page (chromium-headless-shell ignores it). --no-sandbox: tests run as root in CI, where
+        // Chromium's sandbox refuses to start.
         let process = try ChildProcess.start(try executable(), [
-            "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)", url.absoluteString,
+            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)", url.absoluteString,
         ])
         return HeadlessChromium(process: process, profile: profile)
     }

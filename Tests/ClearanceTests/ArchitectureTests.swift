@@ -8,7 +8,11 @@ import Testing
 struct ArchitectureTests {
     /// The modules in the table's order; modules on the same row share a level.
     func levels() throws -> [[String]] {
-        let text = try String(contentsOf: PackageRoot.url().appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let document = try String(contentsOf: PackageRoot.url().appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        // The "Modules" section's table only (the "Products" table further down lists the same names).
+        let start = try #require(document.range(of: "\n## Modules\n"))
+        let rest = document[start.upperBound...]
+        let text = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
         return text.split(separator: "\n").compactMap { line -> [String]? in
             guard line.hasPrefix("| `") else { return nil }
             let firstCell = line.dropFirst(2).prefix { $0 != "|" }

@@ -4,7 +4,10 @@
 ///
 /// ```swift
 /// let first = FirstResult<URL, any Error>()
-/// let url = try await withCheckedThrowingContinuation { first.install($0); … first.resume(with: …) }
+/// let url = try await withCheckedThrowingContinuation { continuation in
+///     first.install(continuation)
+///     first.resume(with: .success(redirect))        // a deadline or a cancellation may race it: the first wins
+/// }
 /// ```
 package final class FirstResult<Value: Sendable, Failure: Error>: Sendable {
     private enum State {

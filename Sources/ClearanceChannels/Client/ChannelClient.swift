@@ -11,7 +11,7 @@ import Logging
 ///     authorizer: try ServerChannelAuthorizer(endpoint: authURL, credentialSource: session)))
 /// await client.connect()
 /// let orders = await client.subscribe("private-orders")
-/// for await event in orders.bind(event: "created") { … }
+/// for await event in orders.bind(event: "created") { print(event.data ?? "") }
 /// ```
 ///
 /// - The connection's state (``states``) follows ``ConnectionState``; lost connections are

@@ -8,8 +8,9 @@ import Clearance
 /// let chain = EntitlementChain([pugpig, storeKit])      // the server first, then the App Store
 /// if await chain.access(to: "issue-42") == .granted {
 ///     let credentials = try await chain.credentials(for: "issue-42")   // from the deciding provider
+///     try await download("issue-42", credentials)
 /// }
-/// for await change in chain.changes { … }              // every provider's changes
+/// for await change in chain.changes { print(change) }  // every provider's changes
 /// ```
 public final class EntitlementChain: EntitlementProvider {
     private struct State {

@@ -22,7 +22,7 @@ import NIOCore
 ///     await users.find(token: token)
 /// }) { request in
 ///     guard let user = request.caller else { return .deny }
-///     return .allowAs(AuthorizedUser(id: user.id, info: ["name": .string(user.name)]))
+///     return .allowAs(AuthorizedUser(id: user.id, info: .object(["name": .string(user.name)])))
 /// }
 /// endpoints.register(on: router)
 /// ```

@@ -6,7 +6,7 @@
 /// `clearance_<raw value>_total`).
 public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// A socket closed at accept: the hub had as many sockets open as its descriptor budget
-    /// allows (see ``HubLimits/maxConnections`` and the README's "Hub limits").
+    /// allows (see ``HubLimits/maxConnections`` and <doc:Limits>).
     case socketsRefusedAtDescriptorBudget = "sockets_refused_descriptor_budget"
     /// A socket closed at accept: ``HubLimits/maxHTTPConnections`` sockets were open that had
     /// not become WebSockets.

@@ -1,0 +1,27 @@
+import ClearanceServer
+import ClearanceServerPostgres
+import Testing
+
+/// The Swift blocks of `ClearanceServerPostgres`' doc comments, compiled (they name a database on
+/// another machine; `ClusterTests` run clusters on a throwaway PostgreSQL). `DocumentationTests`
+/// checks the documents show the marked regions.
+enum PostgresDocExamples {
+    static func backplaneConfigurationDocComment(clusterSecret: String, hubConfiguration: HubConfiguration) throws -> HubService {
+        // snippet: begin
+        let configuration = try PostgresBackplaneConfiguration(
+            url: "postgres://clearance@db.internal:5432/clearance?sslmode=require",
+            clusterKey: BackplaneClusterKey(secret: clusterSecret))
+        let hub = HubService(configuration: hubConfiguration, adapter: PostgresChannelState(configuration: configuration))
+        // snippet: end
+        return hub
+    }
+
+    static func channelStateDocComment(clusterSecret: String, configuration: HubConfiguration) throws -> HubService {
+        // snippet: begin
+        let key = try BackplaneClusterKey(secret: clusterSecret)  // the same on every node
+        let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: "postgres://clearance@db:5432/clearance", clusterKey: key))
+        let hub = HubService(configuration: configuration, adapter: state)
+        // snippet: end
+        return hub
+    }
+}
