@@ -39,6 +39,15 @@ enum BackplaneMessage: Sendable, Equatable {
         }
     }
 
+    /// The app an event is of (``event`` and ``triggered``: what an app's clients and backend
+    /// can send in floods, and what a full queue may drop); nil for the others.
+    var floodingAppID: String? {
+        switch self {
+        case let .event(appID, _, _, _), let .triggered(appID, _, _, _): appID
+        default: nil
+        }
+    }
+
     /// The line that carries this message.
     var line: String {
         var writer = JSONWriter()

@@ -10,6 +10,10 @@ import Logging
 /// know of it. A node's whole state (``replace(with:)``, ``appendWholeState(_:)``) is never
 /// dropped: it is bounded by the hub's own limits, and dropping part of it would leave the
 /// others wrong again.
+///
+/// Each app's events (``BackplaneMessage/floodingAppID``) may take at most `perAppLimit` of the
+/// queue: past it that app's new events are dropped, counted per app (``dropped(appID:)``) and
+/// logged under its id, while the other apps' still go through.
 final class BackplaneQueue: Sendable {
     private struct State {
         var messages: [BackplaneMessage] = []
@@ -21,10 +25,18 @@ final class BackplaneQueue: Sendable {
         var resyncDue = false
         /// The farewell is queued: nothing may follow it (the others forget a node that said bye).
         var closed = false
+        /// Each app's events queued now.
+        var eventsByApp: [String: Int] = [:]
+        /// Each app's events dropped at its part of the queue.
+        var droppedByApp: [String: Int] = [:]
+        /// The apps dropping since the sender last took the queue (one log line per overflow).
+        var overflowingApps: Set<String> = []
 
         /// Everything queued, leaving the queue empty (its storage handed over, not copied).
         mutating func takeAll() -> [BackplaneMessage] {
             overflowing = false
+            overflowingApps.removeAll()
+            eventsByApp.removeAll()
             var batch: [BackplaneMessage] = []
             swap(&batch, &messages)
             return batch
@@ -32,16 +44,22 @@ final class BackplaneQueue: Sendable {
     }
 
     let limit: Int
+    /// Most events of one app queued at once.
+    let perAppLimit: Int
     private let state = Locked(State())
     private let logger: Logger?
 
-    init(limit: Int = 100_000, logger: Logger? = nil) {
+    init(limit: Int = 100_000, perAppLimit: Int? = nil, logger: Logger? = nil) {
         self.limit = limit
+        self.perAppLimit = min(perAppLimit ?? limit, limit)
         self.logger = logger
     }
 
-    /// Messages dropped because the queue was full.
+    /// Messages dropped because the queue, or their app's part of it, was full.
     var dropped: Int { state.withLock { $0.dropped } }
+
+    /// Events of `appID` dropped because the app held its part of the queue.
+    func dropped(appID: String) -> Int { state.withLock { $0.droppedByApp[appID, default: 0] } }
 
     /// Adds `messages` after the queued ones (as many as there is room for).
     func append(_ messages: [BackplaneMessage]) {
@@ -72,25 +90,47 @@ final class BackplaneQueue: Sendable {
 
     private func enqueue(_ messages: [BackplaneMessage], bounded: Bool, closing: Bool = false) {
         guard !messages.isEmpty else { return }
-        let (waiter, batch, overflowStarted) = state.withLock { state -> (CheckedContinuation<[BackplaneMessage], Never>?, [BackplaneMessage], Bool) in
-            guard !state.closed else { return (nil, [], false) }
+        let (waiter, batch, overflowStarted, appsOverflowing) = state.withLock { state in
+            guard !state.closed else { return (CheckedContinuation<[BackplaneMessage], Never>?.none, [BackplaneMessage](), false, [String]()) }
             if closing { state.closed = true }
-            let room = bounded ? max(0, limit - state.messages.count) : messages.count
-            state.messages.append(contentsOf: messages.prefix(room))
-            let dropped = max(0, messages.count - room)
+            var admitted = messages
+            var appsOverflowing: [String] = []
+            if bounded {
+                // Each app's events within its part first: one app's flood leaves the others room.
+                admitted = messages.filter { message in
+                    guard let appID = message.floodingAppID else { return true }
+                    guard state.eventsByApp[appID, default: 0] < perAppLimit else {
+                        state.dropped += 1
+                        state.droppedByApp[appID, default: 0] += 1
+                        if state.overflowingApps.insert(appID).inserted { appsOverflowing.append(appID) }
+                        return false
+                    }
+                    state.eventsByApp[appID, default: 0] += 1
+                    return true
+                }
+            }
+            let room = bounded ? max(0, limit - state.messages.count) : admitted.count
+            state.messages.append(contentsOf: admitted.prefix(room))
+            let dropped = max(0, admitted.count - room)
             state.dropped += dropped
+            for message in admitted.dropFirst(room) {
+                if let appID = message.floodingAppID { state.eventsByApp[appID, default: 1] -= 1 }
+            }
             let overflowStarted = dropped > 0 && !state.overflowing
             if dropped > 0 {
                 state.overflowing = true
                 // Dropped events change no node's state; a dropped change leaves the others wrong.
-                if messages.dropFirst(room).contains(where: { !$0.isEvent }) { state.resyncDue = true }
+                if admitted.dropFirst(room).contains(where: { !$0.isEvent }) { state.resyncDue = true }
             }
-            guard let waiter = state.waiter else { return (nil, [], overflowStarted) }
+            guard let waiter = state.waiter else { return (nil, [], overflowStarted, appsOverflowing) }
             state.waiter = nil
-            return (waiter, state.takeAll(), overflowStarted)
+            return (waiter, state.takeAll(), overflowStarted, appsOverflowing)
         }
         if overflowStarted {
             logger?.error("backplane.queue.full", metadata: ["limit": "\(limit)", "dropped": "\(dropped)"])
+        }
+        for appID in appsOverflowing {
+            logger?.error("backplane.queue.appFull", metadata: ["app_id": "\(appID)", "limit": "\(perAppLimit)"])
         }
         waiter?.resume(returning: batch)
     }
@@ -99,7 +139,10 @@ final class BackplaneQueue: Sendable {
     /// state (`messages`) instead; after the farewell, keeps the farewell and queues nothing.
     func replace(with messages: [BackplaneMessage]) {
         state.withLock { state in
-            if !state.closed { state.messages.removeAll() }
+            if !state.closed {
+                state.messages.removeAll()
+                state.eventsByApp.removeAll()
+            }
         }
         appendWholeState(messages)
     }

@@ -66,14 +66,21 @@ public actor PostgresChannelState: ChannelStateAdapter {
     private nonisolated let webhookQueues = Locked([PostgresWebhookQueue]())
 
     /// A node of the cluster that `configuration` names. Nothing happens until the hub runs it.
-    public init(configuration: PostgresBackplaneConfiguration, logger: Logger = Logger(label: "clearance.backplane")) {
-        self.init(configuration: configuration, queueLimit: 100_000, logger: logger)
+    ///
+    /// Its queue of unsent messages (100,000) gives each app's events at most its part
+    /// (``HubLimits/appShare`` of `limits` when the hub serves `apps` apps, as it starts).
+    public init(
+        configuration: PostgresBackplaneConfiguration, logger: Logger = Logger(label: "clearance.backplane"),
+        limits: HubLimits = HubLimits(), apps: Int = 1
+    ) {
+        self.init(configuration: configuration, queueLimit: 100_000, perAppLimit: limits.appPart(of: 100_000, apps: apps), logger: logger)
     }
 
-    /// A node whose queue of unsent messages holds at most `queueLimit` (tests use a small one).
-    init(configuration: PostgresBackplaneConfiguration, queueLimit: Int, logger: Logger) {
+    /// A node whose queue of unsent messages holds at most `queueLimit`, `perAppLimit` of one
+    /// app's events (tests use small ones).
+    init(configuration: PostgresBackplaneConfiguration, queueLimit: Int, perAppLimit: Int? = nil, logger: Logger) {
         let nodeID = UUID().uuidString.lowercased()
-        let queue = BackplaneQueue(limit: queueLimit, logger: logger)
+        let queue = BackplaneQueue(limit: queueLimit, perAppLimit: perAppLimit, logger: logger)
         self.nodeID = nodeID
         self.configuration = configuration
         self.logger = logger

@@ -233,7 +233,10 @@ struct ServeCommand: AsyncParsableCommand {
         if generated { try announceGenerated(secret: hub.configuration.apps[0].secret, appID: hub.configuration.apps[0].id) }
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
-        let adapter = backplane.map { PostgresChannelState(configuration: $0, logger: Logger(label: "clearance.backplane")) }
+        let adapter = backplane.map {
+            PostgresChannelState(
+                configuration: $0, logger: Logger(label: "clearance.backplane"), limits: configuration.limits, apps: configuration.apps.count)
+        }
         let metrics = HubMetrics()
         let reloader = HubReloader()
         if let adapter { Self.reportBackplane(adapter, metrics: metrics) }

@@ -41,6 +41,26 @@ struct BackplaneQueueTests {
         #expect(queue.dropped == 3)
     }
 
+    @Test func oneAppsFloodTakesAtMostItsPartAndTheOthersEventsGoThrough() async {
+        let capture = LogCapture()
+        let queue = BackplaneQueue(limit: 100, perAppLimit: 25, logger: capture.logger())
+        func event(_ appID: String, _ index: Int) -> BackplaneMessage {
+            .event(appID: appID, channel: "c", frame: "\(index)", excluding: nil)
+        }
+        queue.append((0..<90).map { event("flooder", $0) })
+        queue.append([event("other", 0), .change(.subscriptions(.init(appID: "flooder", name: "c"), count: 1))])
+        #expect(queue.dropped(appID: "flooder") == 65)
+        #expect(queue.dropped(appID: "other") == 0)
+        #expect(capture.all.filter { $0.contains("backplane.queue.appFull") && $0.contains("flooder") }.count == 1)
+        let sent = await queue.next()
+        #expect(sent.count == 27)
+        #expect(sent.contains(event("other", 0)))
+        #expect(!queue.takeResync(), "only events were dropped")
+        // Once the sender took them, the app has its part again.
+        queue.append((0..<25).map { event("flooder", $0) })
+        #expect(queue.dropped(appID: "flooder") == 65)
+    }
+
     @Test func anOverflowMakesAResynchronizationDueOnce() async {
         let queue = BackplaneQueue(limit: 2)
         queue.append([.hello])

@@ -1,5 +1,6 @@
 import ClearanceServer
 import ClearanceSigning
+import ClearanceTesting
 import ClearanceTestSupport
 import Foundation
 import Testing
@@ -39,6 +40,52 @@ struct HubTenantIsolationTests {
             let waiting = try trickledPost(hub, query: good, declared: 204_800, sent: 1_024)
             #expect(await waiting.httpResponse(timeout: .milliseconds(500)) == nil, "waits for the body it was signed with")
             waiting.shutdownSocket()
+        }
+    }
+
+    @Test func anAppRemovedOrDisabledWhileTheBodyArrivesIsRefused() async throws {
+        let configuration = TestHub.configuration(extraApps: [Self.otherApp])
+        let reloader = HubReloader()
+        let capture = LogCapture()
+        let hub = try await HubServer.start(configuration, logger: capture.logger(), reloader: reloader)
+        /// Waits until the hub checked `count` heads in all (the body is awaited from then on).
+        func headsVerified(_ count: Int) async throws {
+            try await eventually("\(count) heads verified") { capture.all.filter { $0.contains("hub.api.head.verified") }.count >= count }
+        }
+        try await withCleanup {
+            let filler = String(repeating: "x", count: 2_000)
+            let body = Data(#"{"name":"e","channel":"c","data":"\#(filler)"}"#.utf8)
+            func halfSent() throws -> RawSocket {
+                let query = try TestHub.restSigner.sign(method: "POST", path: "/apps/\(TestHub.appID)/events", body: body).percentEncodedQuery
+                let socket = try RawSocket(host: "127.0.0.1", port: hub.endpoint.port)
+                let head = "POST /apps/\(TestHub.appID)/events?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.count)\r\n\r\n"
+                try socket.sendAll(Array(head.utf8) + Array(body.prefix(1_000)))
+                return socket
+            }
+            // Disabled while the body arrives: 403.
+            let first = try halfSent()
+            try await headsVerified(1)
+            var disabled = configuration
+            disabled.apps[0].enabled = false
+            _ = try await reloader.reload(disabled)
+            try first.sendAll(Array(body.dropFirst(1_000)))
+            let forbidden = await first.httpResponse(timeout: .seconds(10))
+            #expect(forbidden?.hasPrefix("HTTP/1.1 403") == true, "\(forbidden ?? "no answer")")
+            first.shutdownSocket()
+            // Enabled again, then removed while the body arrives: 401.
+            _ = try await reloader.reload(configuration)
+            let second = try halfSent()
+            try await headsVerified(2)
+            var removed = configuration
+            removed.apps.removeFirst()
+            _ = try await reloader.reload(removed)
+            try second.sendAll(Array(body.dropFirst(1_000)))
+            let unauthorized = await second.httpResponse(timeout: .seconds(10))
+            #expect(unauthorized?.hasPrefix("HTTP/1.1 401") == true, "\(unauthorized ?? "no answer")")
+            second.shutdownSocket()
+        } cleanup: {
+            await hub.stop()
         }
     }
 

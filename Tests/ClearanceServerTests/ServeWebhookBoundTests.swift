@@ -97,4 +97,116 @@ struct ServeWebhookBoundTests {
             await receiver.stop()
         }
     }
+
+    /// The review's memory recipe: a receiver that is down while clients send 10 KB client
+    /// events. The queue keeps the newest within `maxQueuedWebhookBytes` (16 MiB here) and drops
+    /// the rest, counted under the app; the hub's resident memory never grows past its size at
+    /// the start of the flood plus that bound plus 32 MB. (Under a sanitizer, whose allocator
+    /// keeps freed memory in quarantine, the flood is smaller and only the drops are checked:
+    /// memory is measured by the ordinary run.)
+    @Test func aReceiverThatIsDownKeepsTheHubWithinTheWebhookByteBound() async throws {
+        let deadPort = try LoopbackPort.free()  // nothing listens there: every attempt fails
+        let bound = 16 * 1_048_576
+        let sanitized = TestTiming.scale > 1
+        let (clients, eventsEach) = sanitized ? (2, 600) : (4, 1_500)
+        let metricsPort = try LoopbackPort.free()
+        let limits = TestHub.limits {
+            $0.maxQueuedWebhookBytes = bound
+            $0.webhookBatchWindow = 0.1
+        }
+        try await ServeProcess.with(limits: limits, development: false, arguments: ["--metrics-port", "\(metricsPort)"], adjustApp: { app in
+            app.clientEventsPerSecond = 10_000
+            app.webhooks = [WebhookTarget(url: "http://127.0.0.1:\(deadPort)/hooks", events: [.clientEvent])]
+        }) { serve in
+            // Each client alone on its channel: nothing is relayed, only webhooks are made.
+            var senders: [TestWebSocketClient] = []
+            for index in 0..<clients {
+                let (client, socketID) = try await serve.connect()
+                try await TestHub.subscribe(client, socketID: socketID, channel: "private-flood-\(index)")
+                senders.append(client)
+            }
+            let start = try #require(serve.residentBytes)
+            let data = String(repeating: "x", count: 10_000)
+            let sampler = Task {
+                var peak = 0
+                while !Task.isCancelled {
+                    peak = max(peak, serve.residentBytes ?? 0)
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+                return peak
+            }
+            for round in 0..<eventsEach {
+                for (index, client) in senders.enumerated() {
+                    client.send(#"{"event":"client-big","channel":"private-flood-\#(index)","data":"\#(round):\#(data)"}"#)
+                }
+                if round.isMultiple(of: 200) { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            // Every event reached the hub and was queued or dropped: the drops say so.
+            let metrics = TestHTTP(baseURL: URL(string: "http://127.0.0.1:\(metricsPort)")!)
+            let total = clients * eventsEach
+            let capacity = bound / 10_000
+            try await eventually("the queue dropped what the bound cannot hold", timeout: .seconds(60)) {
+                let text = try await metrics.raw("GET", "/metrics").body
+                let line = text.split(separator: "\n").first { $0.hasPrefix("clearance_webhooks_total{") && $0.contains("result=\"dropped\"") && $0.contains("app_id=\"\(TestHub.appID)\"") }
+                return Int(Double(line?.split(separator: " ").last ?? "") ?? 0) >= total - capacity
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            sampler.cancel()
+            let peak = await sampler.value
+            #expect(serve.process.isRunning)
+            if !sanitized {
+                #expect(peak - start <= bound + 32 * 1_048_576, "grew \((peak - start) / 1_048_576) MB over \(start / 1_048_576) MB")
+            }
+            for client in senders { await client.disconnect() }
+        }
+    }
+
+    /// Targets are named by what they are: two targets swapped in the file, then SIGHUP, and the
+    /// backlog queued for one (its receiver was down) reaches that one, never the other.
+    @Test func aReloadThatReordersTargetsKeepsEachBacklogWithItsTarget() async throws {
+        let downPort = try LoopbackPort.free()
+        let occupancy = try await PythonWebhookReceiver.start()
+        try await withCleanup {
+            let port = try LoopbackPort.free()
+            let limits = TestHub.limits {
+                $0.webhookBatchWindow = 0.1
+                $0.webhookFirstRetryDelay = 0.5
+            }
+            let clientEvents = WebhookTarget(url: "http://127.0.0.1:\(downPort)/webhooks", events: [.clientEvent])
+            let occupied = WebhookTarget(url: occupancy.url, events: [.channelOccupied, .clientEvent], filter: WebhookChannelFilter(channelPrefix: "presence-"))
+            var app = TestHub.configuration().apps[0]
+            app.webhooks = [clientEvents, occupied]
+            let file = try ServeProcess.writeConfiguration(port: port, limits: limits) { $0 = app }
+            defer { try? FileManager.default.removeItem(at: file) }
+            let serve = try await ServeProcess.start(configuration: file, port: port, development: false)
+            try await withCleanup {
+                let (client, socketID) = try await serve.connect()
+                try await TestHub.subscribe(client, socketID: socketID, channel: "private-room")
+                for index in 0..<3 { client.send(#"{"event":"client-queued","channel":"private-room","data":"\#(index)"}"#) }
+                // A presence channel: the second target's own events, as a positive control.
+                try await TestHub.subscribe(client, socketID: socketID, channel: "presence-room", channelData: TestHub.presenceData("alice"))
+                try await eventually("the second target's channel_occupied") { occupancy.events.contains(.channelOccupied(channel: "presence-room")) }
+
+                // Swap the two targets, reload, then bring the first target's receiver up.
+                app.webhooks = [occupied, clientEvents]
+                try ServeReloadTests.write(file, port: port, apps: [app], limits: limits)
+                let line = try await ServeReloadTests.hangUp(serve)
+                #expect(line.hasPrefix("reloaded "), "\(line)")
+                let late = try await PythonWebhookReceiver.start(port: downPort)
+                try await withCleanup {
+                    try await eventually("the backlog reaches its own target", timeout: .seconds(30)) { late.events.count >= 3 }
+                    #expect(late.events.map(\.kind) == [.clientEvent, .clientEvent, .clientEvent])
+                    #expect(!occupancy.events.contains { $0.kind == .clientEvent && $0.channel == "private-room" }, "\(occupancy.events)")
+                    #expect(late.problems.isEmpty && occupancy.problems.isEmpty)
+                } cleanup: {
+                    await late.stop()
+                }
+                await client.disconnect()
+            } cleanup: {
+                await serve.stop(.kill)
+            }
+        } cleanup: {
+            await occupancy.stop()
+        }
+    }
 }

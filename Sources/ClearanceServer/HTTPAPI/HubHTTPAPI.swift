@@ -96,6 +96,7 @@ struct HubHTTPAPI: Sendable {
             } catch {
                 throw rejected(error, app: app)
             }
+            hub.logger.trace("hub.api.head.verified", metadata: ["app_id": "\(app.id)", "path": "\(path)"])
             let body: Data
             do {
                 var buffer = try await request.body.collect(upTo: hub.limits.maxHTTPBodyBytes)
