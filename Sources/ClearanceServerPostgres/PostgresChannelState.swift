@@ -68,7 +68,7 @@ public actor PostgresChannelState: ChannelStateAdapter {
     /// A node of the cluster that `configuration` names. Nothing happens until the hub runs it.
     ///
     /// Its queue of unsent messages (100,000) gives each app's events at most its part
-    /// (``HubLimits/appShare`` of `limits` when the hub serves `apps` apps, as it starts).
+    /// (`appShare` of `limits` when the hub serves `apps` apps, as it starts).
     public init(
         configuration: PostgresBackplaneConfiguration, logger: Logger = Logger(label: "clearance.backplane"),
         limits: HubLimits = HubLimits(), apps: Int = 1
@@ -218,7 +218,8 @@ public actor PostgresChannelState: ChannelStateAdapter {
     }
 
     /// Writes the termination for every other node to read (whether or not they hold such a
-    /// connection: who is signed in as whom is not shared): see ``ClusterTerminations``.
+    /// connection: who is signed in as whom is not shared): a row of the cluster's database every node reads
+    /// (also after it was away), for the termination's grace period.
     public func relayUserTermination(_ termination: UserTermination) {
         clusterTerminations.record(termination)
     }

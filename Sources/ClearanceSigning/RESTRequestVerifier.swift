@@ -78,6 +78,12 @@ public struct RESTRequestVerifier: Sendable {
 
     /// Verifies a request whose query is already parsed and returns what it verified: the only
     /// parameters and body to act on.
+    /// - Parameters:
+    ///   - method: The HTTP method (compared upper-cased).
+    ///   - path: The request path, without the query.
+    ///   - parameters: The query's parameters, read the one way they are signed.
+    ///   - body: The body as it arrived.
+    ///   - now: The current time, injectable for tests.
     /// - Throws: what ``verify(method:path:parameters:body:now:)`` throws.
     public func verified(method: String, path: String, parameters: RESTRequestParameters, body: Data, now: Date = Date()) throws(SigningError) -> VerifiedRESTRequest {
         try verify(method: method, path: path, parameters: parameters, body: body, now: now)
@@ -89,8 +95,13 @@ public struct RESTRequestVerifier: Sendable {
     /// the timestamp. A server that checks this first never reads, nor waits for, the body of a
     /// forged request. ``verifyBody(parameters:body:)`` checks the body's hash once it arrived.
     ///
-    /// - Parameter hasBody: Whether the request declares a body (a `Content-Length` above 0, or a
-    ///   chunked one): `body_md5` is then required.
+    /// - Parameters:
+    ///   - method: The HTTP method (compared upper-cased).
+    ///   - path: The request path, without the query.
+    ///   - verified: The query's parameters, read the one way they are signed.
+    ///   - hasBody: Whether the request declares a body (a `Content-Length` above 0, or a chunked
+    ///     one): `body_md5` is then required.
+    ///   - now: The current time, injectable for tests.
     /// - Throws: as ``verify(method:path:parameters:body:now:)``, but for
     ///   ``SigningError/bodyMD5Mismatch``.
     public func verifyHead(method: String, path: String, parameters verified: RESTRequestParameters, hasBody: Bool, now: Date = Date()) throws(SigningError) {
@@ -120,6 +131,9 @@ public struct RESTRequestVerifier: Sendable {
 
     /// Verifies the body of a request whose head ``verifyHead(method:path:parameters:hasBody:now:)``
     /// accepted: a body needs `body_md5`, and `body_md5` must be its MD5.
+    /// - Parameters:
+    ///   - verified: The query's parameters, read the one way they are signed.
+    ///   - body: The body as it arrived, if any.
     /// - Throws: ``SigningError/missingParameter(_:)`` or ``SigningError/bodyMD5Mismatch``.
     public func verifyBody(parameters verified: RESTRequestParameters, body: Data?) throws(SigningError) {
         let parameters = verified.all

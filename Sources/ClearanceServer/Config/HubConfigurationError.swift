@@ -71,7 +71,7 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case let .conflictingLimits(reason): .init(.conflictingLimits, "The limits do not fit together: \(reason).")
         case let .invalidAllowedOrigin(id, origin, problem):
             .init(.invalidAllowedOrigin, "The app \(id) allows the origin '\(origin)', which is not usable: \(problem) (write an origin as https://app.example.com or http://localhost:8080).")
-        case let .removedLimit(name, replacement): .init(.removedLimit, "The limit \(name) was removed: set \(replacement) instead (see the README's \"Hub limits\").")
+        case let .removedLimit(name, replacement): .init(.removedLimit, "The limit \(name) was removed: set \(replacement) instead (see the operator's guide, \"Hub limits\").")
         case let .unknownWebhookEvent(name):
             .init(.unknownWebhookEvent, "The webhook event \(name) is unknown (known: \(WebhookEventKind.allCases.map(\.rawValue).joined(separator: ", "))).")
         case let .invalidWebhookURL(appID, reason): .init(.invalidWebhookURL, "A webhook URL of the app \(appID) is not usable: \(reason).")
