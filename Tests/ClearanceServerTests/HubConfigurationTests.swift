@@ -191,7 +191,7 @@ struct HubConfigurationTests {
             try HubConfiguration.load(contentsOf: url)
         }
         #expect(HubConfigurationError.removedLimit("maxQueuedFrames", replacement: "maxOutboundBytes").message
-            == #"The limit maxQueuedFrames was removed: set maxOutboundBytes instead (see the README's "Hub limits")."#)
+            == #"The limit maxQueuedFrames was removed: set maxOutboundBytes instead (see the operator's guide, "Hub limits")."#)
     }
 
     /// The hub-wide sign-in deadline became each app's authorized connections: a file that still

@@ -23,18 +23,23 @@ struct ServeReloadTests {
 
     /// Sends SIGHUP and returns the line the hub printed about it (`reloaded …` or `reload refused: …`).
     static func hangUp(_ serve: ServeProcess) async throws -> String {
+        try await hangUp(process: serve.process)
+    }
+
+    /// Sends SIGHUP to a `clearance serve` process and returns the line it printed about it.
+    static func hangUp(process: ChildProcess) async throws -> String {
         func reloadLines() -> [Substring] {
-            serve.process.stdout.split(separator: "\n").filter { $0.hasPrefix("reloaded ") || $0.hasPrefix("reload refused: ") }
+            process.stdout.split(separator: "\n").filter { $0.hasPrefix("reloaded ") || $0.hasPrefix("reload refused: ") }
         }
         let before = reloadLines().count
-        kill(serve.process.pid, SIGHUP)
-        let deadline = ContinuousClock.now + .seconds(20)
+        kill(process.pid, SIGHUP)
+        let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(20))
         while ContinuousClock.now < deadline {
             let lines = reloadLines()
             if lines.count > before { return String(lines[before]) }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw ChildProcess.Failure("no reload line; stdout: \(serve.process.stdout.suffix(2_000)) stderr: \(serve.process.stderr.suffix(2_000))")
+        throw ChildProcess.Failure("no reload line; stdout: \(process.stdout.suffix(2_000)) stderr: \(process.stderr.suffix(2_000))")
     }
 
     @Test func sighupAddsAnAppRotatesASecretKeepsConnectionsAndSurvivesABrokenFile() async throws {

@@ -23,19 +23,6 @@ struct ServeStartSecurityTests {
         return process
     }
 
-    /// SIGHUP, then the line about it.
-    static func hangUp(_ process: ChildProcess) async throws -> String {
-        let before = process.stdout.split(separator: "\n").filter { $0.hasPrefix("reload") }.count
-        kill(process.pid, SIGHUP)
-        let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(20))
-        while ContinuousClock.now < deadline {
-            let lines = process.stdout.split(separator: "\n").filter { $0.hasPrefix("reload") }
-            if lines.count > before { return String(lines[before]) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw ChildProcess.Failure("no reload line: \(process.stderr.suffix(2_000))")
-    }
-
     @Test func aSecretFromStandardInputIsReadOnceAndKeptAcrossReloads() async throws {
         let port = try LoopbackPort.free()
         let file = try ServeProcess.writeConfiguration(port: port, limits: TestHub.limits())
@@ -48,7 +35,7 @@ struct ServeStartSecurityTests {
             let body = #"{"name":"e","channel":"news","data":"x"}"#
             #expect(try await http.signed("POST", signer.eventsPath, body: body, signer: signer).status == 200)
             // Standard input is not read again: the reload keeps the secret.
-            let line = try await Self.hangUp(process)
+            let line = try await ServeReloadTests.hangUp(process: process)
             #expect(line.hasPrefix("reloaded "), "\(line)")
             #expect(try await http.signed("POST", signer.eventsPath, body: body, signer: signer).status == 200)
             // The file's own secret differs: said at start and on the reload.

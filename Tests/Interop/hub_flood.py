@@ -29,7 +29,7 @@ def first_frame(ws):
 def open_sockets(url, count):
     established, refused = [], {}
     for _ in range(count):
-        ws = websocket.create_connection(url, timeout=30)
+        ws = websocket.create_connection(url, timeout=120)
         socket_id, code = first_frame(ws)
         if socket_id is None:
             refused[str(code)] = refused.get(str(code), 0) + 1
@@ -40,12 +40,14 @@ def open_sockets(url, count):
 
 
 def subscribe(url, sockets, channels):
+    """Each socket in turn sends its subscribes at once and reads their answers, so that no
+    socket's answers wait behind the others' (the hub answers each socket in order)."""
     established, refused_sockets = open_sockets(url, sockets)
+    succeeded, refused = 0, {}
     for index, ws in enumerate(established):
+        ws.settimeout(120)
         for channel in range(channels):
             ws.send(json.dumps({"event": "pusher:subscribe", "data": {"channel": f"flood-{index}-{channel}"}}))
-    succeeded, refused = 0, {}
-    for ws in established:
         answered = 0
         while answered < channels:
             frame = json.loads(ws.recv())
