@@ -11,12 +11,7 @@ import Testing
 @Suite("Doc examples: entitlements", .timeLimit(.minutes(1)))
 struct EntitlementsDocExamplesTests {
     /// Stands in for an app's in-app purchases (asked after the subscription service).
-    struct InAppPurchases: EntitlementProvider {
-        func access(to product: String) async -> EntitlementAccess { .notClaimed }
-        func credentials(for product: String) async throws(EntitlementError) -> ContentCredentials {
-            throw .productUnavailable(product: product, message: nil)
-        }
-    }
+    typealias InAppPurchases = ReadmeEntitlementsExampleTests.InAppPurchases
 
     @Test func landingPage() async throws {
         try await PugpigFixture.with { fixture in

@@ -49,7 +49,7 @@ public final class OpenIDProvider: Sendable {
     ///
     /// - Throws: ``OpenIDError/invalidIssuer(reason:)`` when `issuer` is not an https URL (or
     ///   http to loopback, or allowed by `transportSecurity`) without query or fragment.
-    public init(
+    public convenience init(
         issuer: URL,
         transport: any HTTPTransport = AsyncHTTPClientHTTPTransport.shared,
         transportSecurity: TransportSecurity = .strict,
@@ -66,12 +66,7 @@ public final class OpenIDProvider: Sendable {
         } catch {
             throw .invalidIssuer(reason: error.message)
         }
-        self.issuer = issuer
-        self.transport = transport
-        self.transportSecurity = transportSecurity
-        self.clock = clock
-        self.logger = logger
-        self.keySet = RemoteKeySet(logger: logger)
+        self.init(uncheckedIssuer: issuer, transport: transport, transportSecurity: transportSecurity, clock: clock, logger: logger)
     }
 
     /// Discovers the provider at `issuer`: fetches and checks its discovery document now.
