@@ -14,15 +14,16 @@ struct ReadmeChannelsExampleTests {
             let authURL = server.httpURL.appendingPathComponent("pusher/auth")
             let session = StaticCredentialSource(.bearer(TestHub.alice.token))
             let hub = ChannelClientOptions.Endpoint.host("127.0.0.1", port: server.port)
-            // The app's server triggers the event (signed with the app's key, "app-key") until the
-            // client has it: it may subscribe after the first triggers.
+            // The app's server triggers the event (signed with the app's key, "app-key") once the
+            // hub says the channel has its subscriber.
             let signer = try RESTRequestSigner(appID: TestHub.appID, key: "app-key", secret: TestHub.secret)
             let body = #"{"channels":["private-orders"],"data":"{\"order\":42}","name":"order-shipped"}"#
             let triggers = Task {
-                while !Task.isCancelled {
-                    _ = try? await TestHTTP(server).signed("POST", signer.eventsPath, body: body, signer: signer)
-                    try? await Task.sleep(for: .milliseconds(50))
+                try await eventually("the channel is occupied", timeout: .seconds(30)) {
+                    let channel = try await TestHTTP(server).signed("GET", "/apps/\(TestHub.appID)/channels/private-orders", signer: signer)
+                    return channel.json["occupied"] as? Bool == true
                 }
+                #expect(try await TestHTTP(server).signed("POST", signer.eventsPath, body: body, signer: signer).status == 200)
             }
             // snippet: begin
             let authorizer = try ServerChannelAuthorizer(
@@ -37,7 +38,7 @@ struct ReadmeChannelsExampleTests {
                 break
             }
             // snippet: end
-            triggers.cancel()
+            try await triggers.value
             #expect(orders.state.isSubscribed)
             #expect(try await TestHTTP(server).signed("POST", signer.eventsPath, body: body, signer: signer).status == 200)
             #expect(try ChannelClientOptions(endpoint: .cluster("eu")).webSocketURL(key: "app-key").hasPrefix("wss://ws-eu.pusher.com"))

@@ -41,9 +41,9 @@ struct ClusterTerminateTests {
 
     /// Termination is state in the database for its grace period, not a message: every one of
     /// five reaches the other node, also one asked for while the database was stopped (node A
-    /// answers 200 at once and writes it once the database is back; node B reads it when it can
-    /// again), and a socket that got its sign-in signed before the terminate cannot use it on
-    /// either node.
+    /// answers 200 at once and writes it once the database is back; node B, whose link saw the
+    /// database go, reads it when it can again), and a socket that got its sign-in signed before
+    /// the terminate cannot use it on either node.
     @Test func fiveOfFiveTerminatesReachTheOtherNodeAlsoAcrossADatabaseRestart() async throws {
         try await ServeCluster.withTwoNodesAndDatabase { nodeA, nodeB, database in
             for index in 1...5 {
@@ -66,10 +66,15 @@ struct ClusterTerminateTests {
             await spare.connect()
             let spareID = try await spare.connected()
             saved.withLock { $0 = try? TestHub.signer.authenticateUser(socketID: spareID, userData: #"{"id":"carol"}"#) }
+            let unavailableBefore = nodeB.process.stdout.components(separatedBy: "backplane unavailable").count
             try await database.stopDatabase()
-            let stoppedAt = ContinuousClock.now
             #expect(try await nodeA.http.signed("POST", "/apps/\(TestHub.appID)/users/carol/terminate_connections", body: "{}").status == 200)
-            try await Task.sleep(until: stoppedAt + .seconds(3))
+            // The database stays away until node B has seen it go (its link says so), so that B
+            // can only learn of the terminate after it is back.
+            try await eventually("node B lost the database", timeout: .seconds(30)) {
+                nodeB.process.stdout.components(separatedBy: "backplane unavailable").count > unavailableBefore
+            }
+            #expect(!(await carolOnB.state.isTerminal), "carol is still connected on node B while the database is away")
             try await database.startDatabase()
             try await eventually("carol's connection on node B closed after the database came back", timeout: .seconds(30)) {
                 await carolOnB.state.isTerminal

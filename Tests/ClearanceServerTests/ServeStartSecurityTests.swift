@@ -77,9 +77,10 @@ struct ServeStartSecurityTests {
         let port = try LoopbackPort.free()
         let file = try ServeProcess.writeConfiguration(port: port, limits: TestHub.limits())
         defer { try? FileManager.default.removeItem(at: file) }
-        // From its first line on (printed once the configuration is read), SIGHUPs every
-        // millisecond until it is ready: those that land before the reload service traps them
-        // must be ignored. A start so fast that none was sent proves nothing: tried again.
+        // From its first line on (printed once the configuration is read), SIGHUPs one after the
+        // other until it is ready (a signal already pending is not queued twice, so the hub gets
+        // one whenever it can): those that land before the reload service traps them must be
+        // ignored. A start so fast that none was sent proves nothing: tried again.
         var sentBeforeReady = 0
         for _ in 0..<5 where sentBeforeReady == 0 {
             let process = try ClearanceExecutable.start(["serve", "--config", file.path, "--log-level", "warning"])
@@ -87,11 +88,11 @@ struct ServeStartSecurityTests {
                 let sent = await onOwnThread {
                     var sent = 0
                     let deadline = ContinuousClock.now + .seconds(30)
-                    while process.stdout.isEmpty, process.isRunning, ContinuousClock.now < deadline { usleep(200) }
+                    while process.stdout.isEmpty, process.isRunning, ContinuousClock.now < deadline { sched_yield() }
                     while !process.stdout.contains("ready "), process.isRunning, ContinuousClock.now < deadline {
                         kill(process.pid, SIGHUP)
                         sent += 1
-                        usleep(1_000)
+                        sched_yield()
                     }
                     return sent
                 }
