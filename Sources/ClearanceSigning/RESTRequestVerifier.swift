@@ -73,21 +73,7 @@ public struct RESTRequestVerifier: Sendable {
     ///   ``SigningError/bodyMD5Mismatch``.
     public func verify(method: String, path: String, parameters verified: RESTRequestParameters, body: Data?, now: Date = Date()) throws(SigningError) {
         try verifyHead(method: method, path: path, parameters: verified, hasBody: !(body?.isEmpty ?? true), now: now)
-        try verifyBody(parameters: verified, body: body)
-    }
-
-    /// Verifies a request whose query is already parsed and returns what it verified: the only
-    /// parameters and body to act on.
-    /// - Parameters:
-    ///   - method: The HTTP method (compared upper-cased).
-    ///   - path: The request path, without the query.
-    ///   - parameters: The query's parameters, read the one way they are signed.
-    ///   - body: The body as it arrived.
-    ///   - now: The current time, injectable for tests.
-    /// - Throws: what ``verify(method:path:parameters:body:now:)`` throws.
-    public func verified(method: String, path: String, parameters: RESTRequestParameters, body: Data, now: Date = Date()) throws(SigningError) -> VerifiedRESTRequest {
-        try verify(method: method, path: path, parameters: parameters, body: body, now: now)
-        return VerifiedRESTRequest(parameters: parameters, body: body)
+        _ = try verifyBody(parameters: verified, body: body)
     }
 
     /// Verifies what a request's head carries, before its body is read: every required
@@ -130,18 +116,21 @@ public struct RESTRequestVerifier: Sendable {
     }
 
     /// Verifies the body of a request whose head ``verifyHead(method:path:parameters:hasBody:now:)``
-    /// accepted: a body needs `body_md5`, and `body_md5` must be its MD5.
+    /// accepted: a body needs `body_md5`, and `body_md5` must be its MD5. Returns what the two
+    /// checks verified: the only parameters and body to act on.
     /// - Parameters:
     ///   - verified: The query's parameters, read the one way they are signed.
     ///   - body: The body as it arrived, if any.
     /// - Throws: ``SigningError/missingParameter(_:)`` or ``SigningError/bodyMD5Mismatch``.
-    public func verifyBody(parameters verified: RESTRequestParameters, body: Data?) throws(SigningError) {
+    @discardableResult
+    public func verifyBody(parameters verified: RESTRequestParameters, body: Data?) throws(SigningError) -> VerifiedRESTRequest {
         let parameters = verified.all
         if !(body?.isEmpty ?? true), parameters["body_md5"] == nil { throw .missingParameter("body_md5") }
         if let givenMD5 = parameters["body_md5"] {
             let expectedMD5 = RESTRequestSigner.md5Hex(body ?? Data())
             guard ConstantTime.equals(expectedMD5, givenMD5.lowercased()) else { throw .bodyMD5Mismatch }
         }
+        return VerifiedRESTRequest(parameters: verified, body: body ?? Data())
     }
 
     /// Whether ``verify(method:path:query:body:now:)`` succeeds.

@@ -37,4 +37,17 @@ package enum PythonPeer {
     package static func start(_ script: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> ChildProcess {
         try ChildProcess.start(try interpreter(), ["-u", try Self.script(script).path] + arguments, environment: environment)
     }
+
+    /// Starts `script` (a server that prints `listening PORT` once it listens) and returns it with
+    /// its port; a server that does not say so within 30 s is killed and is a failure.
+    package static func startListening(_ script: String, _ arguments: [String] = []) async throws -> (process: ChildProcess, port: Int) {
+        let process = try start(script, arguments)
+        guard let line = await process.line(timeout: .seconds(30), where: { $0.hasPrefix("listening ") }),
+              let port = Int(line.dropFirst("listening ".count))
+        else {
+            await process.stop(.kill)
+            throw ChildProcess.Failure("\(script) did not start: \(process.stderr.suffix(2_000)) \(installHint)")
+        }
+        return (process, port)
+    }
 }

@@ -16,15 +16,9 @@ package struct PythonWebhookReceiver: Sendable {
     /// first `failures` webhooks, 413 to a body larger than `maxBody` bytes (nil: any size), and
     /// stalling after the head of the first `stalls`, and returns once it listens.
     package static func start(port: Int = 0, failures: Int = 0, maxBody: Int? = nil, stalls: Int = 0) async throws -> PythonWebhookReceiver {
-        let process = try PythonPeer.start("webhook_receiver.py", [
+        let (process, bound) = try await PythonPeer.startListening("webhook_receiver.py", [
             TestHub.key, TestHub.secret, "\(port)", "\(failures)", "\(maxBody ?? 0)", "\(stalls)",
         ])
-        guard let line = await process.line(timeout: .seconds(30), where: { $0.hasPrefix("listening ") }),
-              let bound = Int(line.dropFirst("listening ".count))
-        else {
-            await process.stop(.kill)
-            throw ChildProcess.Failure("webhook_receiver.py did not start: \(process.stderr.suffix(2_000)) \(PythonPeer.installHint)")
-        }
         return PythonWebhookReceiver(process: process, port: bound)
     }
 

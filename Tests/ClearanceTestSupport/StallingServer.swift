@@ -18,14 +18,8 @@ package struct StallingServer: Sendable {
 
     /// Starts the server and returns once it listens.
     package static func start() async throws -> StallingServer {
-        let process = try PythonPeer.start("stalling_server.py")
-        guard let line = await process.line(timeout: .seconds(30), where: { $0.hasPrefix("listening ") }),
-              let bound = Int(line.dropFirst("listening ".count))
-        else {
-            await process.stop(.kill)
-            throw ChildProcess.Failure("stalling_server.py did not start: \(process.stderr.suffix(2_000)) \(PythonPeer.installHint)")
-        }
-        return StallingServer(process: process, port: bound)
+        let (process, port) = try await PythonPeer.startListening("stalling_server.py")
+        return StallingServer(process: process, port: port)
     }
 
     /// The requests it read whole, as `METHOD PATH`, in order.

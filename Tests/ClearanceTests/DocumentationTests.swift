@@ -10,9 +10,10 @@ import Testing
 /// A Swift block is compiled when it is, line for line, a region of a test source marked
 /// `// snippet: begin` … `// snippet: end` (``DocumentedSnippets``). Its leading `import` lines,
 /// if any, must be imports of that test file. A block that is not Swift is fenced with its own
-/// language (`text`, `sh`, `json`, …); a fence without one fails. The one Swift block that cannot
-/// be compiled by a test, a dependency in an app's `Package.swift`, must name only products that
-/// this package's `Package.swift` declares.
+/// language (`text`, `sh`, `json`, …); a fence without one fails. The Swift block of an app's
+/// `Package.swift` (a manifest, not code a test target can hold) is type-checked as part of a
+/// manifest against the toolchain's `PackageDescription`, and must name only products that this
+/// package's `Package.swift` declares.
 @Suite("Documentation")
 struct DocumentationTests {
     /// A fenced code block and where it is.
@@ -169,6 +170,25 @@ struct DocumentationTests {
         #expect(regions.count > 40)
         for region in regions where !documented.contains(region.text) {
             Issue.record("\(region.file): a marked region that no document shows (it drifted, or its document lost it):\n\(region.text)")
+        }
+    }
+
+    /// The manifest fragment compiles: each one, as it stands in its document, is the argument list
+    /// of a `Package(…)` in a manifest type-checked against the toolchain's `PackageDescription`
+    /// (`swiftc -typecheck`, the manifest API of the tools version the README names).
+    @Test func theManifestFragmentCompilesAsPartOfAPackageManifest() async throws {
+        let fragments = try Self.allBlocks().filter { $0.language == "swift" && $0.text.hasPrefix(Self.manifestMarker) }
+        #expect(!fragments.isEmpty)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for (index, fragment) in fragments.enumerated() {
+            let file = directory.file("Package\(index).swift")
+            try Data("// swift-tools-version:6.1\nimport PackageDescription\n\nlet package = Package(\n    name: \"ReadmeFragment\",\n\(fragment.text)\n)\n".utf8).write(to: file)
+            // The manifest API sits beside the compiler: <toolchain>/usr/lib/swift/pm/ManifestAPI.
+            // (swiftc is a link to swift-driver, which reads the name it was called by.)
+            let script = #"bin="$(dirname "$(readlink -f "$(command -v swiftc)")")" && exec swiftc -typecheck -I "$bin/../lib/swift/pm/ManifestAPI" -package-description-version 6.1 "$0""#
+            let output = try await ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, file.path])
+            #expect(output.status == 0, "\(fragment): \(output.stderr.suffix(2_000))")
         }
     }
 

@@ -39,7 +39,7 @@ final class RequestDeadline {
     }
 
     /// The request arrived whole.
-    fileprivate func requestEnded() {
+    func requestEnded() {
         scheduled?.cancel()
         scheduled = nil
     }

@@ -210,9 +210,7 @@ struct ConnectionSession {
                     throw .auth(error.message, status: 400)
                 }
             }
-            if let signedInUserID, hub.terminatedUsers.contains(appID: admittedApp.id, userID: signedInUserID) {
-                throw .auth("The app ended this user's connections less than \(hub.limits.terminationGracePeriod) s ago.", status: 403)
-            }
+            if let signedInUserID, let refusal = terminated(signedInUserID) { throw .auth(refusal + ".", status: 403) }
             guard kind == .presence, let channelData else { return Subscription(kind: kind, member: nil) }
             let parsed: PresenceChannelData
             do {
@@ -220,9 +218,7 @@ struct ConnectionSession {
             } catch {
                 throw .auth(error.message, status: 400)
             }
-            if hub.terminatedUsers.contains(appID: admittedApp.id, userID: parsed.member.id) {
-                throw .auth("The app ended this user's connections less than \(hub.limits.terminationGracePeriod) s ago.", status: 403)
-            }
+            if let refusal = terminated(parsed.member.id) { throw .auth(refusal + ".", status: 403) }
             if let info = parsed.userInfoJSON, info.utf8.count > hub.limits.maxPresenceUserInfoBytes {
                 throw .limitReached("user_info is larger than \(hub.limits.maxPresenceUserInfoBytes) bytes.")
             }
@@ -243,9 +239,8 @@ struct ConnectionSession {
             send(PusherFrame.error(.signInFailed("This connection is already signed in as another user.")))
             return
         }
-        if hub.terminatedUsers.contains(appID: admittedApp.id, userID: user.id) {
-            send(PusherFrame.error(.signInFailed(
-                "The app ended this user's connections less than \(hub.limits.terminationGracePeriod) s ago: sign in again later with a new signature.")))
+        if let refusal = terminated(user.id) {
+            send(PusherFrame.error(.signInFailed(refusal + ": sign in again later with a new signature.")))
             return
         }
         let watchlist: [String]
@@ -262,6 +257,13 @@ struct ConnectionSession {
         logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)", "watching": "\(watchlist.count)"])
         send(PusherFrame.signInSuccess(userData: userData))
         await hub.adapter.signIn(socketID: socketID, appID: admittedApp.id, userID: user.id, watchlist: watchlist)
+    }
+
+    /// Why `userID` may not sign in or join now, when the app ended their connections within the
+    /// grace period (``HubLimits/terminationGracePeriod``).
+    private func terminated(_ userID: String) -> String? {
+        guard hub.terminatedUsers.contains(appID: admittedApp.id, userID: userID) else { return nil }
+        return "The app ended this user's connections less than \(hub.limits.terminationGracePeriod) s ago"
     }
 
     /// The connection proved who it is: the authorization deadline no longer applies, and it no
