@@ -75,6 +75,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.2"),
         // `swift package generate-documentation` (scripts/docs); a command plugin: no library depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // TestClock: tests move the transports' deadline clock by hand instead of waiting.
+        .package(url: "https://github.com/pointfreeco/swift-clocks.git", from: "1.1.1"),
     ],
     targets: [
         // Wire formats every module speaks, written once, `package` access only: the exact-bytes
@@ -366,6 +368,7 @@ let package = Package(
                 "ClearanceBloomreach",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -404,6 +407,8 @@ let package = Package(
                 "ClearanceDevelopment", "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Clocks", package: "swift-clocks"),
             ],
             swiftSettings: strict
         ),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Clearance
 import ClearanceTestSupport
+import Clocks
 import Foundation
 import HTTPTypes
 import Testing
@@ -15,8 +16,10 @@ struct StalledServerTests {
 
     /// The deadline these tests give.
     static let deadline: Duration = .seconds(1)
-    /// The issue asks for the deadline plus a second; the suite runs beside the others on a
-    /// loaded two-core machine, where a waking task may wait a second or two more for a thread.
+    /// The margin of the real-time checks: the suite runs beside the others on a loaded two-core
+    /// machine, where a waking task may wait a second or two more for a thread. The issue's
+    /// "deadline plus 1 s" is shown on the transport's own clock, moved by hand (the
+    /// `…OnTheTransportsClock` tests), where no scheduling delay counts.
     static var slack: Duration { TestTiming.scaled(.seconds(3)) }
 
     @Test(arguments: transports)
@@ -69,6 +72,83 @@ struct StalledServerTests {
                 #expect(ContinuousClock.now - started < Self.deadline + Self.slack)
             }
         }
+    }
+
+    /// The same on the transport's own clock, moved by hand (issue 30's "by its deadline plus
+    /// 1 s", free of a loaded machine's scheduling): a `send` stalled after its head or half
+    /// its body, a stream stalled in its body (the whole deadline) and a stream that sends one
+    /// chunk and then nothing (the idle timeout) have not failed while the server holds them,
+    /// and fail with `timed_out` once the clock passes the deadline by a millisecond. The
+    /// deadlines (600 s on the clock) are far past any wall-clock timer of the HTTP libraries,
+    /// which therefore cannot be what ended the call. The same through ``DeadlineTransport``.
+    @Test(arguments: transports)
+    func everyWaitEndsAtItsDeadlineOnTheTransportsClock(transportName: String) async throws {
+        let deadline: Duration = .seconds(600)
+        try await withStallingServer { server in
+            for mode in ["head", "half"] {
+                let clock = TestClock<Duration>()
+                try await withTransport(transportName, timeout: deadline, clock: clock) { transport in
+                    let error = try await Self.failure(at: deadline, on: clock, server: server, path: "/\(mode)/document") {
+                        _ = try await transport.send(HTTPRequest(method: .get, url: server.url("/\(mode)/document")), body: nil)
+                    }
+                    #expect(error == .timedOut(endpoint: "\(server.base)/\(mode)/document", limit: deadline, idle: false))
+                }
+                let wrapped = TestClock<Duration>()
+                try await withTransport(transportName, timeout: .seconds(3_600)) { base in
+                    let transport = base.withTimeout(deadline, clock: wrapped)
+                    let error = try await Self.failure(at: deadline, on: wrapped, server: server, path: "/\(mode)/wrapped") {
+                        _ = try await transport.send(HTTPRequest(method: .get, url: server.url("/\(mode)/wrapped")), body: nil)
+                    }
+                    #expect(error == .timedOut(endpoint: "\(server.base)/\(mode)/wrapped", limit: deadline, idle: false))
+                }
+            }
+            let whole = TestClock<Duration>()
+            try await withTransport(transportName, timeout: .seconds(3_600), streamTimeout: deadline, idleTimeout: .seconds(3_600), clock: whole) { transport in
+                let error = try await Self.failure(at: deadline, on: whole, server: server, path: "/half/download") {
+                    _ = try await transport.stream(HTTPRequest(method: .get, url: server.url("/half/download")), body: nil) { _, body in
+                        for try await _ in body {}
+                    }
+                }
+                #expect(error == .timedOut(endpoint: "\(server.base)/half/download", limit: deadline, idle: false))
+            }
+            let idle = TestClock<Duration>()
+            try await withTransport(transportName, timeout: .seconds(3_600), streamTimeout: .seconds(3_600), idleTimeout: deadline, clock: idle) { transport in
+                let received = Locked(0)
+                let error = try await Self.failure(at: deadline, on: idle, server: server, path: "/drip/download", afterServing: { received.withLock { $0 } == 16 }) {
+                    _ = try await transport.stream(HTTPRequest(method: .get, url: server.url("/drip/download")), body: nil) { _, body in
+                        for try await chunk in body { received.withLock { $0 += chunk.count } }
+                    }
+                }
+                #expect(error == .timedOut(endpoint: "\(server.base)/drip/download", limit: deadline, idle: true))
+            }
+        }
+    }
+
+    /// Runs `call` on a transport whose deadline clock is `clock`; once `server` holds the
+    /// request for `path` (and `afterServing` holds), checks that the call has not ended,
+    /// moves the clock 1 ms past `deadline`, and returns the `TransportError` the call then
+    /// fails with, checking that the clock reads less than the deadline plus a second.
+    private static func failure(
+        at deadline: Duration, on clock: TestClock<Duration>, server: StallingServer, path: String,
+        afterServing: @escaping @Sendable () -> Bool = { true }, _ call: @escaping @Sendable () async throws -> Void
+    ) async throws -> TransportError? {
+        let finished = Locked(false)
+        let task = Task { () -> TransportError? in
+            defer { finished.withLock { $0 = true } }
+            do {
+                try await call()
+                Issue.record("\(path): a stalled answer was returned")
+                return nil
+            } catch let error as TransportError {
+                return error
+            }
+        }
+        try await eventually("the server to hold \(path)") { server.requests.contains { $0.hasSuffix(" " + path) } && afterServing() }
+        #expect(!finished.withLock { $0 }, "\(path): ended before its deadline")
+        await clock.advance(by: deadline + .milliseconds(1))
+        try await eventually("\(path) to fail", timeout: .seconds(30)) { finished.withLock { $0 } }
+        #expect(TestClock<Duration>.Instant().duration(to: clock.now) < deadline + .seconds(1))
+        return try await task.value
     }
 
     /// A hundred calls stalled on one server do not delay a call to another.
@@ -148,16 +228,16 @@ struct StalledServerTests {
     /// Runs `body` with the named transport on a client of its own, shut down afterwards.
     private func withTransport(
         _ name: String, timeout: Duration, streamTimeout: Duration = .seconds(3_600), idleTimeout: Duration = .seconds(60),
-        _ body: (any HTTPTransport) async throws -> Void
+        clock: any Clock<Duration> = ContinuousClock(), _ body: (any HTTPTransport) async throws -> Void
     ) async throws {
         if name == "urlSession" {
-            try await body(URLSessionHTTPTransport(timeout: timeout, streamTimeout: streamTimeout, idleTimeout: idleTimeout))
+            try await body(URLSessionHTTPTransport(timeout: timeout, streamTimeout: streamTimeout, idleTimeout: idleTimeout, clock: clock))
             return
         }
         let client = AsyncHTTPClientHTTPTransport.makeClient()
         let transport = AsyncHTTPClientHTTPTransport(
             client: client, timeout: AsyncHTTPClientHTTPTransport.amount(timeout), streamTimeout: AsyncHTTPClientHTTPTransport.amount(streamTimeout),
-            idleTimeout: AsyncHTTPClientHTTPTransport.amount(idleTimeout))
+            idleTimeout: AsyncHTTPClientHTTPTransport.amount(idleTimeout), clock: clock)
         do {
             try await body(transport)
         } catch {

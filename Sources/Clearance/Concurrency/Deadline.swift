@@ -9,6 +9,16 @@ package enum Deadline {
         timeoutError: @escaping @Sendable () -> any Error,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
+        try await run(sleeping: { try await Task.sleep(for: timeout) }, timeoutError: timeoutError, operation)
+    }
+
+    /// As ``run(_:timeoutError:_:)``, the deadline being the end of `sleep` (a sleep on a clock
+    /// of the caller's, which a test may move by hand).
+    package static func run<Value: Sendable>(
+        sleeping sleep: @escaping @Sendable () async throws -> Void,
+        timeoutError: @escaping @Sendable () -> any Error,
+        _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
         let race = Race<Value>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -20,7 +30,7 @@ package enum Deadline {
                         do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
                     },
                     timer: Task {
-                        do { try await Task.sleep(for: timeout) } catch { return }
+                        do { try await sleep() } catch { return }
                         race.finish(.failure(timeoutError()))
                     }
                 )

@@ -29,6 +29,9 @@ public struct AsyncHTTPClientHTTPTransport: HTTPTransport {
     public let streamTimeout: TimeAmount
     /// The longest a streamed body may send nothing (``stream(_:body:receive:)``).
     public let idleTimeout: TimeAmount
+    /// The clock the deadlines are measured on: `ContinuousClock` unless another was given (a
+    /// test's clock, moved by hand).
+    public let clock: any Clock<Duration>
 
     /// Uses `client`, which must be configured with `redirectConfiguration: .disallow`
     /// (see ``makeClient(eventLoopGroup:connectionsPerHost:)``); its lifetime stays the caller's.
@@ -37,23 +40,28 @@ public struct AsyncHTTPClientHTTPTransport: HTTPTransport {
     /// handed to the client at once; the rest wait in a cancellable FIFO queue, and requests to
     /// other origins do not wait for them (a stalled server never holds up a healthy one).
     /// (Measured here: 10,000 requests queued inside AsyncHTTPClient's connection pool took over
-    /// six minutes in a debug build; gated, 36 s.) A request's deadline starts when it leaves the queue.
+    /// six minutes in a debug build; gated, 36 s.) A request's deadline starts when it leaves the queue,
+    /// and is measured on `clock`.
     public init(
         client: HTTPClient, maximumBodySize: Int = 16 << 20, timeout: TimeAmount = .seconds(60), streamTimeout: TimeAmount = .hours(1),
-        idleTimeout: TimeAmount = .seconds(60), maximumConcurrentRequests: Int = 64
+        idleTimeout: TimeAmount = .seconds(60), maximumConcurrentRequests: Int = 64, clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.init(
             client: client, gates: OriginGates(limit: max(1, maximumConcurrentRequests)), maximumBodySize: maximumBodySize,
-            timeout: timeout, streamTimeout: streamTimeout, idleTimeout: idleTimeout)
+            timeout: timeout, streamTimeout: streamTimeout, idleTimeout: idleTimeout, clock: clock)
     }
 
-    private init(client: HTTPClient, gates: OriginGates, maximumBodySize: Int, timeout: TimeAmount, streamTimeout: TimeAmount, idleTimeout: TimeAmount) {
+    private init(
+        client: HTTPClient, gates: OriginGates, maximumBodySize: Int, timeout: TimeAmount, streamTimeout: TimeAmount, idleTimeout: TimeAmount,
+        clock: any Clock<Duration>
+    ) {
         self.client = client
         self.gates = gates
         self.maximumBodySize = maximumBodySize
         self.timeout = timeout
         self.streamTimeout = streamTimeout
         self.idleTimeout = idleTimeout
+        self.clock = clock
     }
 
     /// This transport (the same client and the same queues) with other deadlines; the ones not
@@ -61,7 +69,8 @@ public struct AsyncHTTPClientHTTPTransport: HTTPTransport {
     public func withTimeout(_ timeout: Duration, streamTimeout: Duration? = nil, idleTimeout: Duration? = nil) -> AsyncHTTPClientHTTPTransport {
         AsyncHTTPClientHTTPTransport(
             client: client, gates: gates, maximumBodySize: maximumBodySize, timeout: Self.amount(timeout),
-            streamTimeout: streamTimeout.map(Self.amount) ?? self.streamTimeout, idleTimeout: idleTimeout.map(Self.amount) ?? self.idleTimeout)
+            streamTimeout: streamTimeout.map(Self.amount) ?? self.streamTimeout, idleTimeout: idleTimeout.map(Self.amount) ?? self.idleTimeout,
+            clock: clock)
     }
 
     /// An `HTTPClient` set up for Clearance: redirects off. Shut it down when done.
@@ -81,7 +90,7 @@ public struct AsyncHTTPClientHTTPTransport: HTTPTransport {
         let gate = gates.gate(for: request.url)
         try await gate.enter()
         defer { gate.leave() }
-        let deadline = RequestDeadline(url: request.url, limit: Self.duration(timeout))
+        let deadline = RequestDeadline(url: request.url, limit: Self.duration(timeout), clock: clock)
         let (client, limit, margin) = (client, maximumBodySize, timeout + .seconds(1))
         return try await deadline.whole {
             do {
@@ -107,7 +116,7 @@ public struct AsyncHTTPClientHTTPTransport: HTTPTransport {
         let gate = gates.gate(for: request.url)
         try await gate.enter()
         defer { gate.leave() }
-        let deadline = RequestDeadline(url: request.url, limit: Self.duration(streamTimeout), idle: Self.duration(idleTimeout))
+        let deadline = RequestDeadline(url: request.url, limit: Self.duration(streamTimeout), idle: Self.duration(idleTimeout), clock: clock)
         return try await deadline.structured {
             let response: HTTPClientResponse
             do {

@@ -19,22 +19,29 @@ public struct DeadlineTransport: HTTPTransport {
     public let streamTimeout: Duration
     /// The longest a streamed body may send nothing.
     public let idleTimeout: Duration
+    /// The clock the deadlines are measured on.
+    public let clock: any Clock<Duration>
 
     /// - Parameters:
     ///   - base: The transport that sends.
     ///   - timeout: The deadline of one request, head and body.
     ///   - streamTimeout: The deadline of one streamed request (a download); `timeout` by default.
     ///   - idleTimeout: The longest a streamed body may send nothing; `timeout` by default.
-    public init(_ base: any HTTPTransport, timeout: Duration, streamTimeout: Duration? = nil, idleTimeout: Duration? = nil) {
+    ///   - clock: The clock the deadlines are measured on (`ContinuousClock` by default).
+    public init(
+        _ base: any HTTPTransport, timeout: Duration, streamTimeout: Duration? = nil, idleTimeout: Duration? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.base = base
         self.timeout = timeout
         self.streamTimeout = streamTimeout ?? timeout
         self.idleTimeout = idleTimeout ?? timeout
+        self.clock = clock
     }
 
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         let base = base
-        return try await RequestDeadline(url: request.url, limit: timeout).whole {
+        return try await RequestDeadline(url: request.url, limit: timeout, clock: clock).whole {
             let (response, data) = try await base.send(request, body: body)
             return (response, data)
         }
@@ -44,7 +51,7 @@ public struct DeadlineTransport: HTTPTransport {
         _ request: HTTPRequest, body: Data?,
         receive: (HTTPResponse, HTTPResponseBody) async throws -> Result
     ) async throws -> Result {
-        let deadline = RequestDeadline(url: request.url, limit: streamTimeout, idle: idleTimeout)
+        let deadline = RequestDeadline(url: request.url, limit: streamTimeout, idle: idleTimeout, clock: clock)
         return try await deadline.structured {
             try await base.stream(request, body: body) { head, chunks in
                 let iterator = SharedChunkIterator(chunks)
@@ -56,9 +63,12 @@ public struct DeadlineTransport: HTTPTransport {
 }
 
 extension HTTPTransport {
-    /// This transport with a deadline of `timeout` per request (see ``DeadlineTransport``).
-    public func withTimeout(_ timeout: Duration, streamTimeout: Duration? = nil, idleTimeout: Duration? = nil) -> DeadlineTransport {
-        DeadlineTransport(self, timeout: timeout, streamTimeout: streamTimeout, idleTimeout: idleTimeout)
+    /// This transport with a deadline of `timeout` per request (see ``DeadlineTransport``),
+    /// measured on `clock`.
+    public func withTimeout(
+        _ timeout: Duration, streamTimeout: Duration? = nil, idleTimeout: Duration? = nil, clock: any Clock<Duration> = ContinuousClock()
+    ) -> DeadlineTransport {
+        DeadlineTransport(self, timeout: timeout, streamTimeout: streamTimeout, idleTimeout: idleTimeout, clock: clock)
     }
 }
 

@@ -32,6 +32,9 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     public let streamTimeout: Duration
     /// The longest a streamed body may send nothing (``stream(_:body:receive:)``).
     public let idleTimeout: Duration
+    /// The clock the deadlines are measured on: `ContinuousClock` unless another was given (a
+    /// test's clock, moved by hand).
+    public let clock: any Clock<Duration>
 
     /// - Parameters:
     ///   - configuration: The session configuration (caching, proxies; its timeouts only add to ours).
@@ -39,9 +42,10 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     ///   - timeout: The deadline for one request, head and body (60 s by default).
     ///   - streamTimeout: The deadline for one streamed request (1 h by default).
     ///   - idleTimeout: The longest a streamed body may send nothing (60 s by default).
+    ///   - clock: The clock the deadlines are measured on.
     public init(
         configuration: URLSessionConfiguration = .ephemeral, maximumBodySize: Int = 16 << 20, timeout: Duration = .seconds(60),
-        streamTimeout: Duration = .seconds(3_600), idleTimeout: Duration = .seconds(60)
+        streamTimeout: Duration = .seconds(3_600), idleTimeout: Duration = .seconds(60), clock: any Clock<Duration> = ContinuousClock()
     ) {
         configuration.httpShouldSetCookies = false
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
@@ -49,6 +53,7 @@ public final class URLSessionHTTPTransport: HTTPTransport {
         self.timeout = timeout
         self.streamTimeout = streamTimeout
         self.idleTimeout = idleTimeout
+        self.clock = clock
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -57,7 +62,7 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     /// ``maximumBodySize``, or at once when `Content-Length` announces more; all within ``timeout``.
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         let limit = maximumBodySize
-        return try await RequestDeadline(url: request.url, limit: timeout).whole { [self] in
+        return try await RequestDeadline(url: request.url, limit: timeout, clock: clock).whole { [self] in
             try await collect(request, body: body, limit: limit)
         }
     }
@@ -85,7 +90,7 @@ extension URLSessionHTTPTransport {
         _ request: HTTPRequest, body: Data?,
         receive: (HTTPResponse, HTTPResponseBody) async throws -> Result
     ) async throws -> Result {
-        let deadline = RequestDeadline(url: request.url, limit: streamTimeout, idle: idleTimeout)
+        let deadline = RequestDeadline(url: request.url, limit: streamTimeout, idle: idleTimeout, clock: clock)
         return try await deadline.structured {
             try await exchange(request, body: body) { head, chunks in
                 let iterator = BodyChunks(chunks)
