@@ -33,10 +33,16 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
     /// How long a node waits before it tries the database again after losing it: more than 0,
     /// at most 5 minutes.
     public var reconnectDelay: Duration
+    /// The most messages a node keeps unsent (a database that does not keep up, or is away):
+    /// past it the newest are dropped and logged (`backplane.queue.full`), and the node sends
+    /// its whole state once it has caught up. 100,000 by default (about 5 MB for small events),
+    /// 1 to 10,000,000. Terminations never go through it (they are rows of the database).
+    public var queueLimit: Int
 
     /// A configuration from `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, with the
-    /// optional query items `sslmode` (`disable`, the default, or `require`) and `namespace`
-    /// (default `clearance_backplane`). Heartbeats every 5 s; a node silent for 15 s is gone.
+    /// optional query items `sslmode` (`disable`, the default, or `require`), `namespace`
+    /// (default `clearance_backplane`) and `queue_limit` (``queueLimit``, default 100,000).
+    /// Heartbeats every 5 s; a node silent for 15 s is gone.
     /// - Throws: ``PostgresBackplaneError/invalidURL(reason:)``.
     public init(url text: String, clusterKey: BackplaneClusterKey) throws(PostgresBackplaneError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme else {
@@ -64,6 +70,7 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
         }
         var tls = PostgresConnection.Configuration.TLS.disable
         var namespace = "clearance_backplane"
+        var queueLimit = 100_000
         for item in components.queryItems ?? [] {
             switch (item.name, item.value ?? "") {
             case ("sslmode", "disable"):
@@ -78,14 +85,17 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
                 throw .invalidURL(reason: "sslmode must be disable or require, not \(mode).")
             case ("namespace", let value):
                 namespace = value
+            case ("queue_limit", let value):
+                guard let limit = Int(value) else { throw .invalidURL(reason: "queue_limit must be a whole number, not \(value).") }
+                queueLimit = limit
             case (let name, _):
-                throw .invalidURL(reason: "unknown query item \(name) (sslmode and namespace are known).")
+                throw .invalidURL(reason: "unknown query item \(name) (sslmode, namespace and queue_limit are known).")
             }
         }
         var connection = PostgresConnection.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: password, database: database, tls: tls)
         connection.options.connectTimeout = .seconds(5)
-        try self.init(connection: connection, clusterKey: clusterKey, namespace: namespace)
+        try self.init(connection: connection, clusterKey: clusterKey, namespace: namespace, queueLimit: queueLimit)
     }
 
     /// A configuration from its parts.
@@ -96,7 +106,8 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
         namespace: String = "clearance_backplane",
         heartbeatInterval: Duration = .seconds(5),
         nodeTimeout: Duration = .seconds(15),
-        reconnectDelay: Duration = .seconds(1)
+        reconnectDelay: Duration = .seconds(1),
+        queueLimit: Int = 100_000
     ) throws(PostgresBackplaneError) {
         self.connection = connection
         self.clusterKey = clusterKey
@@ -104,10 +115,11 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
         self.heartbeatInterval = heartbeatInterval
         self.nodeTimeout = nodeTimeout
         self.reconnectDelay = reconnectDelay
+        self.queueLimit = queueLimit
         try validate()
     }
 
-    /// Checks the namespace and the timings.
+    /// Checks the namespace, the timings and the queue's limit.
     /// - Throws: ``PostgresBackplaneError/invalidSetting(_:)``.
     public func validate() throws(PostgresBackplaneError) {
         let bytes = Array(namespace.utf8)
@@ -118,6 +130,7 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
         guard heartbeatInterval > .zero, heartbeatInterval <= .seconds(300) else { throw .invalidSetting("heartbeatInterval") }
         guard nodeTimeout >= heartbeatInterval * 2, nodeTimeout <= .seconds(1_800) else { throw .invalidSetting("nodeTimeout") }
         guard reconnectDelay > .zero, reconnectDelay <= .seconds(300) else { throw .invalidSetting("reconnectDelay") }
+        guard (1...10_000_000).contains(queueLimit) else { throw .invalidSetting("queueLimit") }
     }
 
     /// Whether the database is reached over the network without TLS: its password and every

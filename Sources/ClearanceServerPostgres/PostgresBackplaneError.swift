@@ -27,6 +27,7 @@ public enum PostgresBackplaneError: ClearanceError, Equatable {
         "heartbeatInterval": "more than 0, at most 5 minutes",
         "nodeTimeout": "at least twice heartbeatInterval, at most 30 minutes",
         "reconnectDelay": "more than 0, at most 5 minutes",
+        "queueLimit": "queue_limit: 1 to 10,000,000 messages",
     ]
 
     /// Stable machine-readable codes; ``qualifiedCode`` is `backplane.postgres.<code>`.

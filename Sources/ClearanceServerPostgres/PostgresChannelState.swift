@@ -27,7 +27,8 @@ import Logging
 ///   the others again; events published while the link was down do not cross (as with Redis
 ///   pub/sub);
 /// - a node whose unsent messages overflow (a database that does not keep up: more than
-///   100,000 queued) drops the newest and logs `backplane.queue.full`; once it has caught up it
+///   ``PostgresBackplaneConfiguration/queueLimit`` queued, 100,000 by default) drops the newest and
+///   logs `backplane.queue.full`; once it has caught up it
 ///   sends its whole state again (`backplane.resync`), so the others' counts and rosters heal
 ///   without a reconnect (the dropped events are lost);
 /// - notifications carry events up to PostgreSQL's NOTIFY limit (8,000 bytes); longer payloads go
@@ -67,13 +68,15 @@ public actor PostgresChannelState: ChannelStateAdapter {
 
     /// A node of the cluster that `configuration` names. Nothing happens until the hub runs it.
     ///
-    /// Its queue of unsent messages (100,000) gives each app's events at most its part
-    /// (`appShare` of `limits` when the hub serves `apps` apps, as it starts).
+    /// Its queue of unsent messages (`configuration.queueLimit`, 100,000 by default) gives each
+    /// app's events at most its part (`appShare` of `limits` when the hub serves `apps` apps, as
+    /// it starts).
     public init(
         configuration: PostgresBackplaneConfiguration, logger: Logger = Logger(label: "clearance.backplane"),
         limits: HubLimits = HubLimits(), apps: Int = 1
     ) {
-        self.init(configuration: configuration, queueLimit: 100_000, perAppLimit: limits.appPart(of: 100_000, apps: apps), logger: logger)
+        let queueLimit = configuration.queueLimit
+        self.init(configuration: configuration, queueLimit: queueLimit, perAppLimit: limits.appPart(of: queueLimit, apps: apps), logger: logger)
     }
 
     /// A node whose queue of unsent messages holds at most `queueLimit`, `perAppLimit` of one

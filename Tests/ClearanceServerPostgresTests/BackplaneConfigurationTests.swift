@@ -36,6 +36,7 @@ struct BackplaneConfigurationTests {
         ("postgres://u@host", "one database"),
         ("postgres://u@host/db?sslmode=verify-full", "sslmode"),
         ("postgres://u@host/db?pool=3", "unknown query item"),
+        ("postgres://u@host/db?queue_limit=many", "queue_limit must be a whole number"),
         ("not a url at all", "expected"),
     ])
     func refusesWhatItCannotUse(_ url: String, _ reason: String) {
@@ -44,6 +45,17 @@ struct BackplaneConfigurationTests {
         } throws: { error in
             (error as? PostgresBackplaneError)?.code == .invalidURL && (error as? PostgresBackplaneError)?.message.contains(reason) == true
         }
+    }
+
+    @Test func theQueueLimitComesFromTheURLAndIsBounded() throws {
+        #expect(try PostgresBackplaneConfiguration(url: "postgres://u@host/db", clusterKey: .test).queueLimit == 100_000)
+        #expect(try PostgresBackplaneConfiguration(url: "postgres://u@host/db?queue_limit=250", clusterKey: .test).queueLimit == 250)
+        for refused in ["0", "-1", "10000001"] {
+            #expect(throws: PostgresBackplaneError.invalidSetting("queueLimit")) {
+                try PostgresBackplaneConfiguration(url: "postgres://u@host/db?queue_limit=\(refused)", clusterKey: .test)
+            }
+        }
+        #expect(PostgresBackplaneError.invalidSetting("queueLimit").message.contains("1 to 10,000,000"))
     }
 
     @Test func refusesAnUnsafeNamespaceAndTimings() {

@@ -68,6 +68,7 @@ struct ClusterTerminateTests {
             saved.withLock { $0 = try? TestHub.signer.authenticateUser(socketID: spareID, userData: #"{"id":"carol"}"#) }
             let unavailableBefore = nodeB.process.stdout.components(separatedBy: "backplane unavailable").count
             try await database.stopDatabase()
+            let stopped = ContinuousClock.now
             #expect(try await nodeA.http.signed("POST", "/apps/\(TestHub.appID)/users/carol/terminate_connections", body: "{}").status == 200)
             // The database stays away until node B has seen it go (its link says so), so that B
             // can only learn of the terminate after it is back.
@@ -75,6 +76,10 @@ struct ClusterTerminateTests {
                 nodeB.process.stdout.components(separatedBy: "backplane unavailable").count > unavailableBefore
             }
             #expect(!(await carolOnB.state.isTerminal), "carol is still connected on node B while the database is away")
+            // The recipe's outage lasts 3 s: the length of a fault made on purpose, not a wait
+            // for something to happen (B's loss was waited for above).
+            let outage = ContinuousClock.now - stopped
+            if outage < .seconds(3) { try await Task.sleep(for: .seconds(3) - outage) }
             try await database.startDatabase()
             try await eventually("carol's connection on node B closed after the database came back", timeout: .seconds(30)) {
                 await carolOnB.state.isTerminal
@@ -90,6 +95,53 @@ struct ClusterTerminateTests {
                 #expect(error.message.contains("ended this user's connections"), "\(error.message)")
             }
             await spare.disconnect()
+        }
+    }
+
+    /// The recipe "with a full queue", with the real executable: node A's backplane URL
+    /// bounds its queue of unsent messages to one (`?queue_limit=1`), and its sender is held
+    /// up by the database (a session of psql holds the payload table locked, so the insert of
+    /// an event too long for a notification waits); events on cache channels (always sent to
+    /// the other nodes) then overflow the queue (`backplane.queue.appFull` in its log: with one
+    /// app, the app's part is the whole queue). A terminate
+    /// asked of node A meanwhile is answered 200 and closes the user's connection on node B
+    /// (a termination is a row of the database, never a queued message), at the latest once
+    /// the database keeps up again.
+    @Test func aTerminateReachesTheOtherNodeWhenTheAskedNodesQueueIsFull() async throws {
+        let database = try await ThrowawayPostgres.start()
+        try await withCleanup {
+            let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
+            var full = cluster
+            full["CLEARANCE_BACKPLANE_URL"] = database.url + "?queue_limit=1"
+            try await ServeCluster.withNode(environment: full) { nodeA in
+                try await ServeCluster.withNode(environment: cluster) { nodeB in
+                    let alice = try await Self.signedIn(as: "alice", port: nodeB.port)
+                    let psql = try ChildProcess.start(URL(fileURLWithPath: "/usr/bin/psql"), ["-X", "-q", "-v", "ON_ERROR_STOP=1", database.url])
+                    try await withCleanup {
+                        psql.write(Data("BEGIN;\nLOCK TABLE clearance_backplane_payloads IN ACCESS EXCLUSIVE MODE;\nSELECT 'table locked';\n".utf8))
+                        guard await psql.line(timeout: .seconds(30), where: { $0.contains("table locked") }) != nil else {
+                            throw ChildProcess.Failure("psql did not lock the payload table: \(psql.stderr)")
+                        }
+                        let data = String(repeating: "x", count: 9_000)
+                        let batch = (0..<10).map { #"{"name":"lost","channel":"cache-news-\#($0)","data":"\#(data)"}"# }.joined(separator: ",")
+                        #expect(try await nodeA.http.signed("POST", "/apps/\(TestHub.appID)/batch_events", body: #"{"batch":[\#(batch)]}"#).status == 200)
+                        // One app: its part of the queue is the whole queue, so the overflow is logged as the app's.
+                        try await eventually("node A's queue overflowed", timeout: .seconds(30)) {
+                            nodeA.process.stderr.contains("backplane.queue.appFull") || nodeA.process.stderr.contains("backplane.queue.full")
+                        }
+                        #expect(try await nodeA.http.signed("POST", "/apps/\(TestHub.appID)/users/alice/terminate_connections", body: "{}").status == 200)
+                        psql.write(Data("COMMIT;\n".utf8))
+                        psql.closeInput()
+                        try await eventually("alice's connection on node B closed", timeout: .seconds(30)) { await alice.state.isTerminal }
+                        guard case .failed(let error) = await alice.state else { throw ChildProcess.Failure("alice: \(await alice.state)") }
+                        #expect(error.closeCode == 4009)
+                    } cleanup: {
+                        await psql.stop(.kill)
+                    }
+                }
+            }
+        } cleanup: {
+            await database.destroy()
         }
     }
 

@@ -1,3 +1,4 @@
+import ClearanceDevelopment
 import ClearanceServer
 import ClearanceSigning
 import ClearanceTestSupport
@@ -89,6 +90,67 @@ struct ServeAppShareTests {
             } cleanup: {
                 await flood.stop(.kill)
             }
+        }
+    }
+
+    /// The recipe "webhook drops across apps": the hub queues 1,000 webhook events at most;
+    /// two anonymous sockets churn subscriptions on app A (a channel_occupied and a
+    /// channel_vacated each round) whose receiver refuses everything, so that A's events fill
+    /// A's part of the queue and then are dropped, counted under A; meanwhile app B's receiver
+    /// answers 503 for a while. App B's channel_occupied is still queued, and delivered once
+    /// B's receiver recovers; nothing of B's is dropped.
+    @Test func oneAppsChurnDropsOnlyItsOwnWebhooksAndAnotherAppsArriveOnceItsReceiverRecovers() async throws {
+        let receiverA = try await PythonWebhookReceiver.start(failures: 1_000_000, failureStatus: 503)
+        let receiverB = try await PythonWebhookReceiver.start(key: Self.other.key, secret: Self.other.secret, failures: 3, failureStatus: 503)
+        try await withCleanup {
+            var other = Self.other
+            other.webhooks = [WebhookTarget(url: receiverB.url, events: [.channelOccupied])]
+            let metricsPort = try LoopbackPort.free()
+            let limits = TestHub.limits {
+                $0.maxQueuedWebhooks = 1_000
+                $0.webhookBatchWindow = 0.1
+            }
+            try await ServeProcess.with(
+                limits: limits, development: false, arguments: ["--metrics-port", "\(metricsPort)"], extraApps: [other],
+                adjustApp: { app in app.webhooks = [WebhookTarget(url: receiverA.url, events: [.channelOccupied, .channelVacated])] }
+            ) { serve in
+                _ = await serve.process.line(timeout: .seconds(10)) { $0.hasPrefix("metrics ") }
+                let metrics = TestHTTP(baseURL: URL(string: "http://127.0.0.1:\(metricsPort)")!)
+                let dropped = { (appID: String) in
+                    ServeWebhookMemoryTests.metric(
+                        try await metrics.raw("GET", "/metrics").body, "clearance_webhooks_total{", ["app_id=\"\(appID)\"", "result=\"dropped\""])
+                }
+                let flood = try PythonPeer.start("hub_flood.py", ["churn", "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7", "2", "500"])
+                try await withCleanup {
+                    let result = try await Self.floodResult(flood)
+                    #expect(result["subscribed"] as? Int == 1_000, "\(result)")
+                    // 2,000 events of app A against its part of 250: its own are dropped.
+                    try await eventually("app A's webhooks dropped at its part", timeout: .seconds(60)) { try await dropped(TestHub.appID) > 0 }
+                    // While A's part stays full (its receiver never accepts), app B's channel is occupied.
+                    let url = URL(string: "ws://127.0.0.1:\(serve.port)/app/\(Self.other.key)?protocol=7")!
+                    let client = try TestWebSocketClient(url: url)
+                    _ = try await client.next(event: "pusher:connection_established")
+                    client.send(TestHub.frame(event: "pusher:subscribe", data: ["channel": "news"]))
+                    _ = try await client.next(event: "pusher_internal:subscription_succeeded", channel: "news")
+                    try await eventually("app B's channel_occupied, after its receiver's 503s", timeout: .seconds(120)) {
+                        receiverB.events.contains { event in
+                            if case .channelOccupied("news") = event { return true }
+                            return false
+                        }
+                    }
+                    #expect(receiverB.refused == 3)
+                    #expect(try await dropped(Self.other.id) == 0)
+                    #expect(try await dropped(TestHub.appID) > 0)
+                    #expect(receiverB.problems.isEmpty, "\(receiverB.problems)")
+                    #expect(receiverA.events.isEmpty)
+                    await client.disconnect()
+                } cleanup: {
+                    await flood.stop(.kill)
+                }
+            }
+        } cleanup: {
+            await receiverA.stop()
+            await receiverB.stop()
         }
     }
 }

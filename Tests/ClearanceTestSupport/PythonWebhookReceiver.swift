@@ -12,12 +12,16 @@ package struct PythonWebhookReceiver: Sendable {
     /// Where the hub should POST.
     package var url: String { "http://127.0.0.1:\(port)/webhooks" }
 
-    /// Starts the receiver for the test app on `port` (0: a free one), answering 500 to the
-    /// first `failures` webhooks, 413 to a body larger than `maxBody` bytes (nil: any size), and
-    /// stalling after the head of the first `stalls`, and returns once it listens.
-    package static func start(port: Int = 0, failures: Int = 0, maxBody: Int? = nil, stalls: Int = 0) async throws -> PythonWebhookReceiver {
+    /// Starts the receiver for the app of `key` and `secret` (the test app's by default) on
+    /// `port` (0: a free one), answering `failureStatus` (500 by default) to the first `failures`
+    /// webhooks, 413 to a body larger than `maxBody` bytes (nil: any size), and stalling after
+    /// the head of the first `stalls`, and returns once it listens.
+    package static func start(
+        key: String = TestHub.key, secret: String = TestHub.secret, port: Int = 0, failures: Int = 0, failureStatus: Int = 500,
+        maxBody: Int? = nil, stalls: Int = 0
+    ) async throws -> PythonWebhookReceiver {
         let (process, bound) = try await PythonPeer.startListening("webhook_receiver.py", [
-            TestHub.key, TestHub.secret, "\(port)", "\(failures)", "\(maxBody ?? 0)", "\(stalls)",
+            key, secret, "\(port)", "\(failures)", "\(maxBody ?? 0)", "\(stalls)", "\(failureStatus)",
         ])
         return PythonWebhookReceiver(process: process, port: bound)
     }
@@ -35,7 +39,7 @@ package struct PythonWebhookReceiver: Sendable {
         process.stdout.split(separator: "\n").filter { $0.hasPrefix("invalid") || $0.hasPrefix("content-type") }.map(String.init)
     }
 
-    /// How many webhooks it answered with 500 on purpose.
+    /// How many webhooks it refused on purpose (the first `failures`).
     package var refused: Int { lines("refused ").count }
 
     /// The sizes of the bodies it answered 413, in order.

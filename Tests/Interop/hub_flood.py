@@ -4,6 +4,10 @@ who knows only the app's public key would (Tests/ClearanceServerTests/ServeAppSh
 Usage: hub_flood.py subscribe URL SOCKETS CHANNELS
          opens SOCKETS connections to URL, each sends CHANNELS public subscribes at once, then
          reads every answer; prints {"established": N, "succeeded": N, "refused": {status: N}}.
+       hub_flood.py churn URL SOCKETS ROUNDS
+         opens SOCKETS connections to URL; each in turn, ROUNDS times, subscribes to a channel of
+         its own (waiting for the answer) and unsubscribes from it: a channel_occupied and a
+         channel_vacated webhook each round; prints {"established": N, "subscribed": N}.
        hub_flood.py connect URL SOCKETS
          opens SOCKETS connections to URL and never authorizes them; prints
          {"established": N, "refused": {close code: N}}.
@@ -63,6 +67,25 @@ def subscribe(url, sockets, channels):
     return established
 
 
+def churn(url, sockets, rounds):
+    established, _ = open_sockets(url, sockets)
+    subscribed = 0
+    for index, ws in enumerate(established):
+        ws.settimeout(120)
+        for round_ in range(rounds):
+            channel = f"churn-{index}-{round_}"
+            ws.send(json.dumps({"event": "pusher:subscribe", "data": {"channel": channel}}))
+            while True:
+                frame = json.loads(ws.recv())
+                if frame["event"] in ("pusher_internal:subscription_succeeded", "pusher:subscription_error"):
+                    break
+            if frame["event"] == "pusher_internal:subscription_succeeded":
+                subscribed += 1
+            ws.send(json.dumps({"event": "pusher:unsubscribe", "data": {"channel": channel}}))
+    print(json.dumps({"established": len(established), "subscribed": subscribed}), flush=True)
+    return established
+
+
 def hold(sockets):
     print("holding", flush=True)
     deadline = time.monotonic() + 600
@@ -84,6 +107,8 @@ def main() -> int:
     mode, url, sockets = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if mode == "subscribe":
         hold(subscribe(url, sockets, int(sys.argv[4])))
+    elif mode == "churn":
+        hold(churn(url, sockets, int(sys.argv[4])))
     elif mode == "connect":
         established, refused = open_sockets(url, sockets)
         print(json.dumps({"established": len(established), "refused": refused}), flush=True)

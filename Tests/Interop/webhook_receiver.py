@@ -2,14 +2,14 @@
 (pusher==3.3.4, Pusher.validate_webhook), for the hub's webhook tests
 (Tests/ClearanceServerTests/ServeWebhookTests.swift and the cluster's).
 
-Usage: webhook_receiver.py KEY SECRET PORT FAILURES [MAX_BODY [STALLS]]
+Usage: webhook_receiver.py KEY SECRET PORT FAILURES [MAX_BODY [STALLS [STATUS]]]
 
 Listens on 127.0.0.1:PORT (0: a free one) and prints "listening PORT". Each POST: the first
 STALLS (default 0) get a 200 head with Content-Length: 100 and then nothing, ever ("stalled N"
 printed): a receiver that stalls after its headers. A body declared larger than MAX_BODY bytes
 (0, the default: no limit) is answered 413 (its body read and dropped) ("too-large BYTES" printed), as
-nginx and Clearance's own WebhookReceiver do above 1 MiB. The first FAILURES are answered 500
-("refused N" printed); the next ones are checked with
+nginx and Clearance's own WebhookReceiver do above 1 MiB. The first FAILURES are answered STATUS (500 by default; 503 for a receiver down for a
+while) ("refused N" printed); the next ones are checked with
 validate_webhook(key, signature, body): a valid one prints "webhook <the body as JSON>" and is
 answered 200; an invalid one prints "invalid <reason>" and is answered 401. Also prints the
 Content-Type it saw when it is not application/json ("content-type <value>").
@@ -26,6 +26,7 @@ def main() -> int:
     key, secret, port, failures = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     max_body = int(sys.argv[5]) if len(sys.argv) > 5 else 0
     stalls = int(sys.argv[6]) if len(sys.argv) > 6 else 0
+    status = int(sys.argv[7]) if len(sys.argv) > 7 else 500
     client = pusher.Pusher(app_id="1", key=key, secret=secret)
     lock = threading.Lock()
     state = {"refused": 0, "stalled": 0}
@@ -57,7 +58,7 @@ def main() -> int:
                 if state["refused"] < failures:
                     state["refused"] += 1
                     print(f"refused {state['refused']}", flush=True)
-                    return self.answer(500)
+                    return self.answer(status)
             content_type = self.headers.get("Content-Type", "")
             if content_type != "application/json":
                 print(f"content-type {content_type}", flush=True)
