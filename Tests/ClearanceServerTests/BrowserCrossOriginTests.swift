@@ -15,7 +15,7 @@ import Testing
 /// The page script speaks the protocol with the browser's own `WebSocket` and `XMLHttpRequest`,
 /// the two APIs pusher-js 8.6 uses for this in a browser (its default channel authorizer is an
 /// XHR POST of `socket_id` and `channel_name`, with the configured headers).
-@Suite("A browser page on another origin uses the hub (headless Chromium)", .timeLimit(.minutes(2)))
+@Suite("A browser page on another origin uses the hub (headless Chromium)", .timeLimit(.minutes(3)))
 struct BrowserCrossOriginTests {
     /// What the pages reported, in order (`<page>:<what>`).
     private final class Reports: Sendable {
@@ -79,32 +79,40 @@ struct BrowserCrossOriginTests {
         return try await RunningServer.start(router, logger: TestHub.quietLogger)
     }
 
+    /// In each installed browser: Debian's `chromium-headless-shell` and its desktop `chromium`
+    /// (always `--headless`) when both are there, as on a machine where `scripts/test` ran.
     @Test func aPageOfAnAllowedOriginSubscribesThroughTheHubsOwnAuthEndpointAndAnotherOriginIsBlocked() async throws {
-        let reports = Reports()
-        let allowedSite = try await Self.pageServer(reports)
-        let otherSite = try await Self.pageServer(reports)
-        try await withCleanup {
-            try await ServeProcess.with(
-                limits: TestHub.limits(), development: true, adjustApp: { $0.allowedOrigins = ["http://127.0.0.1:\(allowedSite.port)"] }
-            ) { serve in
-                try await browse(serve, allowedSite: allowedSite, otherSite: otherSite, reports: reports)
+        for browser in try HeadlessChromium.executables() {
+            let reports = Reports()
+            let allowedSite = try await Self.pageServer(reports)
+            let otherSite = try await Self.pageServer(reports)
+            try await withCleanup {
+                try await ServeProcess.with(
+                    limits: TestHub.limits(), development: true, adjustApp: { $0.allowedOrigins = ["http://127.0.0.1:\(allowedSite.port)"] }
+                ) { serve in
+                    do {
+                        try await browse(serve, in: browser, allowedSite: allowedSite, otherSite: otherSite, reports: reports)
+                    } catch {
+                        throw ChildProcess.Failure("\(browser.path): \(error)")
+                    }
+                }
+            } cleanup: {
+                await allowedSite.stop()
+                await otherSite.stop()
             }
-        } cleanup: {
-            await allowedSite.stop()
-            await otherSite.stop()
         }
     }
 
-    private func browse(_ serve: ServeProcess, allowedSite: RunningServer, otherSite: RunningServer, reports: Reports) async throws {
+    private func browse(_ serve: ServeProcess, in browser: URL, allowedSite: RunningServer, otherSite: RunningServer, reports: Reports) async throws {
         let port = serve.port
-        let allowed = try HeadlessChromium.open(URL(string: "http://127.0.0.1:\(allowedSite.port)/?hub=\(port)&label=allowed")!)
+        let allowed = try HeadlessChromium.open(URL(string: "http://127.0.0.1:\(allowedSite.port)/?hub=\(port)&label=allowed")!, in: browser)
         try await withCleanup {
             try await waitFor(["allowed:connected", "allowed:probe-auth-ok", "allowed:subscribed"], in: reports)
             try await TestHub.trigger(serve.http, event: "created", channels: ["private-orders"], data: #"{"id":7}"#)
             try await waitFor([#"allowed:event:{"id":7}"#], in: reports)
         } cleanup: { await allowed.close() }
 
-        let other = try HeadlessChromium.open(URL(string: "http://127.0.0.1:\(otherSite.port)/?hub=\(port)&label=other")!)
+        let other = try HeadlessChromium.open(URL(string: "http://127.0.0.1:\(otherSite.port)/?hub=\(port)&label=other")!, in: browser)
         try await withCleanup {
             try await waitFor(["other:websocket-closed:1006", "other:probe-auth-blocked"], in: reports)
             #expect(!reports.contains("other:connected"))

@@ -14,31 +14,43 @@ package struct HeadlessChromium: Sendable {
     /// `/usr/bin` script that would outlive a signal as a parent), else `chromium-headless-shell`
     /// or `chromium` on `PATH`.
     package static func executable() throws -> URL {
+        guard let first = try executables().first else { throw missing }
+        return first
+    }
+
+    /// Every browser a test should run in: `$CLEARANCE_CHROMIUM` alone when it is set, else each
+    /// of Debian's `chromium-headless-shell` and desktop `chromium` that is installed (both, when
+    /// both are), else the first of them on `PATH`. Throws when there is none.
+    package static func executables() throws -> [URL] {
         if let explicit = ProcessInfo.processInfo.environment["CLEARANCE_CHROMIUM"], !explicit.isEmpty {
-            return URL(fileURLWithPath: explicit)
+            return [URL(fileURLWithPath: explicit)]
         }
-        for debian in ["/usr/lib/chromium/chromium-headless-shell", "/usr/lib/chromium/chromium"]
-        where FileManager.default.isExecutableFile(atPath: debian) {
-            return URL(fileURLWithPath: debian)
-        }
+        let debian = ["/usr/lib/chromium/chromium-headless-shell", "/usr/lib/chromium/chromium"]
+            .filter { FileManager.default.isExecutableFile(atPath: $0) }.map { URL(fileURLWithPath: $0) }
+        if !debian.isEmpty { return debian }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             for name in ["chromium-headless-shell", "chromium"] {
                 let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return [candidate] }
             }
         }
-        throw ChildProcess.Failure("No Chromium found: install Debian's chromium-headless-shell (scripts/test does) or set CLEARANCE_CHROMIUM.")
+        throw missing
     }
 
-    /// Opens `url` in a new headless browser and returns at once.
-    package static func open(_ url: URL) throws -> HeadlessChromium {
+    private static var missing: ChildProcess.Failure {
+        ChildProcess.Failure("No Chromium found: install Debian's chromium-headless-shell (scripts/test does) or set CLEARANCE_CHROMIUM.")
+    }
+
+    /// Opens `url` in a new headless browser (`executable`, by default the first of
+    /// ``executables()``) and returns at once.
+    package static func open(_ url: URL, in executable: URL? = nil) throws -> HeadlessChromium {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         // --headless: Debian's desktop `chromium` otherwise looks for a display and never loads the
         // page (chromium-headless-shell ignores it). --no-sandbox: tests run as root in CI, where
         // Chromium's sandbox refuses to start.
-        let process = try ChildProcess.start(try executable(), [
+        let process = try ChildProcess.start(try executable ?? Self.executable(), [
             "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)", url.absoluteString,
         ])
         return HeadlessChromium(process: process, profile: profile)
