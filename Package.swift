@@ -102,6 +102,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -134,6 +136,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
             swiftSettings: strict
         ),
@@ -190,7 +193,6 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -232,7 +234,7 @@ let package = Package(
             dependencies: [
                 "Clearance", "ClearanceSigning", "ClearanceServer", "ClearanceWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -250,6 +252,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -288,6 +291,7 @@ let package = Package(
                 "ClearanceServer", "ClearanceDevelopment", "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach", "ClearanceWire",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
         ),
@@ -317,7 +321,7 @@ let package = Package(
             dependencies: [
                 "Clearance", "ClearanceHTTP", "ClearanceOAuth2", "ClearanceOpenID", "ClearanceChannels", "ClearanceSigning",
                 "ClearanceServer", "ClearanceServerPostgres", "ClearanceDevelopment", "ClearanceDemo", "ClearanceBench", "ClearanceWire",
-                "ClearanceStore", "ClearanceEntitlements", "ClearanceBloomreach",
+                "ClearanceEntitlements",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -338,11 +342,9 @@ let package = Package(
                 "ClearanceOAuth2", "ClearanceWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
@@ -358,7 +360,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ClearanceTests",
-            dependencies: ["Clearance", "ClearanceWire", "ClearanceTesting", "ClearanceTestSupport"],
+            dependencies: ["Clearance", "ClearanceTesting", "ClearanceTestSupport", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -372,22 +374,22 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ClearanceStoreTests",
-            dependencies: ["ClearanceStore", "Clearance", "ClearanceTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ClearanceStore", "ClearanceTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ClearanceBloomreachTests",
             dependencies: [
-                "ClearanceBloomreach", "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceWire", "ClearanceServer",
+                "ClearanceBloomreach", "Clearance", "ClearanceHTTP", "ClearanceStore", "ClearanceServer",
                 "ClearanceDevelopment", "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -397,6 +399,10 @@ let package = Package(
                 "ClearanceOAuth2", "Clearance", "ClearanceHTTP", "ClearanceWire", "ClearanceServer", "ClearanceDevelopment",
                 "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -414,7 +420,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ClearanceSigningTests",
-            dependencies: ["ClearanceSigning", "Clearance", "ClearanceWire", "ClearanceTestSupport"],
+            dependencies: ["ClearanceSigning", "ClearanceTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -430,13 +436,14 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ClearanceAppStoreTests",
             dependencies: [
-                "ClearanceAppStore", "ClearanceEntitlements", "ClearanceTestSupport",
+                "ClearanceAppStore", "Clearance", "ClearanceEntitlements", "ClearanceTestSupport",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -452,7 +459,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict
         ),
@@ -462,10 +469,11 @@ let package = Package(
                 "Clearance", "ClearanceHTTP", "ClearanceSigning", "ClearanceSecretBox", "ClearanceChannels",
                 "ClearanceServer", "ClearanceDevelopment", "ClearanceWire", "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 "ClearanceOAuth2", "ClearanceOpenID", "ClearanceBloomreach", "ClearanceEntitlements",  // SecretDumpTests
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -478,7 +486,7 @@ let package = Package(
             name: "ClearanceServerPostgresTests",
             dependencies: [
                 "ClearanceServerPostgres", "ClearanceServer", "ClearanceDevelopment", "ClearanceSigning", "ClearanceChannels",
-                "Clearance", "ClearanceWire", "ClearanceTesting", "ClearanceTestSupport", "clearance",
+                "Clearance", "ClearanceTesting", "ClearanceTestSupport", "clearance",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
