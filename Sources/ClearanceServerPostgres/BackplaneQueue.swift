@@ -61,6 +61,9 @@ final class BackplaneQueue: Sendable {
     /// Events of `appID` dropped because the app held its part of the queue.
     func dropped(appID: String) -> Int { state.withLock { $0.droppedByApp[appID, default: 0] } }
 
+    /// Messages dropped in all, and each app's events dropped at its part of the queue.
+    var drops: (total: Int, byApp: [String: Int]) { state.withLock { ($0.dropped, $0.droppedByApp) } }
+
     /// Adds `messages` after the queued ones (as many as there is room for).
     func append(_ messages: [BackplaneMessage]) {
         enqueue(messages, bounded: true)

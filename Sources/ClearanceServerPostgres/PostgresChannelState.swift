@@ -45,6 +45,11 @@ public actor PostgresChannelState: ChannelStateAdapter {
     public nonisolated let configuration: PostgresBackplaneConfiguration
     private let logger: Logger
     nonisolated let queue: BackplaneQueue
+
+    /// Messages this node dropped because its queue of unsent messages was full, in all, and
+    /// each app's events dropped at the app's part of the queue (`clearance serve` exports them:
+    /// `clearance_backplane_dropped_total`, `clearance_app_refused_total{app_id,what="backplane"}`).
+    public nonisolated var droppedMessages: (total: Int, byApp: [String: Int]) { queue.drops }
     private let link: BackplaneLink
     private var table = ChannelTable()
     /// The state a node is sending between `sync-begin` and `sync-end`.

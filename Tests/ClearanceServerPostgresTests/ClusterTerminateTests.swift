@@ -103,7 +103,8 @@ struct ClusterTerminateTests {
     /// up by the database (a session of psql holds the payload table locked, so the insert of
     /// an event too long for a notification waits); events on cache channels (always sent to
     /// the other nodes) then overflow the queue (`backplane.queue.appFull` in its log: with one
-    /// app, the app's part is the whole queue). A terminate
+    /// app, the app's part is the whole queue; counted in `clearance_backplane_dropped_total` and
+    /// under the app in `clearance_app_refused_total{what="backplane"}`). A terminate
     /// asked of node A meanwhile is answered 200 and closes the user's connection on node B
     /// (a termination is a row of the database, never a queued message), at the latest once
     /// the database keeps up again.
@@ -113,7 +114,8 @@ struct ClusterTerminateTests {
             let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
             var full = cluster
             full["CLEARANCE_BACKPLANE_URL"] = database.url + "?queue_limit=1"
-            try await ServeCluster.withNode(environment: full) { nodeA in
+            let metricsPort = try LoopbackPort.free()
+            try await ServeCluster.withNode(environment: full, arguments: ["--metrics-port", "\(metricsPort)"]) { nodeA in
                 try await ServeCluster.withNode(environment: cluster) { nodeB in
                     let alice = try await Self.signedIn(as: "alice", port: nodeB.port)
                     let psql = try ChildProcess.start(URL(fileURLWithPath: "/usr/bin/psql"), ["-X", "-q", "-v", "ON_ERROR_STOP=1", database.url])
@@ -129,6 +131,10 @@ struct ClusterTerminateTests {
                         try await eventually("node A's queue overflowed", timeout: .seconds(30)) {
                             nodeA.process.stderr.contains("backplane.queue.appFull") || nodeA.process.stderr.contains("backplane.queue.full")
                         }
+                        // Counted under the app whose events were dropped.
+                        let metrics = try await PrometheusScrape.scrape("http://127.0.0.1:\(metricsPort)/metrics")
+                        #expect((metrics.value("clearance_backplane_dropped_total") ?? 0) > 0)
+                        #expect((metrics.value("clearance_app_refused_total", ["app_id": TestHub.appID, "what": "backplane"]) ?? 0) > 0)
                         #expect(try await nodeA.http.signed("POST", "/apps/\(TestHub.appID)/users/alice/terminate_connections", body: "{}").status == 200)
                         psql.write(Data("COMMIT;\n".utf8))
                         psql.closeInput()

@@ -41,11 +41,13 @@ enum ServeCluster {
         }
     }
 
-    /// Runs `body` with one more node of the cluster `environment` names, once it is linked.
+    /// Runs `body` with one more node of the cluster `environment` names (more command-line
+    /// `arguments` given), once it is linked.
     static func withNode(
-        environment: [String: String], adjustApp: (inout HubAppConfiguration) -> Void = { _ in }, _ body: (ServeProcess) async throws -> Void
+        environment: [String: String], arguments: [String] = [], adjustApp: (inout HubAppConfiguration) -> Void = { _ in },
+        _ body: (ServeProcess) async throws -> Void
     ) async throws {
-        try await ServeProcess.with(limits: TestHub.limits(), environment: environment, adjustApp: adjustApp) { node in
+        try await ServeProcess.with(limits: TestHub.limits(), arguments: arguments, environment: environment, adjustApp: adjustApp) { node in
             try await linked(node)
             try await body(node)
         }

@@ -20,6 +20,9 @@ struct AppMetrics: Sendable {
     /// `clearance_app_refused_total{app_id,what="subscriptions"}`: subscriptions refused at the
     /// app's part of the hub's subscriptions (503).
     let subscriptionsRefused: Counter
+    /// `clearance_app_refused_total{app_id,what="backplane"}`: the app's events a cluster node
+    /// dropped at the app's part of its queue of unsent messages.
+    let backplaneRefused: Counter
 
     init(appID: String, factory: any MetricsFactory) {
         let dimensions = [("app_id", appID)]
@@ -30,6 +33,7 @@ struct AppMetrics: Sendable {
         connectionsRefused = Counter(label: "clearance_app_refused_total", dimensions: dimensions + [("what", "connections")], factory: factory)
         unauthorizedRefused = Counter(label: "clearance_app_refused_total", dimensions: dimensions + [("what", "unauthorized_per_ip")], factory: factory)
         subscriptionsRefused = Counter(label: "clearance_app_refused_total", dimensions: dimensions + [("what", "subscriptions")], factory: factory)
+        backplaneRefused = Counter(label: "clearance_app_refused_total", dimensions: dimensions + [("what", "backplane")], factory: factory)
         connections.set(0)
     }
 }

@@ -18,7 +18,10 @@ import Prometheus
 ///   that failed: retried until the window is over) or `dropped` (always under the app whose
 ///   events were dropped);
 /// - `clearance_app_refused_total{app_id,what}`: what an app was refused at its own bound:
-///   `connections`, `unauthorized_per_ip`, `subscriptions`;
+///   `connections`, `unauthorized_per_ip`, `subscriptions`, and `backplane` (its events dropped
+///   at its part of a cluster node's queue of unsent messages, bridged when scraped);
+/// - `clearance_backplane_dropped_total`: messages a cluster node dropped because its queue of
+///   unsent messages was full (bridged when scraped);
 /// - `clearance_connections_refused_total{reason}`: `descriptors`, `http_limit`,
 ///   `address_limit` (closed at accept), `origin` (403 before the upgrade), `limit`,
 ///   `app_limit`, `unauthorized_address`, `shutdown`, `request` (closed after it): the hub's ``HubCounters``, bridged
@@ -47,6 +50,23 @@ public final class HubMetrics: Sendable {
     private struct Bridge {
         var counters: HubCounters?
         var exported: [HubCounter: Int] = [:]
+        var backplaneDrops: (@Sendable () -> BackplaneDrops)?
+        var exportedDrops = BackplaneDrops(total: 0, byApp: [:])
+    }
+
+    /// What a cluster node's queue of unsent messages dropped so far: in all, and each app's
+    /// events dropped at its part of the queue.
+    public struct BackplaneDrops: Sendable, Hashable {
+        /// Messages dropped in all.
+        public var total: Int
+        /// Each app's events dropped at its part of the queue.
+        public var byApp: [String: Int]
+
+        /// Drops counted so far.
+        public init(total: Int, byApp: [String: Int]) {
+            self.total = total
+            self.byApp = byApp
+        }
     }
 
     private struct HTTPKey: Hashable {
@@ -65,6 +85,7 @@ public final class HubMetrics: Sendable {
     private let hubCounters: [HubCounter: CoreMetrics.Counter]
     private let hubGauges: [HubGauge: Meter]
     private let backplane: Meter
+    private let backplaneDropped: CoreMetrics.Counter
     private let apps = Locked([String: AppMetrics]())
     private let httpRequests = Locked([HTTPKey: CoreMetrics.Counter]())
     private let webhookCounters = Locked([WebhookKey: CoreMetrics.Counter]())
@@ -88,6 +109,7 @@ public final class HubMetrics: Sendable {
         hubGauges = Dictionary(uniqueKeysWithValues: HubGauge.allCases.map { ($0, Meter(label: "clearance_\($0.rawValue)", factory: factory)) })
         backplane = Meter(label: "clearance_backplane_connected", factory: factory)
         backplane.set(0)
+        backplaneDropped = CoreMetrics.Counter(label: "clearance_backplane_dropped_total", factory: factory)
     }
 
     /// Whether the hub accepts connections: true once it listens, false again from the moment
@@ -120,6 +142,13 @@ public final class HubMetrics: Sendable {
     /// Reads `counters` (the hub's) when scraped.
     func bridge(_ counters: HubCounters) {
         bridged.withLock { $0.counters = counters }
+    }
+
+    /// Reads a cluster node's drops when scraped (`clearance serve` gives its
+    /// `PostgresChannelState`'s): `clearance_backplane_dropped_total` and
+    /// `clearance_app_refused_total{app_id,what="backplane"}`.
+    public func bridgeBackplaneDrops(_ read: @escaping @Sendable () -> BackplaneDrops) {
+        bridged.withLock { $0.backplaneDrops = read }
     }
 
     /// The handles of app `id`, made on first use (the hub makes them for each configured app,
@@ -173,7 +202,26 @@ public final class HubMetrics: Sendable {
             return (counters, deltas)
         }
         for (counter, delta) in deltas { hubCounters[counter]?.increment(by: delta) }
+        collectBackplaneDrops()
         guard let counters else { return }
         for (gauge, meter) in hubGauges { meter.set(counters.gauge(gauge)) }
+    }
+
+    /// Brings the backplane's drop counters up to what the node reports.
+    private func collectBackplaneDrops() {
+        let (total, byApp) = bridged.withLock { bridge -> (Int, [String: Int]) in
+            guard let read = bridge.backplaneDrops else { return (0, [:]) }
+            let now = read()
+            let total = max(0, now.total - bridge.exportedDrops.total)
+            var byApp: [String: Int] = [:]
+            for (appID, dropped) in now.byApp {
+                let delta = dropped - bridge.exportedDrops.byApp[appID, default: 0]
+                if delta > 0 { byApp[appID] = delta }
+            }
+            bridge.exportedDrops = now
+            return (total, byApp)
+        }
+        if total > 0 { backplaneDropped.increment(by: total) }
+        for (appID, delta) in byApp { app(appID).backplaneRefused.increment(by: delta) }
     }
 }
