@@ -22,6 +22,9 @@ actor FrameInbox {
         }
     }
 
+    /// Whether the connection ended and every frame was handed out.
+    var isDrained: Bool { finished && buffered.isEmpty }
+
     /// The next frame, or `nil` when the connection ended or `timeout` passed.
     func next(timeout: Duration) async -> String? {
         if !buffered.isEmpty { return buffered.removeFirst() }

@@ -30,13 +30,13 @@ struct HubCacheChannelTests {
             let (late, cached) = try await firstAfterSubscribing(hub, channel: "cache-prices")
             #expect(cached.event == "price")
             #expect(cached.dataObject["v"] as? Int == 2)
-            #expect(await late.unexpectedFrame(within: .milliseconds(300)) == nil)
+            #expect(try await late.unexpectedFrameBeforePong() == nil)
 
             // Other channels keep nothing and send no miss.
             try await TestHub.trigger(hub, event: "price", channels: ["prices"], data: "1")
             let (plain, plainID) = try await TestHub.connect(hub)
             try await TestHub.subscribe(plain, socketID: plainID, channel: "prices")
-            #expect(await plain.unexpectedFrame(within: .milliseconds(300)) == nil)
+            #expect(try await plain.unexpectedFrameBeforePong() == nil)
             for client in [early, late, plain] { await client.disconnect() }
         }
     }

@@ -24,7 +24,7 @@ struct HubClientEventTests {
             let received = try await receiver.next(event: "client-typing", channel: "private-chat")
             #expect(received.text.contains(#""data":{"big":12345678901234567890,"x":1.50}"#))
             #expect(received.userID == nil)
-            #expect(await sender.unexpectedFrame(within: .milliseconds(300)) == nil)
+            #expect(try await sender.unexpectedFrameBeforePong() == nil)
             await sender.disconnect()
             await receiver.disconnect()
         }
@@ -52,7 +52,7 @@ struct HubClientEventTests {
             sender.send(TestHub.frame(event: "client-x", channel: channel, data: ["a": 1]))
             let error = try await sender.next(event: "pusher:error")
             #expect(error.dataObject["message"] as? String == message)
-            #expect(await receiver.unexpectedFrame(within: .milliseconds(300)) == nil)
+            #expect(try await receiver.unexpectedFrameBeforePong() == nil)
             await sender.disconnect()
             await receiver.disconnect()
         }
@@ -74,7 +74,7 @@ struct HubClientEventTests {
             _ = try await receiver.next(event: "client-big")
             sender.send(TestHub.frame(event: "client-big", channel: "private-big", data: String(repeating: "x", count: 10_241)))
             #expect((try await sender.next(event: "pusher:error").dataObject["message"] as? String)?.contains("too large") == true)
-            #expect(await receiver.unexpectedFrame(within: .milliseconds(300)) == nil)
+            #expect(try await receiver.unexpectedFrameBeforePong() == nil)
             await sender.disconnect()
             await receiver.disconnect()
         }

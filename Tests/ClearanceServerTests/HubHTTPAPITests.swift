@@ -22,7 +22,7 @@ struct HubHTTPAPITests {
             let second = try await b.next(event: "update")
             #expect(Set([first.channel, second.channel]) == ["one", "private-two"])
             #expect(first.rawData as? String == #"{"v":1}"#)
-            #expect(await a.unexpectedFrame(within: .milliseconds(300)) == nil)
+            #expect(try await a.unexpectedFrameBeforePong() == nil)
             await a.disconnect()
             await b.disconnect()
         }

@@ -93,7 +93,7 @@ struct HubSubscriptionTests {
             // Bob's second connection is not a new member.
             let (bob2, bob2ID) = try await TestHub.connect(hub)
             try await TestHub.subscribe(bob2, socketID: bob2ID, channel: channel, channelData: TestHub.presenceData("bob"))
-            #expect(await alice.unexpectedFrame(within: .milliseconds(300)) == nil)
+            #expect(try await alice.unexpectedFrameBeforePong() == nil)
 
             // One of Bob's connections leaving keeps him present; the last one removes him.
             await bob1.disconnect()
@@ -166,7 +166,7 @@ struct HubSubscriptionTests {
             _ = try await client.next(event: "pusher:pong")
             let response = try await TestHTTP(hub).signed("POST", "/apps/1234/events", body: #"{"name":"n","channel":"news","data":"{}"}"#)
             #expect(response.status == 200)
-            #expect(await client.unexpectedFrame(within: .milliseconds(300)) == nil)
+            #expect(try await client.unexpectedFrameBeforePong() == nil)
             await client.disconnect()
         }
     }

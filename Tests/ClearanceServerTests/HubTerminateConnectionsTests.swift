@@ -32,8 +32,8 @@ struct HubTerminateConnectionsTests {
                 #expect((error.dataObject["message"] as? String)?.contains("terminated") == true)
                 #expect(try await client.closeCode() == 4009)
             }
-            #expect(await bob.unexpectedFrame(within: .milliseconds(300)) == nil)
-            #expect(await anonymous.unexpectedFrame(within: .milliseconds(100)) == nil)
+            #expect(try await bob.unexpectedFrameBeforePong() == nil)
+            #expect(try await anonymous.unexpectedFrameBeforePong() == nil)
 
             // The path the official Python library sends, without /apps/{id}: the signing key names the app.
             let carol = try await signedIn(hub, as: "carol")
@@ -64,7 +64,7 @@ struct HubTerminateConnectionsTests {
             #expect(try await http.signed("POST", "/apps/1234/users/alice/terminate_connections", body: "[1]").status == 400)
             #expect(try await http.signed("POST", "/apps/9999/users/alice/terminate_connections", body: "{}").status == 404)
             // None of those closed anything.
-            #expect(await alice.unexpectedFrame(within: .milliseconds(300)) == nil)
+            #expect(try await alice.unexpectedFrameBeforePong() == nil)
             await alice.disconnect()
         }
     }

@@ -59,11 +59,11 @@ struct HubWatchlistTests {
             let alice = try await Self.signIn(hub, "alice", watching: ["bob"])
             let frank = try await Self.signIn(hub, "frank")
             let unwatching = try await Self.signIn(hub, "gina")
-            #expect(await alice.unexpectedFrame(within: .milliseconds(500)) == nil)
+            #expect(try await alice.unexpectedFrameBeforePong() == nil)
             let bob = try await Self.signIn(hub, "bob")
             #expect(try await Self.nextEvents(alice) == ["online": ["bob"]])
-            #expect(await frank.unexpectedFrame(within: .milliseconds(300)) == nil)
-            #expect(await unwatching.unexpectedFrame(within: .milliseconds(100)) == nil)
+            #expect(try await frank.unexpectedFrameBeforePong() == nil)
+            #expect(try await unwatching.unexpectedFrameBeforePong() == nil)
             for client in [alice, frank, unwatching, bob] { await client.disconnect() }
         }
     }

@@ -100,7 +100,32 @@ final class TestWebSocketClient: Sendable {
         throw Failure(description: "no \(event) frame\(channel.map { " on \($0)" } ?? "") within \(timeout) (\(sourceLocation))")
     }
 
-    /// The first frame other than the `ignoring` events within `timeout`, or `nil` when none comes.
+    /// A "nothing happens" check with a positive control instead of a wait: sends `pusher:ping`
+    /// and returns the first frame other than the `ignoring` events that arrives before the
+    /// hub's `pusher:pong`, or `nil` when the pong comes first. The hub handles one connection's
+    /// frames in order, so whatever an action finished before this call put on the connection
+    /// arrives before the pong. A connection that ends before the pong gives a frame whose
+    /// event is `test:connection-ended`; no pong within 15 s (stretched by `TestTiming.scale`)
+    /// throws.
+    func unexpectedFrameBeforePong(ignoring: Set<String> = []) async throws -> ReceivedFrame? {
+        send(#"{"event":"pusher:ping","data":{}}"#)
+        let timeout = TestTiming.scaled(.seconds(15))
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let frame = await next(timeout: deadline - .now) else {
+                guard await inbox.isDrained else { break }
+                return ReceivedFrame(text: #"{"event":"test:connection-ended"}"#)
+            }
+            if frame.event == "pusher:pong" { return nil }
+            if let event = frame.event, ignoring.contains(event) { continue }
+            return frame
+        }
+        throw Failure(description: "no pusher:pong within \(timeout)")
+    }
+
+    /// The first frame other than the `ignoring` events within `timeout`, or `nil` when none
+    /// comes: for what only a timer would send (``unexpectedFrameBeforePong(ignoring:)`` is the
+    /// check for what an earlier action would have sent).
     func unexpectedFrame(within timeout: Duration, ignoring: Set<String> = ["pusher:pong"]) async -> ReceivedFrame? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
