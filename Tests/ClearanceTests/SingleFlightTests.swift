@@ -96,6 +96,9 @@ struct SingleFlightTests {
             _ = try? await caller.value
         }
         #expect(flight.waiterCount == 0)
+        // The last operation, left by its caller, may still be finishing: a caller now would join
+        // it (and get its value) instead of starting the operation below, whose start is awaited.
+        try await eventually("the last operation finished") { !flight.isRunning }
         // Still a working flight: every caller leaving cancels the operation.
         let started = AsyncStream<Void>.makeStream()
         let caller = Task {

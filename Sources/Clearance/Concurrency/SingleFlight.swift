@@ -64,9 +64,14 @@ public final class SingleFlight<Value: Sendable>: Sendable {
                         do { result = .success(try await operation()) } catch { result = .failure(error) }
                         finish(flightID, with: result)
                     }
-                    state.withLock { s in
-                        if s.flight == flightID { s.task = task }
+                    // Every caller may have left before the task was stored (their `onCancel`
+                    // found no task to cancel): the operation is then cancelled here.
+                    let orphaned = state.withLock { s -> Bool in
+                        guard s.flight == flightID else { return false }
+                        s.task = task
+                        return s.waiters.isEmpty
                     }
+                    if orphaned { task.cancel() }
                 }
             }
         } onCancel: {
