@@ -87,8 +87,9 @@ final class BackplaneLink: Sendable {
         await finished.wait()
     }
 
-    /// Connects, and connects again after every failure. A failure is logged (and published)
-    /// when the link was up or the reason changed, not at every attempt of a long outage.
+    /// Connects, and connects again after every failure. A failure is logged as a warning (and
+    /// published) when the link was up or the reason changed, not at every attempt of a long
+    /// outage; every failed attempt is logged at debug level (`backplane.attempt.failed`).
     private func reconnecting(_ member: some BackplaneMember) async {
         while !stopping.isFired, !Task.isCancelled {
             do {
@@ -96,6 +97,7 @@ final class BackplaneLink: Sendable {
             } catch {
                 guard !stopping.isFired, !Task.isCancelled else { return }
                 let state = BackplaneState.unavailable(reason: Self.describe(error))
+                logger.debug("backplane.attempt.failed", metadata: ["node": "\(nodeID)", "reason": "\(state)"])
                 if states.replayed != state {
                     logger.warning("backplane.unavailable", metadata: ["node": "\(nodeID)", "reason": "\(state)"])
                     states.send(state)

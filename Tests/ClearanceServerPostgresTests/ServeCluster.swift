@@ -25,14 +25,17 @@ enum ServeCluster {
         }
     }
 
-    /// Runs `body` with nodes A and B and their database (to stop and start it), then stops them
-    /// and destroys the database, also when `body` throws.
-    static func withTwoNodesAndDatabase(_ body: (ServeProcess, ServeProcess, ThrowawayPostgres) async throws -> Void) async throws {
+    /// Runs `body` with nodes A and B (given more command-line `arguments`) and their
+    /// database (to stop and start it), then stops them and destroys the database, also when
+    /// `body` throws.
+    static func withTwoNodesAndDatabase(
+        arguments: [String] = [], _ body: (ServeProcess, ServeProcess, ThrowawayPostgres) async throws -> Void
+    ) async throws {
         let database = try await ThrowawayPostgres.start()
         try await withCleanup {
             let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
-            try await withNode(environment: cluster) { nodeA in
-                try await withNode(environment: cluster) { nodeB in
+            try await withNode(environment: cluster, arguments: arguments) { nodeA in
+                try await withNode(environment: cluster, arguments: arguments) { nodeB in
                     try await body(nodeA, nodeB, database)
                 }
             }
