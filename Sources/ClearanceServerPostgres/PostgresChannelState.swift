@@ -49,7 +49,10 @@ public actor PostgresChannelState: ChannelStateAdapter {
     /// Messages this node dropped because its queue of unsent messages was full, in all, and
     /// each app's events dropped at the app's part of the queue (`clearance serve` exports them:
     /// `clearance_backplane_dropped_total`, `clearance_app_refused_total{app_id,what="backplane"}`).
-    public nonisolated var droppedMessages: (total: Int, byApp: [String: Int]) { queue.drops }
+    public nonisolated var droppedMessages: HubMetrics.BackplaneDrops {
+        let drops = queue.drops
+        return HubMetrics.BackplaneDrops(total: drops.total, byApp: drops.byApp)
+    }
     private let link: BackplaneLink
     private var table = ChannelTable()
     /// The state a node is sending between `sync-begin` and `sync-end`.

@@ -73,7 +73,7 @@ public struct RESTRequestVerifier: Sendable {
     ///   ``SigningError/bodyMD5Mismatch``.
     public func verify(method: String, path: String, parameters verified: RESTRequestParameters, body: Data?, now: Date = Date()) throws(SigningError) {
         try verifyHead(method: method, path: path, parameters: verified, hasBody: !(body?.isEmpty ?? true), now: now)
-        _ = try verifyBody(parameters: verified, body: body)
+        try verifyBody(parameters: verified, body: body)
     }
 
     /// Verifies what a request's head carries, before its body is read: every required

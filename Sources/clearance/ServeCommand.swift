@@ -466,10 +466,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// cluster (again), `backplane unavailable: …` when it loses the database; sets
     /// `clearance_backplane_connected` to match.
     private static func reportBackplane(_ adapter: PostgresChannelState, metrics: HubMetrics) {
-        metrics.bridgeBackplaneDrops {
-            let drops = adapter.droppedMessages
-            return HubMetrics.BackplaneDrops(total: drops.total, byApp: drops.byApp)
-        }
+        metrics.bridgeBackplaneDrops { adapter.droppedMessages }
         let node = adapter.nodeID
         let database = adapter.configuration.description
         Task {
