@@ -63,7 +63,7 @@ struct FanOutBench {
 
     private func report(size: Int, baseline: Figure, hub: Figure) {
         func line(_ label: String, _ figure: Figure) {
-            let memory = figure.kilobytesPerConnection.map { String(format: "%.1f KB per connection", $0) } ?? "memory unavailable"
+            let memory = figure.kilobytesPerConnection.map { String(format: "%.1f KB (%.0f bytes) per connection", $0, $0 * 1024) } ?? "memory unavailable"
             print("    " + label.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "subscribed %d in %.1f s (%.0f/s); %d deliveries: p50 %.2f ms, p99 %.2f ms, max %.2f ms; %@",
                          figure.subscribed, Measure.seconds(figure.setup), figure.connectionsPerSecond, figure.deliveries,
                          figure.p50, figure.p99, figure.maximum, memory))

@@ -28,7 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
             which sign for the development users of the configuration file (Bearer token, the \
             clearance_token cookie, or Basic password) and answer pages of the first app's allowed \
             origins cross origin (CORS); the development Pugpig endpoints (/pugpig/sign_in, …) and \
-            protected content (/content/{product}/…) for the same users, with the `pugpig` settings. \
+            protected content (/content/{product}/…) for the same users, with the `pugpig` settings \
+            (their clock moved by the seconds in the file CLEARANCE_DEVELOPMENT_CLOCK_OFFSET_FILE names, \
+            read at each use: for tests). \
             Without --config, two users (alice, bob) get random tokens, printed at start. In production \
             mode the file's `users`, `pugpig` and `corsCredentials` are ignored, with a warning.
 
@@ -54,7 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
             the secrets keep CLEARANCE_APP_SECRET, CLEARANCE_BACKPLANE_URL, CLEARANCE_CLUSTER_KEY). \
             A flag wins over its variable, which wins over the configuration file, which wins over \
             the defaults. An empty variable counts as unset.
-            """
+
+            """ + HubLimits.helpText
     )
 
     @Flag(help: """
@@ -233,22 +236,22 @@ struct ServeCommand: AsyncParsableCommand {
         if generated { try announceGenerated(secret: hub.configuration.apps[0].secret, appID: hub.configuration.apps[0].id) }
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
-        let adapter = backplane.map {
-            PostgresChannelState(
+        let node = backplane.map {
+            PostgresCluster(
                 configuration: $0, logger: Logger(label: "clearance.backplane"), limits: configuration.limits, apps: configuration.apps.count)
         }
         let metrics = HubMetrics()
         let reloader = HubReloader()
-        if let adapter { Self.reportBackplane(adapter, metrics: metrics) }
+        if let node { Self.reportBackplane(node, metrics: metrics) }
         let service: HubService
         if development {
-            service = try await developmentService(hub, adapter: adapter, metrics: metrics, reloader: reloader)
+            service = try await developmentService(hub, cluster: node?.drivers, metrics: metrics, reloader: reloader)
         } else {
             Self.say("production mode: the WebSocket endpoint and the HTTP API only (--development adds the development "
                 + "OAuth2/OpenID provider, auth endpoints, Pugpig and content endpoints)")
             service = HubService(
                 configuration: configuration,
-                adapter: adapter,
+                cluster: node?.drivers,
                 logger: Logger(label: "clearance.hub"),
                 onReady: { hub in
                     let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
@@ -298,7 +301,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The hub with every development endpoint mounted, announced (DEVELOPMENT ONLY) on stdout.
     private func developmentService(
-        _ hub: DevelopmentHub, adapter: PostgresChannelState?, metrics: HubMetrics, reloader: HubReloader
+        _ hub: DevelopmentHub, cluster: ClusterDrivers?, metrics: HubMetrics, reloader: HubReloader
     ) async throws -> HubService {
         let configuration = hub.configuration
         // The development OAuth2 provider and OpenID provider on the same HTTP server.
@@ -317,7 +320,7 @@ struct ServeCommand: AsyncParsableCommand {
             + "/pugpig/edition_credentials, /pugpig/sign_out (user name = user id, password = user token); protected content under /content/{product}/…"
             + (hub.pugpig.contentDirectory.map { " from \($0)" } ?? " (no content directory configured)"))
         return try hub.service(
-            adapter: adapter,
+            cluster: cluster,
             logger: Logger(label: "clearance.hub"),
             onReady: { hub in
                 let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
@@ -374,6 +377,19 @@ struct ServeCommand: AsyncParsableCommand {
             }
             for user in hub.users {
                 notes.append("user \(user.id) token=\(user.token)")
+            }
+        }
+        if let path = ProcessInfo.processInfo.environment["CLEARANCE_DEVELOPMENT_CLOCK_OFFSET_FILE"], !path.isEmpty {
+            if development {
+                // A test's clock for the development Pugpig endpoints (DevelopmentClockFile).
+                do {
+                    let clock = try DevelopmentClockFile(path: path)
+                    hub.pugpigClock = { clock.now() }
+                } catch {
+                    throw ValidationError("CLEARANCE_DEVELOPMENT_CLOCK_OFFSET_FILE: \(error)")
+                }
+            } else {
+                FileHandle.standardError.write(Data("warning: production mode ignores CLEARANCE_DEVELOPMENT_CLOCK_OFFSET_FILE.\n".utf8))
             }
         }
         var configuration = hub.configuration
@@ -465,12 +481,12 @@ struct ServeCommand: AsyncParsableCommand {
     /// Prints the backplane's state changes: `backplane connected node=…` once it links to the
     /// cluster (again), `backplane unavailable: …` when it loses the database; sets
     /// `clearance_backplane_connected` to match.
-    private static func reportBackplane(_ adapter: PostgresChannelState, metrics: HubMetrics) {
-        metrics.bridgeBackplaneDrops { adapter.droppedMessages }
-        let node = adapter.nodeID
-        let database = adapter.configuration.description
+    private static func reportBackplane(_ cluster: PostgresCluster, metrics: HubMetrics) {
+        metrics.bridgeBackplaneDrops { cluster.droppedMessages }
+        let node = cluster.nodeID
+        let database = cluster.configuration.description
         Task {
-            for await state in adapter.states {
+            for await state in cluster.states {
                 switch state {
                 case .connected:
                     metrics.backplaneConnected(true)

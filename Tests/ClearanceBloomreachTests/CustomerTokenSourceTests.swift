@@ -89,7 +89,7 @@ struct CustomerTokenSourceTests {
         let source = Self.source(provider)
         let waiting = (0..<100).map { _ in Task { try await source.credential() } }
         try await provider.waitUntilHeld(0)
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually("all 100 requests wait for the one provider call") { source.waitingForFetch == 100 }
         provider.release(0)
         var tokens = Set<Credential>()
         for task in waiting { tokens.insert(try await task.value) }

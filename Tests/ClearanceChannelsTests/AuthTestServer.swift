@@ -38,11 +38,14 @@ actor AuthRequestLog {
 struct AuthTestServer: Sendable {
     let server: RunningServer
     let log: AuthRequestLog
+    /// Holds every answer of `/slow` until the test ends (``with(_:)`` opens it).
+    let slowAnswers: Gate
 
     func url(_ path: String) -> URL { server.baseURL.appendingPathComponent(path) }
 
     static func start() async throws -> AuthTestServer {
         let log = AuthRequestLog()
+        let slowAnswers = Gate()
         let router = Router()
 
         @Sendable func record(_ request: Request) async throws -> ReceivedAuthRequest {
@@ -90,7 +93,7 @@ struct AuthTestServer: Sendable {
         }
         router.post("/slow") { request, _ in
             _ = try await record(request)
-            try await Task.sleep(for: .seconds(2))
+            await slowAnswers.wait()
             return respond(.ok, #"{"auth":"key:late"}"#)
         }
         router.post("/bearer") { request, _ in
@@ -139,7 +142,7 @@ struct AuthTestServer: Sendable {
         }
 
         let server = try await RunningServer.start(router)
-        return AuthTestServer(server: server, log: log)
+        return AuthTestServer(server: server, log: log, slowAnswers: slowAnswers)
     }
 
     func stop() async { await server.stop() }
@@ -148,6 +151,9 @@ struct AuthTestServer: Sendable {
     @discardableResult
     static func with<T>(_ body: (AuthTestServer) async throws -> T) async throws -> T {
         let server = try await start()
-        return try await withCleanup { try await body(server) } cleanup: { await server.stop() }
+        return try await withCleanup { try await body(server) } cleanup: {
+            server.slowAnswers.open()
+            await server.stop()
+        }
     }
 }

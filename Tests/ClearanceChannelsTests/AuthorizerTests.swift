@@ -2,6 +2,7 @@ import Clearance
 @testable import ClearanceChannels
 import ClearanceHTTP
 import ClearanceSigning
+import ClearanceTestSupport
 import Foundation
 import HTTPTypes
 import Testing
@@ -82,7 +83,7 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
                 return
             }
             #expect(error.qualifiedCode == "channels.auth.timedOut")
-            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(ContinuousClock.now - started < TestTiming.slowed(.seconds(2)))
         }
     }
 
@@ -93,7 +94,7 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
                 endpoint: server.url("ok"),
                 headers: [HTTPField.Name("X-Test")!: "static"],
                 headerProviders: [{
-                    try await Task.sleep(for: .milliseconds(10))
+                    await Task.yield()  // a provider that suspends, as an async one may
                     let count = calls.withLock { $0 += 1; return $0 }
                     return [.authorization: "Bearer provided-\(count)"]
                 }],
@@ -235,9 +236,11 @@ func authorizationError(_ body: () async throws -> ChannelAuthorization) async -
     }
 
     @Test func aCompletionHandlerNeverCalledIsCancellable() async throws {
-        let authorizer = CustomChannelAuthorizer(completionHandler: { _, _, _ in })
+        let called = AsyncStream<Void>.makeStream()
+        let authorizer = CustomChannelAuthorizer(completionHandler: { _, _, _ in called.continuation.yield() })
         let task = Task { try await authorizer.authorize(socketID: "1.2", channelName: "private-a") }
-        try await Task.sleep(for: .milliseconds(50))
+        // Cancelled once the app's handler was called: the call waits for a completion that never comes.
+        _ = try await first(called.stream) { _ in true }
         task.cancel()
         await #expect(throws: ChannelAuthorizationError.self) { try await task.value }
         if case .failure(let error) = await task.result {

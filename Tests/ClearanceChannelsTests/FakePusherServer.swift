@@ -39,6 +39,7 @@ enum FakePusherServer {
                             case .send(let frame):
                                 try await outbound.write(.text(frame))
                             case .pause(let duration):
+                                // sleep: a scripted pause (a slow server on purpose), not a wait.
                                 try await Task.sleep(for: duration)
                             case .close(let code, let reason):
                                 try await outbound.close(.init(codeNumber: code), reason: reason)

@@ -38,10 +38,15 @@ import Testing
         let news = await client.subscribe("news")
         async let marker = first(news.events) { $0.name == "marker" }
         _ = try await marker
-        try await Task.sleep(for: .milliseconds(100))
+        // The marker came after the repeated connection_established frames, on the same socket:
+        // the client read them first, and notes a subscribe as it decides to send one.
         #expect(await client.socketID == "1.1")
-        #expect(fake.frames(event: "pusher:subscribe").count == 1)
+        #expect(await client.sentSubscriptions.count == 1)
         #expect(news.state.isSubscribed)
+        // At the server, the positive control is an unsubscribe the client sends after that.
+        await news.unsubscribe()
+        try await eventually("the unsubscribe reached the server") { !fake.frames(event: "pusher:unsubscribe").isEmpty }
+        #expect(fake.frames(event: "pusher:subscribe").count == 1)
         await client.disconnect()
         await fake.stop()
     }
@@ -50,6 +55,7 @@ import Testing
         let calls = Counter()
         let authorizer = CustomChannelAuthorizer { _, _ in
             calls.increment()
+            // sleep: the authorizer takes a while on purpose, so that bad events arrive during the re-authorization; not a wait.
             try? await Task.sleep(for: .milliseconds(30))
             return ChannelAuthorization(auth: "test-key:" + String(repeating: "0a", count: 32), sharedSecret: Data(Self.key).base64EncodedString())
         }

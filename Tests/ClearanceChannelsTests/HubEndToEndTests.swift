@@ -19,9 +19,9 @@ import Testing
             #expect(SocketIDFormat.isValid(socketID))
             try await news.subscribed()
             struct Headline: Decodable, Sendable { let title: String }
+            // The stream is subscribed when it is made: what comes after is kept for it.
             let headlines = news.bind(event: "headline", as: Headline.self)
             async let received = first(headlines) { _ in true }
-            try await Task.sleep(for: .milliseconds(50))
             try await TestHub.trigger(box.hub, event: "headline", channels: ["news"], data: #"{"title":"hello"}"#)
             #expect(try await received.title == "hello")
             await client.disconnect()
@@ -137,6 +137,7 @@ import Testing
                 if trace { print("  restarted at \(ContinuousClock.now - began)") }
                 let snapshot = channels
                 let watch: Task<Void, any Error>? = trace ? Task {
+                    // sleep: a diagnostic under CHANNELS_TRACE only: prints where a round stands if it takes over 8 s (cancelled when it ends), not a wait.
                     try await Task.sleep(for: .seconds(8))
                     print("  STUCK? state=\(await client.state) socket=\(await client.socketID ?? "-") channels=\(snapshot.map { "\($0.name):\($0.state)" }) sent=\(await client.sentSubscriptions.suffix(6))")
                 } : nil
@@ -166,6 +167,8 @@ import Testing
     @Test func anAuthorizationForAnEarlierSocketIsNeverSent() async throws {
         try await TestHub.withBox { box in
             let firstSocket = Locked<String?>(nil)
+            // Whether the client had given up the first socket's call when its answer came.
+            let lateAnswerAbandoned = Locked<Bool?>(nil)
             let release = AsyncStream<Void>.makeStream()
             let hubAuthorizer = try TestHub.serverAuthorizer(box.hub, token: "alice-token")
             let slowFirst = CustomChannelAuthorizer { socketID, channel in
@@ -176,6 +179,7 @@ import Testing
                 if isFirst {
                     // Ignores cancellation on purpose: answers only when the test says so.
                     await Task.detached { for await _ in release.stream { break } }.value
+                    lateAnswerAbandoned.withLock { $0 = Task.isCancelled }
                 }
                 return try await hubAuthorizer.authorize(socketID: socketID, channelName: channel)
             }
@@ -191,7 +195,19 @@ import Testing
             let newSocket = try #require(await client.socketID)
             #expect(newSocket != oldSocket)
             release.continuation.yield()
-            try await Task.sleep(for: .milliseconds(200))
+            // The positive control: the late answer was dealt with, either returned to a client
+            // that had already given the call up (its task cancelled: the answer goes nowhere) or
+            // discarded by the client as stale. Sending it, the failure checked below, also ends
+            // the wait.
+            try await eventually("the late authorization dealt with") {
+                switch lateAnswerAbandoned.withLock({ $0 }) {
+                case nil: return false
+                case true?: return true
+                case false?:
+                    let sentForOldSocket = await client.sentSubscriptions.contains { $0.socketID == oldSocket }
+                    return await client.staleAuthorizationsDiscarded > 0 || sentForOldSocket
+                }
+            }
             let sent = await client.sentSubscriptions.filter { $0.channel == "private-slow" }
             #expect(sent.map(\.socketID) == [newSocket])
             #expect(channel.state.isSubscribed)
@@ -204,6 +220,7 @@ import Testing
             let calls = Locked(0)
             let hanging = CustomChannelAuthorizer { _, _ in
                 calls.withLock { $0 += 1 }
+                // sleep: the authorizer hangs on purpose (ignoring cancellation); the 200 ms authorizationTimeout must end each attempt first.
                 await Task.detached { try? await Task.sleep(for: .seconds(30)) }.value
                 throw ChannelAuthorizationError.denied(reason: "too late")
             }
@@ -220,7 +237,7 @@ import Testing
             } catch let error as ChannelError {
                 #expect(error.qualifiedCode == "channels.auth.timedOut")
             }
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - started < TestTiming.slowed(.seconds(5)))
             #expect(calls.withLock { $0 } == 3)
             await client.disconnect()
         }
@@ -238,8 +255,8 @@ import Testing
             try await aliceChat.subscribed()
             try await bobChat.subscribed()
             struct Message: Codable, Sendable, Equatable { let text: String }
-            async let received = first(bobChat.events) { $0.name == "client-message" }
-            try await Task.sleep(for: .milliseconds(50))
+            let bobEvents = bobChat.events
+            async let received = first(bobEvents) { $0.name == "client-message" }
             try await aliceChat.trigger("client-message", data: Message(text: "hi"))
             let event = try await received
             #expect(try event.decode(Message.self) == Message(text: "hi"))
@@ -279,14 +296,14 @@ import Testing
                 let box = try SecretBox.seal(Array(text.utf8), nonce: nonce, key: Array(key))
                 return #"{"nonce":"\#(Data(nonce).base64EncodedString())","ciphertext":"\#(Data(box).base64EncodedString())"}"#
             }
-            async let secret = first(channel.events) { $0.name == "secret" }
-            try await Task.sleep(for: .milliseconds(50))
+            let events = channel.events
+            async let secret = first(events) { $0.name == "secret" }
             try await TestHub.trigger(box.hub, event: "secret", channels: ["private-encrypted-vault"], data: try sealed(#"{"code":42}"#, key: key))
             #expect(try await secret.data == #"{"code":42}"#)
 
             let callsBefore = recording.recorded.count
-            async let problem = first(channel.errors) { _ in true }
-            try await Task.sleep(for: .milliseconds(50))
+            let errors = channel.errors
+            async let problem = first(errors) { _ in true }
             try await TestHub.trigger(box.hub, event: "tampered", channels: ["private-encrypted-vault"], data: try sealed("{}", key: Data(repeating: 9, count: 32)))
             let reported = try await problem
             #expect(reported.qualifiedCode == "channels.decryptionFailed")
@@ -304,8 +321,8 @@ import Testing
             let userChannel = try await client.signIn()
             #expect(userChannel.name == "#server-to-user-alice")
             try await userChannel.subscribed()
-            async let event = first(userChannel.events) { $0.name == "notice" }
-            try await Task.sleep(for: .milliseconds(50))
+            let userEvents = userChannel.events
+            async let event = first(userEvents) { $0.name == "notice" }
             try await TestHub.trigger(hub, event: "notice", channels: ["#server-to-user-alice"], data: #"{"n":1}"#)
             #expect(try await event.data == #"{"n":1}"#)
 
@@ -339,11 +356,14 @@ import Testing
             }
             #expect(error.closeCode == 4009)
             #expect(error.message.contains("terminated"))
-            // It does not come back: the hub sees no connection for a while.
-            try await Task.sleep(for: .seconds(2))
+            // It does not come back: no reconnect is scheduled as it fails, and the hub, once it
+            // has let the terminated connection go, holds no channel of it.
+            #expect(await client.reconnectScheduled == false)
+            try await eventually("the hub lists no channel") {
+                let channels = try await TestHTTP(hub).signed("GET", "/apps/1234/channels")
+                return (channels.json["channels"] as? [String: Any])?.isEmpty == true
+            }
             #expect(await client.state.isTerminal)
-            let channels = try await TestHTTP(hub).signed("GET", "/apps/1234/channels")
-            #expect((channels.json["channels"] as? [String: Any])?.isEmpty == true)
         }
     }
 

@@ -58,6 +58,7 @@ struct PlannedRestartTests {
                         let before = Self.channels.map { (subscriptions.count($0), Self.listenSubscriptions(listen, $0)) }
                         await serve.stop(.terminate(grace: .seconds(15)))
                         #expect(serve.process.status == 0, "clearance serve did not stop cleanly on SIGTERM: \(serve.process.stderr.suffix(1_000))")
+                        // sleep: the outage itself (the hub stays down `outage` seconds on purpose), not a wait.
                         try await Task.sleep(for: .seconds(outage))
                         serve = try await serve.startedAgain()
                         let returned = ContinuousClock.now

@@ -27,7 +27,8 @@ import Testing
                     return results
                 }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            // Every channel is subscribed (above) and every stream bound before the events are
+            // sent: a stream keeps what arrives from when it is made, read or not yet.
             let specs = names.map { #"\#($0)=from-python={"via":"pusher-python","channel":"\#($0)"}"# }
             let run = try await PythonPeer.run("channels_trigger.py", ["127.0.0.1", String(hub.port), TestHub.appID, TestHub.key, TestHub.secret, TestHub.masterKey] + specs)
             #expect(run.status == 0, "python: \(run.stdout) \(run.stderr)")

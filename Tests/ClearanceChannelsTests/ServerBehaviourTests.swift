@@ -75,6 +75,59 @@ import Testing
         await fake.stop()
     }
 
+    /// What the "does not reconnect" checks read: ``ChannelClient/reconnectScheduled`` is true
+    /// while the client waits out a back-off (an hour here, which the test never waits on), false
+    /// once `disconnect()` stopped that wait or the next socket opened, and false after a 4009,
+    /// which ends the connection for good.
+    @Test func aReconnectIsScheduledWhileBackingOffAndNeverAfterA4009() async throws {
+        /// A server that closes its first connection with `code` when the client subscribes, and
+        /// subscribes the later ones.
+        func closingFirst(with code: Int) async throws -> FakePusherServerBox {
+            try await FakePusherServer.start { connection, event, _ in
+                guard event == "pusher:subscribe" else { return [] }
+                return connection == 1
+                    ? [.close(code: code, reason: "closed by the test")]
+                    : [.send(#"{"event":"pusher_internal:subscription_succeeded","channel":"news","data":"{}"}"#)]
+            }
+        }
+
+        // 4100: a back-off of at least `minimumServerBackoff`, an hour here.
+        let backingOff = try await closingFirst(with: 4100)
+        let waiting = client(backingOff) { $0.reconnectPolicy.minimumServerBackoff = .seconds(3_600) }
+        #expect(await waiting.reconnectScheduled == false)
+        _ = await waiting.subscribe("news")
+        await waiting.connect()
+        _ = try await first(waiting.states) { $0 == .unavailable }
+        #expect(await waiting.reconnectScheduled)
+        #expect(await waiting.state == .unavailable)
+        await waiting.disconnect()
+        #expect(await waiting.reconnectScheduled == false)
+        #expect(backingOff.connections.withLock { $0 } == 1)
+        await backingOff.stop()
+
+        // 4100 with no floor: the back-off (20 ms or so) passes and the next socket opens.
+        let returning = try await closingFirst(with: 4100)
+        let back = client(returning) { $0.reconnectPolicy.minimumServerBackoff = .zero }
+        let news = await back.subscribe("news")
+        await back.connect()
+        try await news.subscribed()
+        #expect(await back.socketID == "2.2")
+        #expect(await back.reconnectScheduled == false)
+        await back.disconnect()
+        await returning.stop()
+
+        // 4009: failed for good, nothing scheduled.
+        let refusing = try await closingFirst(with: 4009)
+        let refused = client(refusing)
+        _ = await refused.subscribe("news")
+        await refused.connect()
+        let failed = try await first(refused.states) { $0.isTerminal }
+        #expect(failed == .failed(.closedByServer(code: 4009, reason: "closed by the test")))
+        #expect(await refused.reconnectScheduled == false)
+        #expect(refusing.connections.withLock { $0 } == 1)
+        await refusing.stop()
+    }
+
     @Test func closeCodesDecideHowSoonToReconnect() async throws {
         let opened = Locked<[ContinuousClock.Instant]>([])
         let fake = try await FakePusherServer.start { connection, event, _ in
@@ -92,8 +145,13 @@ import Testing
         try await news.subscribed()
         let times = opened.withLock { $0 }
         #expect(times.count == 3)
+        // 4100 (over capacity): back off at least a second; 4200 (restarting): come back at once.
+        // The delays the policy chose are read, not the wall time between the sockets.
+        let delays = await client.recentReconnectDelays
+        #expect(delays.count == 2)
+        #expect(delays.first.map { $0 >= .seconds(1) } == true, "after 4100: \(delays)")
+        #expect(delays.last.map { $0 < .milliseconds(900) } == true, "after 4200: \(delays)")
         #expect(times[1] - times[0] >= .seconds(1))
-        #expect(times[2] - times[1] < .milliseconds(900))
         #expect(await client.socketID == "3.3")
         await client.disconnect()
         await fake.stop()

@@ -142,11 +142,13 @@ struct WatchlistAndSubscriptionCountTests {
         let fake = try await FakePusherServer.start(greeting: { _ in
             [.pause(.milliseconds(300)), .close(code: 4009, reason: "Connection not authorized within timeout")]
         }) { _, _, _ in [] }
-        // The test options reconnect after 20–200 ms: any reconnect would show within the wait below.
         let client = Self.client(fake)
         let states = client.states
         await client.connect()
         let failed = try await first(states) { $0.isTerminal }
+        // Read as the client reached its end: no reconnect is scheduled, so none comes later
+        // (the test options would reconnect after 20–200 ms).
+        #expect(await client.reconnectScheduled == false, "no reconnect after 4009")
         guard case .failed(let error) = failed else {
             Issue.record("a 4009 close must fail the connection, not \(failed)")
             return
@@ -165,7 +167,6 @@ struct WatchlistAndSubscriptionCountTests {
         } catch {
             #expect(error.closeCode == 4009)
         }
-        try await Task.sleep(for: .seconds(3))
         #expect(fake.connections.withLock { $0 } == 1, "no reconnect after 4009")
         #expect(await client.state.isTerminal)
         await fake.stop()

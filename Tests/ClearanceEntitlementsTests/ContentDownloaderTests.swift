@@ -96,6 +96,7 @@ import Testing
             Response(status: .ok, headers: [.contentLength: "\(1 << 24)"], body: ResponseBody(contentLength: 1 << 24) { writer in
                 for _ in 0..<(1 << 24) / 4096 {
                     try await writer.write(ByteBuffer(repeating: 7, count: 4096))
+                    // sleep: the fake server trickles its body on purpose (about 20 s in all): the download is still running when the test cancels it
                     try await Task.sleep(for: .milliseconds(5))
                 }
                 try await writer.finish(nil)

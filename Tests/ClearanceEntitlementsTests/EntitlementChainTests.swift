@@ -105,7 +105,8 @@ import Testing
         let chain = EntitlementChain([first, second])
         let changes = chain.changes
         let snapshot = EntitlementSnapshot(state: .active, access: .all, fetchedAt: Date())
-        try await Task.sleep(for: .milliseconds(50))  // the forwarding tasks subscribe
+        // Nothing to wait for: `add` (in `init`) subscribed to each provider's changes, and
+        // `changes` above to the chain's, before this post; both streams buffer what comes.
         second.events.post(EntitlementChange(provider: "second", previous: nil, current: snapshot))
         let change = try await ClearanceTestSupport.first(changes, timeout: .seconds(5)) { _ in true }
         #expect(change.provider == "second" && change.current == snapshot)

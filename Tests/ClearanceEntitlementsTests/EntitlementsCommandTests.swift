@@ -12,8 +12,9 @@ import Testing
          "--credentials-url", "\(base)/pugpig/edition_credentials", "--sign-out-url", "\(base)/pugpig/sign_out", "--store", store]
     }
 
-    static func startServe(config: URL) async throws -> (ChildProcess, String) {
-        let serve = try ClearanceExecutable.start(["serve", "--development", "--config", config.path, "--port", "0"])
+    static func startServe(config: URL, clockFile: URL? = nil) async throws -> (ChildProcess, String) {
+        let environment = clockFile.map { ["CLEARANCE_DEVELOPMENT_CLOCK_OFFSET_FILE": $0.path] } ?? [:]
+        let serve = try ClearanceExecutable.start(["serve", "--development", "--config", config.path, "--port", "0"], environment: environment)
         guard let ready = await serve.line(timeout: .seconds(30), where: { $0.hasPrefix("ready ") }),
               let http = ready.split(separator: " ").first(where: { $0.hasPrefix("http=") }) else {
             await serve.stop(.kill)
@@ -34,9 +35,12 @@ import Testing
         try Data("""
             {"users": [{"token": "bob-password", "id": "bob", "entitlements": ["issue-1"]},
                        {"token": "carol-password", "id": "carol", "entitlements": "lapsed"}],
-             "pugpig": {"secret": "cli-test-secret-cli-test-secret-32", "contentDirectory": "content", "tokenLifetime": \(2 * TestTiming.scale)}}
+             "pugpig": {"secret": "cli-test-secret-cli-test-secret-32", "contentDirectory": "content", "tokenLifetime": 60}}
             """.utf8).write(to: config)
-        let (serve, firstBase) = try await Self.startServe(config: config)
+        // The development server's clock: the machine's, plus the seconds in this file.
+        let clockFile = directory.file("clock-offset")
+        try Data("0".utf8).write(to: clockFile, options: .atomic)
+        let (serve, firstBase) = try await Self.startServe(config: config, clockFile: clockFile)
         var base = firstBase
         let store = directory.file("state/entitlements.json").path
         let options = Self.options(base, store: store)
@@ -65,9 +69,9 @@ import Testing
         #expect(status.status == 0)
         #expect(status.stdout.hasPrefix(#"{"state":"active","access":["issue-1"],"message":"You may read 1 issue","fetchedAt":""#))
 
-        // The token goes stale: verify renews it by itself. (Its lifetime and this wait are stretched
-        // alike under a sanitizer, whose slowness once let the renewed token go stale before use.)
-        try await Task.sleep(for: TestTiming.scaled(.seconds(2.5)))
+        // The token goes stale (61 s old on the server's clock, moved through its file, for a
+        // lifetime of 60 s): verify renews it by itself.
+        try Data("61".utf8).write(to: clockFile, options: .atomic)
         let renewed = try await run(["verify"])
         #expect(renewed.status == 0, "\(renewed.stderr)")
         #expect(renewed.stdout == verify.stdout)
@@ -94,7 +98,7 @@ import Testing
 
         // Started again (same secret): the stored session goes on.
         let restarted: ChildProcess
-        (restarted, base) = try await Self.startServe(config: config)
+        (restarted, base) = try await Self.startServe(config: config, clockFile: clockFile)
         defer { Task { await restarted.stop() } }
         let again = try await ClearanceExecutable.run(["entitlements", "verify"] + Self.options(base, store: store))
         #expect(again.status == 0 && again.stdout == verify.stdout, "\(again.stderr)")
@@ -118,6 +122,34 @@ import Testing
         let expired = try await ClearanceExecutable.run(["entitlements", "download", "--product", "issue-1", "--url", "\(base)/content/issue-1/edition.zip", "--output", directory.file("carol.zip").path] + carol)
         #expect(expired.status != 0 && expired.stderr.contains("entitlements.subscriptionExpired"))
         #expect(!FileManager.default.fileExists(atPath: directory.file("carol.zip").path))
+    }
+
+    @Test func aClockOffsetFileThatCannotBeReadStopsServeNamingIt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let garbage = directory.file("garbage")
+        try Data("an hour".utf8).write(to: garbage)
+        for path in [directory.file("missing").path, garbage.path] {
+            let output = try await ClearanceExecutable.run(
+                ["serve", "--development", "--port", "0"], environment: ["CLEARANCE_DEVELOPMENT_CLOCK_OFFSET_FILE": path])
+            #expect(output.status != 0)
+            #expect(output.stderr.contains("CLEARANCE_DEVELOPMENT_CLOCK_OFFSET_FILE") && output.stderr.contains(path), "\(output.stderr)")
+        }
+    }
+
+    @Test func theClockFileMovesTheDateAndKeepsTheLastGoodOffset() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("clock")
+        try Data("3600".utf8).write(to: file)
+        let clock = try DevelopmentClockFile(path: file.path)
+        let ahead = clock.now().timeIntervalSinceNow
+        #expect(ahead > 3_590 && ahead <= 3_600)
+        try Data("-60".utf8).write(to: file)
+        #expect(clock.now().timeIntervalSinceNow <= -59)
+        try Data("half a file".utf8).write(to: file)
+        #expect(clock.now().timeIntervalSinceNow <= -59, "a file that does not parse keeps the offset before")
+        #expect(throws: DevelopmentClockFile.Failure.self) { try DevelopmentClockFile(path: directory.file("none").path) }
     }
 
     @Test func aRefusedRenewalEndsTheSessionAndStatusSaysSignedOut() async throws {

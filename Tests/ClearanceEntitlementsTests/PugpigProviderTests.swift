@@ -157,11 +157,13 @@ import Testing
         }
     }
 
-    /// A store that takes its time to read (a slow disk, a Keychain prompt at launch).
+    /// A store that takes its time to read (a slow disk, a Keychain prompt at launch): a read
+    /// finishes only once the test opens `reads`.
     private struct SlowStore: SecureStore {
         let wrapped: InMemoryStore<StoredEntitlements>
+        let reads = Gate()
         func load() async throws(SessionStoreError) -> StoredEntitlements? {
-            try? await Task.sleep(for: .milliseconds(200))
+            await reads.wait()
             return try await wrapped.load()
         }
         func save(_ value: StoredEntitlements) async throws(SessionStoreError) { try await wrapped.save(value) }
@@ -172,9 +174,18 @@ import Testing
         try await PugpigFixture.with { fixture in
             let stored = InMemoryStore<StoredEntitlements>()
             _ = try await fixture.signedIn(PugpigFixture.bob, store: stored)
-            let relaunched = fixture.provider(store: SlowStore(wrapped: stored))
-            async let first = relaunched.access(to: "issue-1")
-            async let second = relaunched.access(to: "issue-1")
+            let store = SlowStore(wrapped: stored)
+            let relaunched = fixture.provider(store: store)
+            let asked = Counter()
+            func ask() async -> EntitlementAccess {
+                asked.increment()
+                return await relaunched.access(to: "issue-1")
+            }
+            async let first = ask()
+            async let second = ask()
+            // The read finishes only once it is under way and both callers have asked.
+            try await eventually("the store read under way and both callers asking") { store.reads.heldCount == 1 && asked.value == 2 }
+            store.reads.open()
             #expect(await [first, second] == [.granted, .granted])
         }
     }
@@ -215,7 +226,7 @@ import Testing
         fixture.clock.advance(120)
         let start = ContinuousClock.now
         guard case .offline = await provider.status().freshness else { Issue.record("offline expected"); return }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < TestTiming.slowed(.seconds(5)))
         fixture.clock.advance(3600)
         #expect(await provider.status().freshness == .graceExpired)
     }

@@ -2,6 +2,7 @@ import Clearance
 import ClearanceDevelopment
 import ClearanceHTTP
 import ClearanceTesting
+import ClearanceTestSupport
 import Foundation
 import HTTPTypes
 import Testing
@@ -118,26 +119,41 @@ struct AuthorizedClientTests {
     }
 
     @Test func tenThousandConcurrentRequestsOnAnExpiredCredentialRefreshOnce() async throws {
-        let fanIn = Int(ProcessInfo.processInfo.environment["FANIN"] ?? "") ?? 10_000
+        // 10,000 as the issue asks; under a sanitizer (which looks for races and memory errors
+        // here, not for the count) 3,000: 10,000 passed the 2-minute limit under ThreadSanitizer
+        // on a loaded machine.
+        let fanIn = Int(ProcessInfo.processInfo.environment["FANIN"] ?? "") ?? (TestTiming.sanitized ? 3_000 : 10_000)
         let started = ContinuousClock.now
         defer { print("fan-in of \(fanIn) took \(ContinuousClock.now - started)") }
         try await withServers { a, serverA, _, _ in
             let fetches = Counter()
+            let released = AsyncStream<Void>.makeStream()
             let source = CachingCredentialSource(ClosureCredentialSource {
                 fetches.increment()
-                try await Task.sleep(for: .milliseconds(20))
+                for await _ in released.stream {}  // answers once every request waits for it (below)
                 return .bearer("good-token")
             }, initial: .bearer("expired-token"))  // expiry unknown to the client: every request meets a 401 first
             let httpClient = AsyncHTTPClientHTTPTransport.makeClient(connectionsPerHost: 16)
             let c = AuthorizedClient(authorizer: try RequestAuthorizer(policy: .always("s"), sources: ["s": source]), transport: AsyncHTTPClientHTTPTransport(client: httpClient))
             let url = serverA.baseURL.appending(path: "/protected")
-            let succeeded = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for _ in 0..<fanIn {
-                    group.addTask { try await c.send(.get, url).0.status == .ok }
+            // The client is shut down however the run ends (a time limit, a wait that gave up):
+            // one dropped without it ends the whole test process (AsyncHTTPClient's deinit traps).
+            let succeeded = try await withCleanup {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<fanIn {
+                        group.addTask { try await c.send(.get, url).0.status == .ok }
+                    }
+                    // Each request, refused or finding the refused token dropped, waits for the one fetch.
+                    try await eventually("all \(fanIn) requests wait for the one fetch", timeout: .seconds(120)) {
+                        source.waitingCallers == fanIn
+                    }
+                    released.continuation.finish()
+                    return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
                 }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            } cleanup: {
+                released.continuation.finish()
+                try? await httpClient.shutdown()
             }
-            try await httpClient.shutdown()
             #expect(succeeded == fanIn)
             #expect(fetches.value == 1)
             #expect(a.count("protected") <= 2 * fanIn)
@@ -149,11 +165,11 @@ struct AuthorizedClientTests {
         try await withServers { a, serverA, _, _ in
             let c = try client(.bearer("t0ken-value"), transport: kind.transport)
             let task = Task { try await c.send(.get, serverA.baseURL.appending(path: "/slow")) }
-            for _ in 0..<200 where a.count("slow") == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            try await eventually("the request reached /slow") { a.count("slow") > 0 }
             let start = ContinuousClock.now
             task.cancel()
             let result = await task.result
-            #expect(ContinuousClock.now - start < .seconds(4))  // the server would answer after 5 s
+            #expect(ContinuousClock.now - start < TestTiming.slowed(.seconds(4)))  // the server answers /slow only when the test ends
             guard case .failure(let error) = result else {
                 Issue.record("the request finished despite cancellation")
                 return

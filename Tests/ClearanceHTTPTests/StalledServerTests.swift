@@ -20,7 +20,7 @@ struct StalledServerTests {
     /// machine, where a waking task may wait a second or two more for a thread. The issue's
     /// "deadline plus 1 s" is shown on the transport's own clock, moved by hand (the
     /// `…OnTheTransportsClock` tests), where no scheduling delay counts.
-    static var slack: Duration { TestTiming.scaled(.seconds(3)) }
+    static var slack: Duration { TestTiming.slowed(.seconds(3)) }
 
     @Test(arguments: transports)
     func sendEndsByItsDeadlineWhenTheServerStallsAfterTheHeadOrHalfTheBody(transportName: String) async throws {
@@ -168,12 +168,12 @@ struct StalledServerTests {
                     let (response, body) = try await transport.send(HTTPRequest(method: .get, url: healthy.url("/ok/answer")), body: nil)
                     let elapsed = ContinuousClock.now - started
                     #expect(response.status == .ok && body == Data("{}".utf8))
-                    #expect(elapsed < TestTiming.scaled(.seconds(5)), "the healthy call took \(elapsed)")
+                    #expect(elapsed < TestTiming.slowed(.seconds(5)), "the healthy call took \(elapsed)")
                     // Cancelling ends them all at once.
                     for call in stalledCalls { call.cancel() }
                     let cancelled = ContinuousClock.now
                     for call in stalledCalls { _ = try? await call.value }
-                    #expect(ContinuousClock.now - cancelled < TestTiming.scaled(.seconds(10)))
+                    #expect(ContinuousClock.now - cancelled < TestTiming.slowed(.seconds(10)))
                 }
             }
         }
@@ -205,7 +205,7 @@ struct StalledServerTests {
                 let started = ContinuousClock.now
                 let (response, _) = try await waiting.value
                 #expect(response.status == .ok)
-                #expect(ContinuousClock.now - started < TestTiming.scaled(.seconds(5)))
+                #expect(ContinuousClock.now - started < TestTiming.slowed(.seconds(5)))
                 await #expect(throws: (any Error).self) { _ = try await stalled.value }
             }
         }

@@ -12,6 +12,8 @@ import NIOCore
 final class TestAPI: Sendable {
     private let seen = Locked<[String: (total: Int, authorized: Int)]>([:])
     private let accepted = Locked<Set<String>>(["Bearer good-token"])
+    /// Holds every answer of `/slow` until the test ends (``withServers`` opens it).
+    let slowAnswers = Gate()
 
     func count(_ route: String) -> Int { seen.withLock { $0[route]?.total ?? 0 } }
     func authorized(_ route: String) -> Int { seen.withLock { $0[route]?.authorized ?? 0 } }
@@ -68,7 +70,7 @@ final class TestAPI: Sendable {
         }
         router.get("/slow") { request, _ in
             self.record("slow", request)
-            try await Task.sleep(for: .seconds(5))
+            await self.slowAnswers.wait()
             return Self.json(.ok, [:])
         }
         return router
@@ -103,8 +105,12 @@ func withServers<T>(_ body: (TestAPI, RunningServer, TestAPI, RunningServer) asy
     let serverA = try await RunningServer.start(a.router(), logger: .init(label: "a", factory: { _ in SwiftLogNoOpLogHandler() }))
     return try await withCleanup {
         let serverB = try await RunningServer.start(b.router(), logger: .init(label: "b", factory: { _ in SwiftLogNoOpLogHandler() }))
-        return try await withCleanup { try await body(a, serverA, b, serverB) } cleanup: { await serverB.stop() }
+        return try await withCleanup { try await body(a, serverA, b, serverB) } cleanup: {
+            b.slowAnswers.open()
+            await serverB.stop()
+        }
     } cleanup: {
+        a.slowAnswers.open()
         await serverA.stop()
     }
 }

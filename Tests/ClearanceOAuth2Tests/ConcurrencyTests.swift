@@ -1,6 +1,7 @@
 import Clearance
 import ClearanceHTTP
-import ClearanceOAuth2
+@testable import ClearanceOAuth2
+import ClearanceTestSupport
 import Foundation
 import Testing
 
@@ -8,8 +9,16 @@ import Testing
 @Suite(.serialized) struct ConcurrencyTests {
     static let concurrency = 1_000
 
+    /// Lets the server answer the held token request once every request waits for the one renewal.
+    static func answerOnceAllWait(_ session: OAuth2Session, _ harness: SessionHarness) async throws {
+        try await eventually("all \(concurrency) requests wait for the one renewal", timeout: .seconds(30)) {
+            session.tokenFlight.waiterCount == concurrency
+        }
+        harness.server.tokenAnswers.open()
+    }
+
     @Test func thousandConcurrentRequestsOnAnExpiredSessionCauseExactlyOneRefresh() async throws {
-        let harness = try await SessionHarness.start { $0.tokenDelay = .milliseconds(200) }
+        let harness = try await SessionHarness.start { $0.heldGrants = ["refresh_token"] }
         defer { Task { await harness.stop() } }
         let session = try await harness.signedInSession()
         harness.clock.advance(by: .seconds(3_600))
@@ -19,6 +28,7 @@ import Testing
             for _ in 0..<Self.concurrency {
                 group.addTask { try await harness.callAPI(client) }
             }
+            try await Self.answerOnceAllWait(session, harness)
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses.count == Self.concurrency)
@@ -28,7 +38,7 @@ import Testing
     }
 
     @Test func thousandConcurrentFirstRequestsCauseExactlyOneAutomaticSignIn() async throws {
-        let harness = try await SessionHarness.start { $0.tokenDelay = .milliseconds(200) }
+        let harness = try await SessionHarness.start { $0.heldGrants = ["app"] }
         defer { Task { await harness.stop() } }
         let session = harness.session(automaticSignIn: harness.app)
         let client = try harness.client(session)
@@ -37,6 +47,7 @@ import Testing
             for _ in 0..<Self.concurrency {
                 group.addTask { try await harness.callAPI(client) }
             }
+            try await Self.answerOnceAllWait(session, harness)
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses.allSatisfy { $0 == 200 })
@@ -46,13 +57,13 @@ import Testing
     }
 
     @Test func aFailedAutomaticSignInFailsEveryWaiterWithTheSameTypedError() async throws {
-        let harness = try await SessionHarness.start { $0.tokenDelay = .milliseconds(200) }
+        let harness = try await SessionHarness.start { $0.heldGrants = ["app"] }
         defer { Task { await harness.stop() } }
         harness.server.script("app", .oauthError("unauthorized_client", status: 400))
         let session = harness.session(automaticSignIn: harness.app)
         let client = try harness.client(session)
 
-        let codes = await withTaskGroup(of: String.self) { group in
+        let codes = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<Self.concurrency {
                 group.addTask {
                     do {
@@ -66,7 +77,8 @@ import Testing
                     }
                 }
             }
-            return await group.reduce(into: [String]()) { $0.append($1) }
+            try await Self.answerOnceAllWait(session, harness)
+            return try await group.reduce(into: [String]()) { $0.append($1) }
         }
         #expect(Set(codes) == ["clearance.missingCredential/oauth2.unauthorized_client"])
         #expect(harness.server.tokenRequests("app") == 1)

@@ -24,9 +24,14 @@ import Testing
             let child = try ClearanceExecutable.start(["session", "stress-write", "--store", file.path, "--key-file", keyFile.path, "--start", "\(stored + 1)"])
             // Wait for the first durable write half the time, so kills land both early and mid-stream.
             if iteration % 2 == 0 {
-                let deadline = ContinuousClock.now + .seconds(10)
-                while committed(child).isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+                do {
+                    try await eventually("iteration \(iteration): the child's first durable write") { !committed(child).isEmpty }
+                } catch {
+                    await child.stop(.kill)
+                    throw error
+                }
             }
+            // sleep: not a wait; the kill lands at a random moment on purpose (0 to 15 ms on)
             try await Task.sleep(for: .microseconds(Int.random(in: 0...15_000, using: &generator)))
             await child.stop(.kill)
             let reported = committed(child)

@@ -196,7 +196,8 @@ struct DjangoInteropTests {
         let client = try #require(django.clients["password"])
         let arguments = [
             "login", "--token-url", django.tokenURL.absoluteString, "--revocation-url", django.url + "/o/revoke_token/",
-            "--client-id", client.id, "--client-secret", client.secret ?? "", "--username", "alice", "--password-stdin",
+            // The `=` form: a secret may begin with "-", which a separate argument would read as an option.
+            "--client-id", client.id, "--client-secret=\(client.secret ?? "")", "--username", "alice", "--password-stdin",
             "--scope", "read", "--store", storeURL.path,
         ]
         let store = EncryptedFileSessionStore(fileURL: storeURL, key: try SessionStoreKey.loadOrCreate(file: directory.url.appendingPathComponent("session.key")))
@@ -274,31 +275,32 @@ struct DjangoInteropTests {
             promptSink.yield(prompt)
             promptSink.finish()
         }
-        let info = try await withThrowingTaskGroup(of: TokenInfo?.self) { group in
-            group.addTask { try await session.signIn(with: grant) }
-            group.addTask {
-                // The user: approves on the verification page once Clearance has polled at least
-                // once (DEVICE_FLOW_INTERVAL is 1 s), so `authorization_pending` is exercised.
-                for await prompt in prompts {
-                    #expect(prompt.verificationURI.absoluteString == django.url + "/o/device/")
-                    // Wait for the first `authorization_pending` answer (not a fixed delay: load varies).
-                    let deadline = ContinuousClock.now + .seconds(15)
-                    while !logs.text.contains("device authorization pending"), ContinuousClock.now < deadline {
-                        try await Task.sleep(for: .milliseconds(50))
+        // The sign-in and the user run side by side; the whole grant has a deadline.
+        let info = try await within(.seconds(60), waitingFor: "the device grant to complete") {
+            try await withThrowingTaskGroup(of: TokenInfo?.self) { group in
+                group.addTask { try await session.signIn(with: grant) }
+                group.addTask {
+                    // The user: approves on the verification page once Clearance has polled at
+                    // least once (DEVICE_FLOW_INTERVAL is 1 s), so `authorization_pending` is exercised.
+                    for await prompt in prompts {
+                        #expect(prompt.verificationURI.absoluteString == django.url + "/o/device/")
+                        // Wait for the first `authorization_pending` answer (not a fixed delay: load varies).
+                        try await eventually("Clearance's first authorization_pending answer", timeout: .seconds(15)) {
+                            logs.text.contains("device authorization pending")
+                        }
+                        try await django.browser([
+                            "device", prompt.verificationURI.absoluteString, "--user-code=\(prompt.userCode)",
+                            "--username", "alice", "--password=\(django.password)",
+                        ])
                     }
-                    try await django.browser([
-                        "device", prompt.verificationURI.absoluteString, "--user-code=\(prompt.userCode)",
-                        "--username", "alice", "--password=\(django.password)",
-                    ])
+                    return nil
                 }
-                try await Task.sleep(for: .seconds(20))
-                throw DjangoOAuthServer.Failure(description: "the device grant did not complete within 20 s of the approval")
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let info = next { return info }
+                }
+                throw DjangoOAuthServer.Failure(description: "the device grant ended without a token")
             }
-            defer { group.cancelAll() }
-            while let next = try await group.next() {
-                if let info = next { return info }
-            }
-            throw DjangoOAuthServer.Failure(description: "the device grant ended without a token")
         }
         #expect(info.scopes == ["read"])
         #expect(info.hasRefreshToken)

@@ -57,15 +57,17 @@ import Testing
     /// A refresh in flight when the app signs out: the sign-out revokes the refresh token it
     /// held, and the rotated one the refresh brings back is revoked too, and never stored.
     @Test func aSignOutRacingARefreshRevokesTheRotatedTokenToo() async throws {
-        let harness = try await SessionHarness.start(.init(refreshAnswerDelay: .milliseconds(400)))
+        let harness = try await SessionHarness.start(.init(holdRefreshAnswers: true))
         defer { Task { await harness.stop() } }
         let store = InMemorySessionStore()
         let session = try await harness.signedInSession(store: store)
         let first = try #require(store.current?.token.refreshToken)
         let refreshing = Task { try await session.refresh() }
-        try await Task.sleep(for: .milliseconds(150))
+        // The server has honoured the refresh (the rotated token is issued) and holds its answer.
+        try await eventually("the refresh honoured, its answer held") { harness.server.refreshAnswers.heldCount == 1 }
         let outcome = await session.signOut()
         guard case .revoked = outcome else { Issue.record("\(outcome)"); return }
+        harness.server.refreshAnswers.open()
         _ = try? await refreshing.value
         try await eventually("the rotated refresh token revoked") { harness.server.revoked.count == 2 }
         let revoked = harness.server.revoked

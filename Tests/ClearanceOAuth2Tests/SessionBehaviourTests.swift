@@ -1,18 +1,21 @@
 import Clearance
-import ClearanceOAuth2
+@testable import ClearanceOAuth2
+import ClearanceTestSupport
 import Foundation
 import Testing
 
 /// Cancellation, late 401s, timeouts and re-sign-in after an ended session.
 @Suite struct SessionBehaviourTests {
     @Test func cancellingOneWaiterDoesNotCancelTheSharedRefresh() async throws {
-        let harness = try await SessionHarness.start { $0.tokenDelay = .seconds(3) }
+        let harness = try await SessionHarness.start { $0.heldGrants = ["refresh_token"] }
         defer { Task { await harness.stop() } }
         let session = try await harness.signedInSession()
         harness.clock.advance(by: .seconds(3_600))
         let cancelled = Task { try await session.currentCredential() }
         let patient = Task { try await session.currentCredential() }
-        try await Task.sleep(for: .milliseconds(50))
+        // Both wait for the one refresh, which the server holds until the test lets it answer.
+        try await eventually("both callers wait for the refresh") { session.tokenFlight.waiterCount == 2 }
+        try await eventually("the refresh reached the server") { harness.server.tokenRequests("refresh_token") == 1 }
         cancelled.cancel()
         let start = ContinuousClock.now
         do {
@@ -21,7 +24,8 @@ import Testing
         } catch let error as OAuth2Error {
             #expect(error.code == .cancelled)
         }
-        #expect(ContinuousClock.now - start < .milliseconds(2_000))  // long before the 3 s refresh ends
+        #expect(ContinuousClock.now - start < TestTiming.slowed(.milliseconds(2_000)))  // while the server still holds the refresh
+        harness.server.tokenAnswers.open()
         _ = try await patient.value
         #expect(harness.server.tokenRequests("refresh_token") == 1)
         #expect(session.state.isAuthenticated)

@@ -11,7 +11,7 @@ import Testing
 @Suite("Command line deadlines and provenance")
 struct CommandLineDeadlineTests {
     /// How long a command may run past its two-second deadline (starting the process included).
-    static var slack: Duration { TestTiming.scaled(.seconds(4)) }
+    static var slack: Duration { TestTiming.slowed(.seconds(4)) }
 
     @Test func requestWithATimeoutEndsWithOneLine() async throws {
         try await withStallingServer { server in

@@ -23,7 +23,7 @@ struct StalledProviderTests {
     /// machine, where a waking task may wait a second or two more for a thread. The issue's
     /// "deadline plus 1 s" is shown on the transport's own clock, moved by hand (the
     /// `…OnTheTransportsClock` tests), where no scheduling delay counts.
-    static var slack: Duration { TestTiming.scaled(.seconds(3)) }
+    static var slack: Duration { TestTiming.slowed(.seconds(3)) }
 
     enum Kind: String, CaseIterable, Sendable { case discovery, keySet, userInfo, token, revocation, deviceAuthorization }
 

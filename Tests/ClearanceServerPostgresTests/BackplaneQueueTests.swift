@@ -1,4 +1,5 @@
 @testable import ClearanceServerPostgres
+import ClearanceServer
 import ClearanceTesting
 import ClearanceTestSupport
 import Testing
@@ -44,7 +45,7 @@ struct BackplaneQueueTests {
     @Test func oneAppsFloodTakesAtMostItsPartAndTheOthersEventsGoThrough() async {
         let capture = LogCapture()
         let queue = BackplaneQueue(limit: 100, perAppLimit: 25, logger: capture.logger())
-        func event(_ appID: String, _ index: Int) -> BackplaneMessage {
+        func event(_ appID: String, _ index: Int) -> ClusterMessage {
             .event(appID: appID, channel: "c", frame: "\(index)", excluding: nil)
         }
         queue.append((0..<90).map { event("flooder", $0) })
@@ -73,7 +74,7 @@ struct BackplaneQueueTests {
 
     @Test func droppedEventsAloneMakeNoResynchronizationDue() async {
         let queue = BackplaneQueue(limit: 1)
-        let event = BackplaneMessage.event(appID: "app", channel: "c", frame: "{}", excluding: nil)
+        let event = ClusterMessage.event(appID: "app", channel: "c", frame: "{}", excluding: nil)
         queue.append([event, event, event])
         #expect(queue.dropped == 2)
         #expect(!queue.takeResync(), "a dropped delivery changes no node's state")

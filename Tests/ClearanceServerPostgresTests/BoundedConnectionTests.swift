@@ -27,7 +27,7 @@ struct BoundedConnectionTests {
             await #expect(throws: BoundedConnection.ConnectionLost.self) {
                 try await bounded.run { try await connection.query("SELECT 1", logger: TestHub.quietLogger) }
             }
-            #expect(ContinuousClock.now - start < .seconds(1))
+            #expect(ContinuousClock.now - start < TestTiming.slowed(.seconds(1)))
         } cleanup: {
             await database.destroy()
         }

@@ -17,10 +17,10 @@ struct ClusterTerminateQueueTests {
         let database = try await ThrowawayPostgres.start()
         try await withCleanup {
             let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
-            let full = PostgresChannelState(configuration: configuration, queueLimit: 0, logger: TestHub.quietLogger)
-            let other = PostgresChannelState(configuration: configuration, logger: TestHub.quietLogger)
-            let nodeA = try await TestHub.start(adapter: full)
-            let nodeB = try await TestHub.start(adapter: other)
+            let full = PostgresCluster(configuration: configuration, queueLimit: 0, logger: TestHub.quietLogger)
+            let other = PostgresCluster(configuration: configuration, logger: TestHub.quietLogger)
+            let nodeA = try await TestHub.start(cluster: full.drivers)
+            let nodeB = try await TestHub.start(cluster: other.drivers)
             try await withCleanup {
                 try await ClusterFixture.linked(full)
                 try await ClusterFixture.linked(other)

@@ -32,7 +32,9 @@ struct ClusterTerminateTests {
                 }
                 #expect(error.closeCode == 4009)
             }
-            try await Task.sleep(for: .milliseconds(500))
+            // The positive control: a round trip of bob's with node B after the terminate. Had
+            // node B closed bob too, his close would have come before the answer.
+            try await bobOnB.subscribe("after-the-terminate").subscribed()
             let bobState = await bobOnB.state
             #expect(bobState.socketID != nil, "bob must stay connected: \(bobState)")
             await bobOnB.disconnect()

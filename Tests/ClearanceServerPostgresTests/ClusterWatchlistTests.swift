@@ -11,16 +11,17 @@ import Testing
 /// Watchlist events across a cluster of two real `clearance serve --backplane` nodes on a real
 /// PostgreSQL: "online" is decided for the whole cluster, and a user with a connection on any
 /// node, also while another node restarts (SIGTERM, then a new process on its port), is never
-/// reported offline.
+/// reported offline (shown by a later event of another user, erin, that came after it).
 @Suite("Watchlist across a cluster", .timeLimit(.minutes(4)))
 struct ClusterWatchlistTests {
     @Test func onlineAndOfflineSpanTheNodesAndARestartingNodeSendsNoFalseOffline() async throws {
-        try await ServeCluster.withTwoNodes { nodeA, nodeB, cluster in
-            // Alice watches bob and carol from node A (a ChannelClient, and the same from Python's
-            // raw frames); bob signs in on node B.
-            let alice = try await Self.signedIn(as: "alice", watching: ["bob", "carol"], port: nodeA.port)
+        // At info, a node logs each connection's end (`hub.connection.closed`, with its socket id).
+        try await ServeCluster.withTwoNodes(arguments: ["--log-level", "info"]) { nodeA, nodeB, cluster in
+            // Alice watches bob, carol and erin (a positive control) from node A (a ChannelClient,
+            // and the same from Python's raw frames); bob signs in on node B.
+            let alice = try await Self.signedIn(as: "alice", watching: ["bob", "carol", "erin"], port: nodeA.port)
             let python = try PythonPeer.start("hub_watch.py", [
-                "127.0.0.1", String(nodeA.port), TestHub.appID, TestHub.key, TestHub.secret, "alice-py", "bob,carol", "-", "120",
+                "127.0.0.1", String(nodeA.port), TestHub.appID, TestHub.key, TestHub.secret, "alice-py", "bob,carol,erin", "-", "120",
             ])
             defer { Task { await python.stop(.kill) } }
             #expect(await python.line(timeout: .seconds(30)) { $0.contains(#""ready": true"#) } != nil, "\(python.stderr.suffix(1_000))")
@@ -39,17 +40,26 @@ struct ClusterWatchlistTests {
                     return socket != firstSocket
                 }
                 _ = try await bobOnB.client.signIn()  // signed in on the new socket
-                try await Task.sleep(for: .seconds(2))
-                #expect(alice.events == [WatchlistEvent(kind: .online, userIDs: ["bob"])], "\(alice.events)")
-                #expect(HubWatchOutput.watchlist(python) == ["online:bob"], "\(python.stdout.suffix(1_000))")
+                // The positive control: erin signs in on the restarted node B after bob. Node A
+                // hears node B in order, so whatever bob's return made it say came before.
+                let erin = try await Self.signedIn(as: "erin", port: restartedB.port)
+                try await alice.expect([.online: ["bob"], .online: ["erin"]])
+                try await eventually("python's view of erin") { HubWatchOutput.watchlist(python).count >= 2 }
+                #expect(HubWatchOutput.watchlist(python) == ["online:bob", "online:erin"], "\(python.stdout.suffix(1_000))")
                 // Bob leaves node A: his connection on the restarted node B keeps him online.
+                let bobOnASocket = try #require(await bobOnA.client.socketID)
                 await bobOnA.client.disconnect()
-                try await Task.sleep(for: .seconds(2))
-                #expect(alice.events == [WatchlistEvent(kind: .online, userIDs: ["bob"])], "\(alice.events)")
+                try await eventually("node A ended bob's connection") { nodeA.loggedConnectionClosed(socketID: bobOnASocket) }
+                // The positive control: erin leaves node B, which node A hears after it ended bob's
+                // connection there.
+                await erin.client.disconnect()
+                try await alice.expect([.online: ["bob"], .online: ["erin"], .offline: ["erin"]])
                 // Bob's last connection closes: offline, once.
                 await bobOnB.client.disconnect()
-                try await alice.expect([.online: ["bob"], .offline: ["bob"]])
-                try await eventually("python's view") { HubWatchOutput.watchlist(python) == ["online:bob", "offline:bob"] }
+                try await alice.expect([.online: ["bob"], .online: ["erin"], .offline: ["erin"], .offline: ["bob"]])
+                try await eventually("python's view") {
+                    HubWatchOutput.watchlist(python) == ["online:bob", "online:erin", "offline:erin", "offline:bob"]
+                }
             } cleanup: {
                 await restartedB.stop(.kill)
             }
@@ -58,7 +68,7 @@ struct ClusterWatchlistTests {
             // learns at once that she is online; her node stops: she goes offline with it.
             try await ServeCluster.withNode(environment: cluster) { nodeC in
                 let carol = try await Self.signedIn(as: "carol", port: nodeC.port)
-                try await alice.expect([.online: ["bob"], .offline: ["bob"], .online: ["carol"]])
+                try await alice.expect([.online: ["bob"], .online: ["erin"], .offline: ["erin"], .offline: ["bob"], .online: ["carol"]])
                 let dan = try await Self.signedIn(as: "dan", watching: ["carol", "bob"], port: nodeA.port)
                 try await dan.expect([.online: ["carol"]])
                 await nodeC.stop()

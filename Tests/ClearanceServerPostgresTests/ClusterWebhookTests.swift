@@ -32,6 +32,17 @@ struct ClusterWebhookTests {
         return nodes
     }
 
+    /// The rows of the cluster's occupancy table (a place per channel or member and node).
+    static func occupancyRows(_ database: ThrowawayPostgres) async throws -> Int? {
+        try await count("SELECT count(*) FROM clearance_backplane_occupancy", database)
+    }
+
+    /// The number a `SELECT count(*) …` answers, through psql.
+    static func count(_ query: String, _ database: ThrowawayPostgres) async throws -> Int? {
+        let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/psql"), ["-X", "-At", "-c", query, database.url])
+        return Int(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     static func subscribed(to channel: String, on node: ServeProcess) async throws -> ChannelClient {
         let client = ChannelClient(key: TestHub.key, options: TestHub.options(node.port))
         await client.connect()
@@ -50,14 +61,25 @@ struct ClusterWebhookTests {
                     let first = try await Self.subscribed(to: "news", on: nodes[0])
                     let second = try await Self.subscribed(to: "news", on: nodes[1])
                     try await eventually("channel_occupied") { receiver.events.contains(.channelOccupied(channel: "news")) }
+                    // Both nodes' places are written (each node writes its own, a moment after
+                    // its subscriber came): until then node 0's leaving would be, for the
+                    // cluster, the channel's last subscriber leaving.
+                    try await eventually("both nodes' occupancy rows") { try await Self.occupancyRows(database) == 2 }
                     await first.disconnect()
-                    try await Task.sleep(for: .seconds(1))
+                    try await eventually("node 0's place removed") { try await Self.occupancyRows(database) == 1 }
+                    // Positive control: node 0 applies its changes in order and emits what each
+                    // decides before the next, and a target's webhooks go out in order; so once
+                    // node 0's next change (a channel "marker" occupied) has arrived, a vacated
+                    // that node 0 decided for "news" would have arrived before it.
+                    let marker = try await Self.subscribed(to: "marker", on: nodes[0])
+                    try await eventually("marker occupied") { receiver.events.contains(.channelOccupied(channel: "marker")) }
                     #expect(!receiver.events.contains(.channelVacated(channel: "news")), "node 1 still has a subscriber")
                     await second.disconnect()
                     try await eventually("channel_vacated") { receiver.events.contains(.channelVacated(channel: "news")) }
-                    // Time for a second node's copy, were there one.
-                    try await Task.sleep(for: .seconds(2))
-                    #expect(receiver.events == [.channelOccupied(channel: "news"), .channelVacated(channel: "news")])
+                    // A second copy could come only from node 0, which decided before its marker.
+                    await marker.disconnect()
+                    try await eventually("marker vacated") { receiver.events.contains(.channelVacated(channel: "marker")) }
+                    #expect(receiver.events.filter { $0.channel == "news" } == [.channelOccupied(channel: "news"), .channelVacated(channel: "news")])
                     #expect(receiver.problems.isEmpty, "\(receiver.problems)")
                 } cleanup: {
                     for node in nodes { await node.stop(.kill) }
@@ -78,7 +100,11 @@ struct ClusterWebhookTests {
             try await withCleanup {
                 // The receiver is down: node 0 queues channel_occupied and fails to deliver it.
                 let client = try await Self.subscribed(to: "news", on: nodes[0])
-                try await Task.sleep(for: .seconds(2))
+                try await eventually("the webhook queued in the database and its first attempt failed", timeout: .seconds(30)) {
+                    let queued = try await Self.count("SELECT count(*) FROM clearance_backplane_webhooks", database)
+                    let failed = try await Self.count("SELECT count(*) FROM clearance_backplane_webhook_targets WHERE attempts > 0", database)
+                    return queued == 1 && failed == 1
+                }
                 await nodes[0].stop(.kill)
                 await client.disconnect()
                 let receiver = try await PythonWebhookReceiver.start(port: receiverPort)

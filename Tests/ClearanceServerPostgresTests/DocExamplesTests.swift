@@ -11,16 +11,16 @@ enum PostgresDocExamples {
         let configuration = try PostgresBackplaneConfiguration(
             url: "postgres://clearance@db.internal:5432/clearance?sslmode=require",
             clusterKey: BackplaneClusterKey(secret: clusterSecret))
-        let hub = HubService(configuration: hubConfiguration, adapter: PostgresChannelState(configuration: configuration))
+        let hub = HubService(configuration: hubConfiguration, cluster: PostgresCluster(configuration: configuration).drivers)
         // snippet: end
         return hub
     }
 
-    static func channelStateDocComment(clusterSecret: String, configuration: HubConfiguration) throws -> HubService {
+    static func clusterDocComment(clusterSecret: String, configuration: HubConfiguration) throws -> HubService {
         // snippet: begin
         let key = try BackplaneClusterKey(secret: clusterSecret)  // the same on every node
-        let state = PostgresChannelState(configuration: try PostgresBackplaneConfiguration(url: "postgres://clearance@db:5432/clearance", clusterKey: key))
-        let hub = HubService(configuration: configuration, adapter: state)
+        let node = PostgresCluster(configuration: try PostgresBackplaneConfiguration(url: "postgres://clearance@db:5432/clearance", clusterKey: key))
+        let hub = HubService(configuration: configuration, cluster: node.drivers)
         // snippet: end
         return hub
     }

@@ -7,16 +7,17 @@ import Testing
 /// Real `clearance serve --backplane` nodes on a throwaway PostgreSQL, each linked to the cluster
 /// before the test goes on.
 enum ServeCluster {
-    /// Runs `body` with nodes A and B (and the environment that makes more), then stops them and
-    /// destroys the database, also when `body` throws.
+    /// Runs `body` with nodes A and B (given more command-line `arguments`; and the environment
+    /// that makes more), then stops them and destroys the database, also when `body` throws.
     static func withTwoNodes(
-        adjustApp: (inout HubAppConfiguration) -> Void = { _ in }, _ body: (ServeProcess, ServeProcess, [String: String]) async throws -> Void
+        arguments: [String] = [], adjustApp: (inout HubAppConfiguration) -> Void = { _ in },
+        _ body: (ServeProcess, ServeProcess, [String: String]) async throws -> Void
     ) async throws {
         let database = try await ThrowawayPostgres.start()
         try await withCleanup {
             let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
-            try await withNode(environment: cluster, adjustApp: adjustApp) { nodeA in
-                try await withNode(environment: cluster, adjustApp: adjustApp) { nodeB in
+            try await withNode(environment: cluster, arguments: arguments, adjustApp: adjustApp) { nodeA in
+                try await withNode(environment: cluster, arguments: arguments, adjustApp: adjustApp) { nodeB in
                     try await body(nodeA, nodeB, cluster)
                 }
             }

@@ -5,7 +5,7 @@ import Testing
 /// What one node of a cluster sees: its own connections plus what the other nodes report.
 @Suite("ChannelTable across nodes")
 struct ChannelTableTests {
-    typealias Recorder = InMemoryChannelStateTests.Recorder
+    typealias Recorder = HubChannelStateTests.Recorder
     private let room = ChannelTable.Key(appID: "app", name: "presence-room")
     private let alice = PresenceMember(id: "alice", infoJSON: #"{"name":"Alice"}"#)
     private let bob = PresenceMember(id: "bob", infoJSON: nil)

@@ -150,16 +150,49 @@ struct ConfigurationMembersTests {
     /// What our own types write, they read back the same: every member of every object (none
     /// left at its default) survives encoding and decoding.
     @Test func whatOurTypesWriteDecodesToTheSame() throws {
-        let limits = HubLimits(
-            activityTimeout: 61, pongTimeout: 11, serverPings: false, inactivityTimeout: 601,
-            maxChannelNameLength: 101, maxEventDataBytes: 1_001, maxPresenceMembers: 51, maxPresenceUserInfoBytes: 501,
-            clientEventsPerSecond: 6, maxMessageBytes: 4_097, maxChannelsPerEvent: 11, maxEventsPerBatch: 6, maxEventNameLength: 101,
-            maxHTTPBodyBytes: 4_097, maxConnections: 101, maxHTTPConnections: 102, maxConnectionsPerIP: 11, maxSubscriptions: 1_001,
-            maxChannelsPerConnection: 12, subscriptionChangesPerSecond: 7, httpIdleTimeout: 6, httpRequestTimeout: 7,
-            maxOutboundBytes: 65_537, maxTotalOutboundBytes: 1_048_577, closeTimeout: 2, shutdownSpread: 0.5, cacheTTL: 61,
-            maxCachedChannels: 11, webhookBatchWindow: 0.25, webhookAttemptTimeout: 2, webhookRetryDuration: 1, webhookFirstRetryDelay: 2,
-            webhookShutdownWait: 1, maxQueuedWebhooks: 11, maxQueuedWebhookBytes: 2_097_153, maxWebhookBatchBytes: 8_193, appShare: 0.5,
-            maxUnauthorizedConnectionsPerIP: 21, terminationGracePeriod: 31, backendEventsPerSecond: 12, readRequestsPerSecond: 13)
+        let limits = HubLimits {
+            $0.activityTimeout = 61
+            $0.pongTimeout = 11
+            $0.serverPings = false
+            $0.inactivityTimeout = 601
+            $0.maxChannelNameLength = 101
+            $0.maxEventDataBytes = 1_001
+            $0.maxPresenceMembers = 51
+            $0.maxPresenceUserInfoBytes = 501
+            $0.clientEventsPerSecond = 6
+            $0.maxMessageBytes = 4_097
+            $0.maxChannelsPerEvent = 11
+            $0.maxEventsPerBatch = 6
+            $0.maxEventNameLength = 101
+            $0.maxHTTPBodyBytes = 4_097
+            $0.maxConnections = 101
+            $0.maxHTTPConnections = 102
+            $0.maxConnectionsPerIP = 11
+            $0.maxSubscriptions = 1_001
+            $0.maxChannelsPerConnection = 12
+            $0.subscriptionChangesPerSecond = 7
+            $0.httpIdleTimeout = 6
+            $0.httpRequestTimeout = 7
+            $0.maxOutboundBytes = 65_537
+            $0.maxTotalOutboundBytes = 1_048_577
+            $0.closeTimeout = 2
+            $0.shutdownSpread = 0.5
+            $0.cacheTTL = 61
+            $0.maxCachedChannels = 11
+            $0.webhookBatchWindow = 0.25
+            $0.webhookAttemptTimeout = 2
+            $0.webhookRetryDuration = 1
+            $0.webhookFirstRetryDelay = 2
+            $0.webhookShutdownWait = 1
+            $0.maxQueuedWebhooks = 11
+            $0.maxQueuedWebhookBytes = 2_097_153
+            $0.maxWebhookBatchBytes = 8_193
+            $0.appShare = 0.5
+            $0.maxUnauthorizedConnectionsPerIP = 21
+            $0.terminationGracePeriod = 31
+            $0.backendEventsPerSecond = 12
+            $0.readRequestsPerSecond = 13
+        }
         let webhook = WebhookTarget(
             url: "https://h.example/p", events: [.channelOccupied, .memberAdded], headers: ["Authorization": "Bearer x"],
             filter: WebhookChannelFilter(channelPrefix: "presence-", channelSuffix: "-eu"), allowInsecureHTTP: true)

@@ -14,7 +14,11 @@ struct ConnectionTimersTests {
 
     /// Runs `steps` (times in seconds from the start) and returns the actions of the ticks.
     private func run(_ steps: [Step], authorizationTimeout: Duration? = nil, _ adjust: (inout HubLimits) -> Void = { _ in }) -> [Action] {
-        var limits = HubLimits(activityTimeout: 10, pongTimeout: 3, closeTimeout: 2)
+        var limits = HubLimits {
+            $0.activityTimeout = 10
+            $0.pongTimeout = 3
+            $0.closeTimeout = 2
+        }
         adjust(&limits)
         let start = ContinuousClock.now
         var timers = ConnectionTimers(settings: ConnectionTimers.Settings(limits: limits, authorizationTimeout: authorizationTimeout), now: start)
@@ -55,7 +59,11 @@ struct ConnectionTimersTests {
 
     @Test func tickIntervalIsAQuarterOfTheShortestTimerWithinBounds() {
         func interval(authorizationTimeout: Duration? = nil, _ adjust: (inout HubLimits) -> Void) -> Duration {
-            var limits = HubLimits(activityTimeout: 10, pongTimeout: 3, closeTimeout: 2)
+            var limits = HubLimits {
+            $0.activityTimeout = 10
+            $0.pongTimeout = 3
+            $0.closeTimeout = 2
+        }
             adjust(&limits)
             return ConnectionTimers.Settings(limits: limits, authorizationTimeout: authorizationTimeout).tickInterval
         }

@@ -32,6 +32,7 @@ actor FrameInbox {
         waiterID += 1
         let id = waiterID
         let timer = Task {
+            // sleep: the deadline of a wait for a frame (raced against its arrival), not a wait.
             try? await Task.sleep(for: timeout)
             self.expire(id)
         }

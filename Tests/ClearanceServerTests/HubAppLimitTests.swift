@@ -38,11 +38,11 @@ struct HubAppLimitTests {
 
     @Test func aReadRateAnswers429WithAJSONErrorAndRetryAfter() async throws {
         let configuration = TestHub.configuration { $0.readRequestsPerSecond = 1 }
-        try await TestHub.with(configuration) { hub in
+        // The bucket refills on the hub's clock, which stands still here: one read passes.
+        try await TestHub.with(configuration, clock: ManualHubClock()) { hub in
             let http = TestHTTP(hub)
-            // Twenty reads at once against one per second: however slow the machine, most are refused.
             let results = try await withThrowingTaskGroup(of: HTTPResult.self) { group in
-                for index in 0..<(20 * TestTiming.scale) {
+                for index in 0..<20 {
                     group.addTask { try await http.signed("GET", index.isMultiple(of: 2) ? "/apps/\(TestHub.appID)/channels" : "/apps/\(TestHub.appID)/channels/news") }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }

@@ -11,17 +11,19 @@ import Testing
 /// does not reconnect.
 @Suite("Hub: authorized connections", .timeLimit(.minutes(2)))
 struct HubAuthorizedConnectionTests {
-    /// The test app with authorized connections and `timeout` (stretched under a sanitizer).
-    static func configuration(timeout: Double = 2, maxConnections: Int? = nil) -> HubConfiguration {
+    /// The test app with authorized connections and `timeout`, in seconds of the hub's clock (a
+    /// ``ManualHubClock``: the deadline passes when a test moves it, never on its own).
+    static func configuration(timeout: Double = 30, maxConnections: Int? = nil) -> HubConfiguration {
         TestHub.configuration { app in
             app.authorizedConnections = true
-            app.authorizedConnectionTimeout = timeout * Double(TestTiming.scale)
+            app.authorizedConnectionTimeout = timeout
             app.maxConnections = maxConnections
         }
     }
 
     @Test func onlyPrivatePresenceAndSignedInConnectionsOutliveTheTimeout() async throws {
-        try await TestHub.with(Self.configuration()) { hub in
+        let clock = ManualHubClock()
+        try await TestHub.with(Self.configuration(), clock: clock) { hub in
             let (idle, _) = try await TestHub.connect(hub)
             let (publicOnly, publicID) = try await TestHub.connect(hub)
             try await TestHub.subscribe(publicOnly, socketID: publicID, channel: "news")
@@ -35,34 +37,35 @@ struct HubAuthorizedConnectionTests {
             signedIn.send(TestHub.frame(event: "pusher:signin", data: ["auth": auth, "user_data": userData]))
             _ = try await signedIn.next(event: "pusher:signin_success")
 
+            await clock.advance(by: .seconds(30))
             for client in [idle, publicOnly] {
-                let error = try await client.next(event: "pusher:error", timeout: TestTiming.scaled(.seconds(10)))
+                let error = try await client.next(event: "pusher:error", timeout: .seconds(10))
                 #expect(error.errorCode == 4009 && error.dataObject["message"] as? String == "Connection not authorized within timeout", "\(error)")
                 #expect(try await client.closeCode() == 4009)
             }
-            // A refused private subscription does not authorize.
+            // The others were ticked with them: nothing before the answer to a ping.
             for client in [privateOne, presenceOne, signedIn] {
-                #expect(await client.unexpectedFrame(within: TestTiming.scaled(.milliseconds(500))) == nil)
-                client.send(#"{"event":"pusher:ping","data":{}}"#)
-                _ = try await client.next(event: "pusher:pong")
+                #expect(try await client.unexpectedFrameBeforePong() == nil)
                 await client.disconnect()
             }
         }
     }
 
     @Test func aRefusedPrivateSubscriptionDoesNotAuthorize() async throws {
-        try await TestHub.with(Self.configuration()) { hub in
+        let clock = ManualHubClock()
+        try await TestHub.with(Self.configuration(), clock: clock) { hub in
             let (client, socketID) = try await TestHub.connect(hub)
             client.send(TestHub.subscribeFrame(channel: "private-room", socketID: socketID, auth: "\(TestHub.key):forged"))
             _ = try await client.next(event: "pusher:subscription_error")
-            #expect(try await client.next(event: "pusher:error", timeout: TestTiming.scaled(.seconds(10))).errorCode == 4009)
+            await clock.advance(by: .seconds(30))
+            #expect(try await client.next(event: "pusher:error", timeout: .seconds(10)).errorCode == 4009)
         }
     }
 
     @Test func connectionsCountAgainstTheAppsQuotaBeforeTheyAuthorize() async throws {
         // Turning authorized connections on never weakens maxConnections: anonymous sockets count
         // against the app they came in on from the start.
-        try await TestHub.with(Self.configuration(timeout: 30, maxConnections: 2)) { hub in
+        try await TestHub.with(Self.configuration(maxConnections: 2), clock: ManualHubClock()) { hub in
             var clients: [(TestWebSocketClient, String)] = []
             for _ in 0..<2 { clients.append(try await TestHub.connect(hub)) }
             let third = try TestWebSocketClient(url: hub.webSocketURL())
@@ -82,43 +85,52 @@ struct HubAuthorizedConnectionTests {
     }
 
     @Test func aChannelClientClosedWith4009FailsForGoodAndDoesNotReconnect() async throws {
-        try await TestHub.with(Self.configuration()) { hub in
+        let clock = ManualHubClock()
+        try await TestHub.with(Self.configuration(), clock: clock) { hub in
             let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port))
             let states = client.states
             let recorded = Task {
                 var seen: [ConnectionState] = []
                 for await state in states {
                     seen.append(state)
-                    if seen.count > 20 { break }
+                    if state == .disconnected || seen.count > 20 { break }
                 }
                 return seen
             }
             await client.connect()
-            let state = try await first(client.states, timeout: TestTiming.scaled(.seconds(10))) { $0.isTerminal }
+            _ = try await client.connected()
+            await clock.advance(by: .seconds(30))
+            let state = try await first(client.states, timeout: .seconds(10)) { $0.isTerminal }
             guard case let .failed(error) = state, case let .closedByServer(code, reason) = error else {
                 Issue.record("not closed by the server: \(state)")
                 return
             }
             #expect(code == 4009 && reason == "Connection not authorized within timeout")
             #expect(error.message.contains("not authorized within timeout"), "\(error.message)")
-            // No reconnect: the state stays failed.
-            try await Task.sleep(for: .seconds(2))
+            // No reconnect: none is scheduled as the client fails, and the state stays failed.
+            #expect(await client.reconnectScheduled == false)
             #expect(await client.state == state)
+            // Every state up to `disconnect()`'s, which ends the recording.
             await client.disconnect()
-            recorded.cancel()
             let seen = await recorded.value
             #expect(seen.filter(\.isConnected).count == 1, "\(seen)")
         }
     }
 
     @Test func aSignedInChannelClientStaysConnected() async throws {
-        try await TestHub.with(Self.configuration()) { hub in
+        let clock = ManualHubClock()
+        try await TestHub.with(Self.configuration(), clock: clock) { hub in
             let authenticator = try InlineSecretUserAuthenticator(signer: TestHub.signer, userData: #"{"id":"frank"}"#)
             let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port, userAuthenticator: authenticator))
             await client.connect()
             _ = try await client.connected()
             _ = try await client.signIn()
-            try await Task.sleep(for: TestTiming.scaled(.seconds(2.5)))
+            // A connection that does not authorize, closed at the same tick: the positive control.
+            let (idle, _) = try await TestHub.connect(hub)
+            await clock.advance(by: .seconds(30))
+            #expect(try await idle.next(event: "pusher:error", timeout: .seconds(10)).errorCode == 4009)
+            // A round trip on the signed-in connection after that tick: nothing closed it.
+            try await (await client.subscribe("news")).subscribed()
             #expect(await client.state.isConnected)
             await client.disconnect()
         }

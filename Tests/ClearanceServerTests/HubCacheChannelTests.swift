@@ -63,9 +63,13 @@ struct HubCacheChannelTests {
     }
 
     @Test func keptEventsExpire() async throws {
-        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.cacheTTL = 0.5 })) { hub in
+        let clock = ManualHubClock()
+        try await TestHub.with(TestHub.configuration(), clock: clock) { hub in
             try await TestHub.trigger(hub, event: "e", channels: ["cache-short"], data: "1")
-            try await Task.sleep(for: .seconds(1))
+            let (kept, event) = try await firstAfterSubscribing(hub, channel: "cache-short")
+            #expect(event.event == "e")
+            await kept.disconnect()
+            await clock.advance(by: .seconds(1_800))
             let (expired, miss) = try await firstAfterSubscribing(hub, channel: "cache-short")
             #expect(miss.event == "pusher:cache_miss")
             await expired.disconnect()
@@ -73,10 +77,12 @@ struct HubCacheChannelTests {
     }
 
     @Test func theNumberOfKeptEventsIsBoundedAndTheOneThatExpiresSoonestGoes() async throws {
-        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.maxCachedChannels = 2 })) { hub in
+        // On a manual clock, a second apart: each event expires a second after the one before.
+        let clock = ManualHubClock()
+        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.maxCachedChannels = 2 }), clock: clock) { hub in
             for index in 1...3 {
                 try await TestHub.trigger(hub, event: "e", channels: ["cache-\(index)"], data: "\(index)")
-                try await Task.sleep(for: .milliseconds(20))
+                await clock.advance(by: .seconds(1))
             }
             // cache-1 was triggered first, so it expires soonest: it made room for cache-3.
             let (one, first) = try await firstAfterSubscribing(hub, channel: "cache-1")

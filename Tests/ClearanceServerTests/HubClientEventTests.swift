@@ -153,16 +153,20 @@ struct HubClientEventTests {
     }
 
     @Test func signingInStopsTheAuthorizationDeadline() async throws {
-        // The deadline and the wait past it are stretched alike under a sanitizer, which can stall
-        // the process for seconds before the sign-in is read.
-        let configuration = TestHub.configuration { $0.authorizedConnections = true; $0.authorizedConnectionTimeout = 2 * Double(TestTiming.scale) }
-        try await TestHub.with(configuration) { hub in
+        // The deadline runs on a manual clock: it passes when the test moves the clock.
+        let clock = ManualHubClock()
+        let configuration = TestHub.configuration { $0.authorizedConnections = true; $0.authorizedConnectionTimeout = 30 }
+        try await TestHub.with(configuration, clock: clock) { hub in
             let (client, socketID) = try await TestHub.connect(hub)
             let userData = #"{"id":"carol"}"#
             let auth = try TestHub.signer.authenticateUser(socketID: socketID, userData: userData).auth
             client.send(TestHub.frame(event: "pusher:signin", data: ["auth": auth, "user_data": userData]))
             _ = try await client.next(event: "pusher:signin_success")
-            #expect(await client.unexpectedFrame(within: TestTiming.scaled(.seconds(3))) == nil)
+            // The positive control: a connection that does not sign in, closed at the same tick.
+            let (idle, _) = try await TestHub.connect(hub)
+            await clock.advance(by: .seconds(30))
+            #expect(try await idle.next(event: "pusher:error", timeout: .seconds(10)).errorCode == 4009)
+            #expect(try await client.unexpectedFrameBeforePong() == nil)
             await client.disconnect()
         }
     }

@@ -67,7 +67,7 @@ struct HubConfigurationTests {
         check(HubConfiguration(apps: [HubAppConfiguration(id: "a b", key: "k", secret: "s")]), .invalidApp(id: "a b", reason: .invalidAppID))
         check(HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s", encryptionMasterKey: "short")]),
               .invalidApp(id: "a", reason: .invalidMasterKey))
-        check(HubConfiguration(apps: [app], limits: HubLimits(activityTimeout: 0)), .invalidLimit("activityTimeout"))
+        check(HubConfiguration(apps: [app], limits: HubLimits { $0.activityTimeout = 0 }), .invalidLimit("activityTimeout"))
         #expect(throws: Never.self) { try HubConfiguration(apps: [app]).validate() }
     }
 

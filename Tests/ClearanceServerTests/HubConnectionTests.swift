@@ -96,12 +96,16 @@ struct HubConnectionTests {
         }
     }
 
+    // The hub's timers run on a manual clock: the defaults (a ping after 120 s of silence, 30 s
+    // for the answer) take no wall time, and nothing happens until the clock is moved.
     @Test func aSilentClientIsPingedThenClosedWith4201() async throws {
-        let limits = TestHub.limits { $0.activityTimeout = 1; $0.pongTimeout = 0.5 }
-        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+        let clock = ManualHubClock()
+        try await TestHub.with(TestHub.configuration(), clock: clock) { hub in
             let (client, _) = try await TestHub.connect(hub)
+            await clock.advance(by: .seconds(120))
             let ping = try await client.next(event: "pusher:ping", timeout: .seconds(10))
             #expect(ping.event == "pusher:ping")
+            await clock.advance(by: .seconds(30))
             #expect(try await client.next(event: "pusher:error", timeout: .seconds(10)).errorCode == 4201)
             #expect(try await client.closeCode() == 4201)
         }
@@ -113,13 +117,17 @@ struct HubConnectionTests {
         // the test waits for that, never for a time. The pong deadline is not under test here
         // (aSilentClientIsPingedThenClosedWith4201 is): it is long, so a run slowed by a
         // sanitizer or a loaded machine cannot miss it.
-        let limits = TestHub.limits { $0.activityTimeout = 1; $0.pongTimeout = 120 }
-        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+        let clock = ManualHubClock()
+        try await TestHub.with(TestHub.configuration(), clock: clock) { hub in
             let (client, _) = try await TestHub.connect(hub)
             for _ in 0..<2 {
+                await clock.advance(by: .seconds(120))
                 _ = try await client.next(event: "pusher:ping", timeout: .seconds(10))
                 client.send(#"{"event":"pusher:pong","data":{}}"#)
+                // The hub answers a ping after it read the pong (one connection's frames in order).
+                #expect(try await client.unexpectedFrameBeforePong() == nil)
             }
+            await clock.advance(by: .seconds(120))
             let third = try await client.next(event: "pusher:ping", timeout: .seconds(10))
             #expect(third.event == "pusher:ping")
             await client.disconnect()
@@ -127,18 +135,22 @@ struct HubConnectionTests {
     }
 
     @Test func withoutServerPingsInactivityClosesWith4202() async throws {
-        let limits = TestHub.limits { $0.serverPings = false; $0.inactivityTimeout = 0.6 }
-        try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
+        let clock = ManualHubClock()
+        let limits = TestHub.limits { $0.serverPings = false; $0.inactivityTimeout = 60 }
+        try await TestHub.with(TestHub.configuration(limits: limits), clock: clock) { hub in
             let (client, _) = try await TestHub.connect(hub)
+            await clock.advance(by: .seconds(60))
             #expect(try await client.next(event: "pusher:error", timeout: .seconds(10)).errorCode == 4202)
             #expect(try await client.closeCode() == 4202)
         }
     }
 
     @Test func aConnectionThatDoesNotAuthorizeInTimeClosesWith4009() async throws {
-        let configuration = TestHub.configuration { $0.authorizedConnections = true; $0.authorizedConnectionTimeout = 0.5 }
-        try await TestHub.with(configuration) { hub in
+        let clock = ManualHubClock()
+        let configuration = TestHub.configuration { $0.authorizedConnections = true; $0.authorizedConnectionTimeout = 30 }
+        try await TestHub.with(configuration, clock: clock) { hub in
             let (client, _) = try await TestHub.connect(hub)
+            await clock.advance(by: .seconds(30))
             let error = try await client.next(event: "pusher:error", timeout: .seconds(10))
             #expect(error.errorCode == 4009)
             #expect(error.dataObject["message"] as? String == "Connection not authorized within timeout")

@@ -105,7 +105,8 @@ struct HubTenantIsolationTests {
 
     @Test func oneRequestNamingMoreChannelsThanTheRateHoldsIsRefusedWith429() async throws {
         let configuration = TestHub.configuration { $0.backendEventsPerSecond = 5 }
-        try await TestHub.with(configuration) { hub in
+        // The bucket refills on the hub's clock, which stands still here.
+        try await TestHub.with(configuration, clock: ManualHubClock()) { hub in
             let channels = (0..<6).map { #""c\#($0)""# }.joined(separator: ",")
             let many = try await TestHTTP(hub).signed("POST", "/apps/\(TestHub.appID)/events", body: #"{"name":"e","channels":[\#(channels)],"data":"x"}"#)
             #expect(many.status == 429, "\(many.body)")
@@ -163,7 +164,8 @@ struct HubTenantIsolationTests {
     }
 
     @Test func aTerminatedUserCannotSignInOrJoinAsThemselvesWithinTheGracePeriod() async throws {
-        try await TestHub.with { hub in
+        let clock = ManualHubClock()
+        try await TestHub.with(clock: clock) { hub in
             // A spare socket got its sign-in signed before the terminate.
             let (spare, spareID) = try await TestHub.connect(hub)
             let userData = #"{"id":"mallory"}"#
@@ -184,6 +186,13 @@ struct HubTenantIsolationTests {
             let presence = try await spare.next(event: "pusher:subscription_error")
             #expect(presence.dataObject["status"] as? Int == 403, "\(presence)")
             try await TestHub.subscribe(spare, socketID: spareID, channel: "presence-lobby", channelData: TestHub.presenceData("trent"))
+            // Within the grace period (60 s by default) still refused; after it, welcome again.
+            await clock.advance(by: .seconds(59))
+            spare.send(TestHub.frame(event: "pusher:signin", data: ["auth": savedAuth, "user_data": userData]))
+            #expect(try await spare.next(event: "pusher:error").dataObject["message"] as? String != nil)
+            await clock.advance(by: .seconds(1))
+            spare.send(TestHub.frame(event: "pusher:signin", data: ["auth": savedAuth, "user_data": userData]))
+            _ = try await spare.next(event: "pusher:signin_success")
             await spare.disconnect()
         }
     }
@@ -215,7 +224,7 @@ struct EventCacheShareTests {
     }
 
     @Test func theHubsPolicyGivesEachAppItsPartWhenItServesSeveral() {
-        let limits = HubLimits(maxCachedChannels: 1_000)
+        let limits = HubLimits { $0.maxCachedChannels = 1_000 }
         #expect(limits.appPart(of: limits.maxCachedChannels, apps: 1) == 1_000)
         #expect(limits.appPart(of: limits.maxCachedChannels, apps: 2) == 250)
         #expect(EventCachePolicy(ttl: .seconds(1), maxChannels: 0, maxChannelsPerApp: 1).maxChannelsPerApp == 0)

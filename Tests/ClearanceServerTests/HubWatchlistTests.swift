@@ -42,8 +42,17 @@ struct HubWatchlistTests {
             // A second connection of carol is no news; neither is an unwatched user.
             let carolAgain = try await Self.signIn(hub, "carol")
             let erin = try await Self.signIn(hub, "erin")
+            // Carol's first connection also holds a channel: once the hub counts none on it, it
+            // has handled the disconnect (who is online with it): nothing for alice before the
+            // answer to her ping.
+            carol.send(#"{"event":"pusher:subscribe","data":{"channel":"carol-news"}}"#)
+            _ = try await carol.next(event: "pusher_internal:subscription_succeeded")
             await carol.disconnect()
-            #expect(await alice.unexpectedFrame(within: .milliseconds(500)) == nil)
+            try await eventually("carol's first connection gone") {
+                try await TestHTTP(hub).signed("GET", "/apps/\(TestHub.appID)/channels/carol-news", query: ["info": "subscription_count"])
+                    .json["subscription_count"] as? Int == 0
+            }
+            #expect(try await alice.unexpectedFrameBeforePong() == nil)
             // Carol's last connection closes: offline.
             await carolAgain.disconnect()
             #expect(try await Self.nextEvents(alice) == ["offline": ["carol"]])

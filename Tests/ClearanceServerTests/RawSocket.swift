@@ -82,11 +82,13 @@ final class RawSocket: @unchecked Sendable {
 
     /// Everything the peer sends until it closes the connection, and how long that took (since
     /// this wait began, and since the connection was made); `nil`
-    /// when it is still open after `timeout`. Reads on a thread of its own, so that waiting
-    /// never blocks the test's (or the server's) tasks.
+    /// when it is still open after `timeout` (stretched by `TestTiming.scale`). Reads on a thread
+    /// of its own, so that waiting never blocks the test's (or the server's) tasks.
     func untilClosed(timeout: Duration) async -> (bytes: [UInt8], after: Duration, sinceConnected: Duration)? {
+        let timeout = TestTiming.scaled(timeout)
         let start = ContinuousClock.now
         let timer = Task {
+            // sleep: the deadline of a read (raced against the bytes), not a wait.
             try await Task.sleep(for: timeout)
             self.shutdownSocket()
         }
@@ -101,9 +103,12 @@ final class RawSocket: @unchecked Sendable {
     }
 
     /// The first HTTP response the peer sends, head and body (by its `Content-Length`), as
-    /// text; nil when none arrives whole within `timeout`. Reads on a thread of its own.
+    /// text; nil when none arrives whole within `timeout` (stretched by `TestTiming.scale`).
+    /// Reads on a thread of its own.
     func httpResponse(timeout: Duration) async -> String? {
+        let timeout = TestTiming.scaled(timeout)
         let timer = Task {
+            // sleep: the deadline of a read (raced against the bytes), not a wait.
             try await Task.sleep(for: timeout)
             self.shutdownSocket()
         }

@@ -1,3 +1,4 @@
+import Clearance
 import ClearanceTestSupport
 import Foundation
 
@@ -130,6 +131,22 @@ final class RawWebSocket: @unchecked Sendable {
             }
             return frames
         }
+    }
+
+    /// Whether the connection ends (the socket reaches its end; frames before it are read and
+    /// dropped) within `timeout` (stretched by ``TestTiming/scale``, through ``eventually``). When it
+    /// does not, the socket is shut down, so that no thread stays blocked on it and the test fails
+    /// instead of hanging.
+    func ends(within timeout: Duration) async -> Bool {
+        let ended = Locked(false)
+        async let reader: Void = reading { socket in
+            while (try? socket.readFrame()) ?? nil != nil {}
+            ended.withLock { $0 = true }
+        }
+        let endedInTime = (try? await eventually("the socket's end", timeout: timeout) { ended.withLock { $0 } }) != nil
+        if !endedInTime { shutdownSocket() }
+        await reader
+        return endedInTime
     }
 
     /// What `read` (which blocks on the socket) returns, run on a thread of its own: a test's

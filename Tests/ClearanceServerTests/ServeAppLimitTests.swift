@@ -37,9 +37,11 @@ struct ServeAppLimitTests {
             #expect((answer.json["message"] as? String)?.contains("5 events per second") == true, "\(answer.body)")
             #expect(answer.headers[.retryAfter] == "1")
 
-            // A second later, accepted again; the other app was never limited.
-            try await Task.sleep(for: .milliseconds(1_100))
-            #expect(try await serve.http.signed("POST", TestHub.restSigner.eventsPath, body: body).status == 200)
+            // Accepted again once the second refilled it (a refused request spends nothing);
+            // the other app was never limited.
+            try await eventually("accepted again") {
+                try await serve.http.signed("POST", TestHub.restSigner.eventsPath, body: body).status == 200
+            }
             let otherSigner = try RESTRequestSigner(appID: Self.otherApp.id, key: Self.otherApp.key, secret: Self.otherApp.secret)
             for _ in 0..<12 {
                 let result = try await serve.http.signed("POST", otherSigner.eventsPath, body: body, signer: otherSigner)
@@ -52,14 +54,9 @@ struct ServeAppLimitTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(reads.contains(200) && reads.contains(429), "\(reads)")
-
-            // Requests that fail their signature never spend the app's budget.
-            let forged = try RESTRequestSigner(appID: TestHub.appID, key: TestHub.key, secret: "not-the-secret")
-            try await Task.sleep(for: .milliseconds(1_100))
-            for _ in 0..<10 {
-                #expect(try await serve.http.signed("POST", forged.eventsPath, body: body, signer: forged).status == 401)
-            }
-            #expect(try await serve.http.signed("POST", TestHub.restSigner.eventsPath, body: body).status == 200)
+            // (That requests failing their signature never spend the budget needs a full budget,
+            // which a real process's clock gives only by waiting: `HubAppRateTests` shows it on
+            // the hub's clock.)
         } cleanup: { await serve.stop(.kill) }
     }
 

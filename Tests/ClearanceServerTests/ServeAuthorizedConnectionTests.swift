@@ -51,7 +51,11 @@ struct ServeAuthorizedConnectionTests {
                 serve.port, authorizer: try InlineSecretChannelAuthorizer(key: TestHub.key, secret: TestHub.secret)))
             await privateClient.connect()
             try await privateClient.subscribe("private-swift").subscribed()
-            try await Task.sleep(for: .seconds(timeout + 1))
+            // The positive control: a connection that does neither, opened after them, is closed
+            // with 4009 at the timeout, so theirs has passed too.
+            let control = try await serve.connectedClient()
+            // (Its 1 s timeout and 10 s more, stretched once by the helper.)
+            #expect(try await control.closeCode(timeout: .seconds(11)) == 4009)
             #expect(await signingIn.state.isConnected)
             #expect(await privateClient.state.isConnected)
             await signingIn.disconnect()
@@ -61,19 +65,19 @@ struct ServeAuthorizedConnectionTests {
             let client = ChannelClient(key: TestHub.key, options: TestHub.options(serve.port))
             let states = client.states
             let connections = Locked(0)
-            let counter = Task { for await state in states where state.isConnected { connections.withLock { $0 += 1 } } }
+            let counter = Task { for await state in states { if state.isConnected { connections.withLock { $0 += 1 } } else if state == .disconnected { break } } }
             await client.connect()
-            let state = try await first(client.states, timeout: .seconds(timeout + 10)) { $0.isTerminal }
+            let state = try await first(client.states, timeout: .seconds(11)) { $0.isTerminal }
             guard case let .failed(error) = state, case let .closedByServer(code, reason) = error else {
                 Issue.record("not closed by the server: \(state)")
                 return
             }
             #expect(code == 4009 && reason == "Connection not authorized within timeout")
-            try await Task.sleep(for: TestTiming.scaled(.seconds(2)))
+            #expect(await client.reconnectScheduled == false)
             #expect(await client.state == state)
-            #expect(connections.withLock { $0 } == 1)
-            counter.cancel()
             await client.disconnect()
+            await counter.value  // every state up to `disconnect()`'s, which ends the count
+            #expect(connections.withLock { $0 } == 1)
         }
     }
 }

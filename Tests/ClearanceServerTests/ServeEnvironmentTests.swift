@@ -97,4 +97,20 @@ struct ServeEnvironmentTests {
             #expect(text.contains(variable), "--help does not name \(variable) (\(option))")
         }
     }
+
+    /// `serve --help` lists every limit with its default and range, as the one declaration of them
+    /// says (HubLimits.settings, also behind Limits.md's table).
+    @Test func helpListsEveryLimitWithItsDefaultAndRange() async throws {
+        let help = try await ClearanceExecutable.run(["serve", "--help"])
+        #expect(help.status == 0)
+        // The help is wrapped to the terminal's width: compare with single spaces.
+        func flat(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        let text = flat(help.stdout)
+        let defaults = HubLimits()
+        #expect(HubLimits.settings.count > 30)
+        for setting in HubLimits.settings {
+            let line = flat("\(setting.name): \(setting.tableDefault(defaults)) (\(setting.tableRange))")
+            #expect(text.contains(line), "--help does not say \(line)")
+        }
+    }
 }

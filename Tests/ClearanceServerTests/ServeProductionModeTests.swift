@@ -50,7 +50,9 @@ struct ServeProductionModeTests {
             #expect(stdout.contains("production mode"))
             #expect(!stdout.contains("DEVELOPMENT ONLY"))
             #expect(!stdout.contains("alice-token") && !stdout.contains("token="))
-            #expect(serve.process.stderr.contains("warning: production mode ignores users, pugpig of \(configuration.path)"), "\(serve.process.stderr)")
+            try await eventually("the warning on stderr") {
+                serve.process.stderr.contains("warning: production mode ignores users, pugpig of \(configuration.path)")
+            }
         } cleanup: { await serve.stop(.kill) }
     }
 

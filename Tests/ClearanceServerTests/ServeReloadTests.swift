@@ -33,13 +33,12 @@ struct ServeReloadTests {
         }
         let before = reloadLines().count
         kill(process.pid, SIGHUP)
-        let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(20))
-        while ContinuousClock.now < deadline {
-            let lines = reloadLines()
-            if lines.count > before { return String(lines[before]) }
-            try await Task.sleep(for: .milliseconds(20))
+        do {
+            try await eventually("a reload line", timeout: .seconds(20)) { reloadLines().count > before }
+        } catch {
+            throw ChildProcess.Failure("no reload line; stdout: \(process.stdout.suffix(2_000)) stderr: \(process.stderr.suffix(2_000))")
         }
-        throw ChildProcess.Failure("no reload line; stdout: \(process.stdout.suffix(2_000)) stderr: \(process.stderr.suffix(2_000))")
+        return String(reloadLines()[before])
     }
 
     @Test func sighupAddsAnAppRotatesASecretKeepsConnectionsAndSurvivesABrokenFile() async throws {

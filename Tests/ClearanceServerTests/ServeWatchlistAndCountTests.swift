@@ -45,7 +45,9 @@ struct ServeWatchlistAndCountTests {
     }
 
     @Test func pythonAndChannelClientWatchersSeeOnlineAndOfflineAndUnwatchedUsersNever() async throws {
-        try await ServeProcess.with(limits: TestHub.limits(), development: false, adjustApp: { $0.id = Self.appID }) { serve in
+        // At info, the hub logs each connection's end (`hub.connection.closed`, with its socket id).
+        let arguments = ["--log-level", "info"]
+        try await ServeProcess.with(limits: TestHub.limits(), development: false, arguments: arguments, adjustApp: { $0.id = Self.appID }) { serve in
             let bob = try await Self.signedIn(serve, as: "bob")
             // Python alice watches bob (online now) and carol.
             let alice = try await Self.watcher(serve, user: "alice", watching: ["bob", "carol"])
@@ -67,15 +69,19 @@ struct ServeWatchlistAndCountTests {
             try await eventually("carol online") {
                 HubWatchOutput.watchlist(alice) == ["online:bob", "online:carol"] && danSeen.withLock { $0 } == [WatchlistEvent(kind: .online, userIDs: ["carol"])]
             }
+            let carolSocket = try #require(await carol.socketID)
             await carol.disconnect()
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(HubWatchOutput.watchlist(alice) == ["online:bob", "online:carol"], "carol still has a connection")
-            await carolAgain.disconnect()
-            await erin.disconnect()
-            try await eventually("carol offline") { HubWatchOutput.watchlist(alice) == ["online:bob", "online:carol", "offline:carol"] }
-            try await eventually("carol offline for dan") { danSeen.withLock { $0 }.last == WatchlistEvent(kind: .offline, userIDs: ["carol"]) }
+            // The hub logs a connection's end once it left every channel and user table.
+            try await eventually("carol's first connection ended") { serve.loggedConnectionClosed(socketID: carolSocket) }
+            // A positive control after it on alice's connection: bob goes offline. Had carol's
+            // first connection taken her offline, alice would have heard it before.
             await bob.disconnect()
             try await eventually("bob offline") { HubWatchOutput.watchlist(alice).last == "offline:bob" }
+            #expect(HubWatchOutput.watchlist(alice) == ["online:bob", "online:carol", "offline:bob"], "carol still has a connection")
+            await carolAgain.disconnect()
+            await erin.disconnect()
+            try await eventually("carol offline") { HubWatchOutput.watchlist(alice) == ["online:bob", "online:carol", "offline:bob", "offline:carol"] }
+            try await eventually("carol offline for dan") { danSeen.withLock { $0 }.last == WatchlistEvent(kind: .offline, userIDs: ["carol"]) }
             #expect(!HubWatchOutput.watchlist(alice).contains { $0.contains("erin") })
             reader.cancel()
             await dan.disconnect()
@@ -118,13 +124,18 @@ struct ServeWatchlistAndCountTests {
             }
             let joining = ContinuousClock.now - start
             try await eventually("202", timeout: .seconds(20)) { HubWatchOutput.lines(watcher, "count").last?["count"] as? Int == 202 }
-            try await Task.sleep(for: .milliseconds(1_500))
-            let counts = HubWatchOutput.lines(watcher, "count").compactMap { $0["count"] as? Int }
-            #expect(counts.count <= Int((joining / .seconds(1)).rounded(.up)) + 4, "\(counts.count) frames for 200 joins in \(joining): \(counts)")
-            #expect(counts.last == 202 && counts == counts.sorted(), "\(counts)")
             try await eventually("the ChannelClient's count") { lobby.subscriptionCount == 202 }
             for client in joiners { await client.disconnect() }
             try await eventually("the ChannelClient's count after the joiners left") { lobby.subscriptionCount == 2 }
+            // The positive control: the watcher's count after the joiners left. Any frame the
+            // joins still caused came before it.
+            try await eventually("the watcher's count after the joiners left") { HubWatchOutput.lines(watcher, "count").last?["count"] as? Int == 2 }
+            let all = HubWatchOutput.lines(watcher, "count").compactMap { $0["count"] as? Int }
+            let leaving = try #require(all.lastIndex(of: 202)).advanced(by: 1)
+            let counts = Array(all[..<leaving])
+            #expect(counts.count <= Int((joining / .seconds(1)).rounded(.up)) + 4, "\(counts.count) frames for 200 joins in \(joining): \(all)")
+            #expect(counts.last == 202 && counts == counts.sorted(), "\(all)")
+            #expect(all[leaving...].allSatisfy { $0 < 202 }, "\(all)")
             await swift.disconnect()
 
             // Presence channels get no counts (their member events say more): not for Python, not for
@@ -142,7 +153,11 @@ struct ServeWatchlistAndCountTests {
             let (ben, benID) = try await Self.connect(serve)
             ben.send(TestHub.subscribeFrame(channel: "presence-room", socketID: benID, channelData: TestHub.presenceData("ben")))
             _ = try await amy.next(event: "pusher_internal:member_added")
-            #expect(await amy.unexpectedFrame(within: .milliseconds(1_500)) == nil)
+            // The positive control: a counted channel of amy's, counted by a flush after the
+            // joins, which would have counted the presence channel too.
+            try await TestHub.subscribe(amy, socketID: amyID, channel: "control")
+            #expect(try await HubSubscriptionCountTests.nextCount(amy, channel: "control") == 1)
+            #expect(try await amy.unexpectedFrameBeforePong() == nil)
             #expect(room.subscriptionCount == nil)
             #expect(HubWatchOutput.lines(pythonPresence, "count").isEmpty, "\(pythonPresence.stdout)")
             await amy.disconnect()
@@ -155,7 +170,9 @@ struct ServeWatchlistAndCountTests {
             let other = try await serve.connectedClient()
             other.send(#"{"event":"pusher:subscribe","data":{"channel":"lobby"}}"#)
             _ = try await other.next(event: "pusher_internal:subscription_succeeded")
-            try await Task.sleep(for: .milliseconds(1_500))
+            // An app that does not count is never flushed: no timer to wait for. What the hub
+            // sent the subscriber before its pong shows it.
+            #expect(try await other.unexpectedFrameBeforePong() == nil)
             #expect(HubWatchOutput.lines(watcher, "count").isEmpty, "\(watcher.stdout)")
             await other.disconnect()
         }

@@ -4,69 +4,13 @@ import ClearanceTestSupport
 import Foundation
 import Testing
 
-/// `clearance serve`'s webhooks bounded in bytes and time, against the Python receiver
+/// `clearance serve`'s webhooks bounded in time, against the Python receiver
 /// (`Tests/Interop/webhook_receiver.py`, every webhook checked by the official library's
-/// `validate_webhook`): a batch stays under `maxWebhookBatchBytes`, and one whole deadline covers
-/// each attempt's head and body.
-@Suite("clearance serve: webhooks bounded in bytes and time", .timeLimit(.minutes(3)))
+/// `validate_webhook`): one whole deadline covers each attempt's head and body, and a reload keeps
+/// each backlog with its target. (Batches bounded in bytes are `HubWebhookBatchBytesTests`, on
+/// the hub's clock.)
+@Suite("clearance serve: webhooks bounded in time", .timeLimit(.minutes(3)))
 struct ServeWebhookBoundTests {
-    /// Runs a `clearance serve` whose app sends client events to `receiver`, has one client on a
-    /// private channel send 40 events whose data is `"<n>:" + data` (`data` as JSON text), waits
-    /// until the receiver accepted all 40, and returns their numbers in the order they came.
-    static func fortyClientEvents(to receiver: PythonWebhookReceiver, data: String) async throws -> [Int] {
-        let limits = TestHub.limits { $0.webhookBatchWindow = 0.5 }
-        var numbers: [Int] = []
-        try await ServeProcess.with(limits: limits, adjustApp: { app in
-            app.clientEventsPerSecond = 100
-            app.webhooks = [WebhookTarget(url: receiver.url, events: [.clientEvent])]
-        }) { serve in
-            let (alice, aliceID) = try await serve.connect()
-            try await TestHub.subscribe(alice, socketID: aliceID, channel: "private-room")
-            for index in 0..<40 {
-                alice.send(#"{"event":"client-big","channel":"private-room","data":"\#(index):\#(data)"}"#)
-            }
-            try await eventually("all 40 client events", timeout: .seconds(60)) { receiver.events.count >= 40 }
-            numbers = receiver.events.compactMap { event -> Int? in
-                guard case let .clientEvent(_, _, text, _, _) = event else { return nil }
-                return Int(text.prefix { $0 != ":" })
-            }
-            await alice.disconnect()
-        }
-        return numbers
-    }
-
-    @Test func fortyClientEventsOfControlCharactersAllReachAReceiverThatRefusesBodiesAboveOneMebibyte() async throws {
-        let receiver = try await PythonWebhookReceiver.start(maxBody: 1_048_576)
-        try await withCleanup {
-            // A string of 5,400 control characters: 32,400 bytes of JSON each, 40 of them 1.3 MB.
-            let numbers = try await Self.fortyClientEvents(to: receiver, data: String(repeating: "\\u0001", count: 5_400))
-            #expect(numbers == Array(0..<40), "each once, in order")
-            #expect(receiver.events.allSatisfy { event in
-                guard case let .clientEvent(_, _, text, _, _) = event else { return false }
-                return text.hasSuffix(String(repeating: "\u{1}", count: 5_400))
-            })
-            #expect(receiver.tooLarge.isEmpty, "no batch passed the receiver's 1 MiB: \(receiver.tooLarge)")
-            #expect(receiver.payloads.count >= 3, "cut under 512 KiB: \(receiver.payloads.count) POSTs")
-            #expect(receiver.problems.isEmpty, "\(receiver.problems)")
-        } cleanup: {
-            await receiver.stop()
-        }
-    }
-
-    @Test func aReceiverThatAnswers413BelowTheHubsBoundStillGetsEveryEventInSmallerBatches() async throws {
-        // The receiver takes 100 KB at most: the hub's 512 KiB batches are refused, halved, until
-        // they fit; nothing is lost and the events stay in order.
-        let receiver = try await PythonWebhookReceiver.start(maxBody: 100_000)
-        try await withCleanup {
-            let numbers = try await Self.fortyClientEvents(to: receiver, data: String(repeating: "x", count: 9_000))
-            #expect(numbers == Array(0..<40), "each once, in order")
-            #expect(!receiver.tooLarge.isEmpty, "the receiver refused the first, larger batches")
-            #expect(receiver.problems.isEmpty, "\(receiver.problems)")
-        } cleanup: {
-            await receiver.stop()
-        }
-    }
-
     @Test func aReceiverThatStallsAfterItsHeadersIsTimedOutCountedAndTheNextWebhookDelivered() async throws {
         let receiver = try await PythonWebhookReceiver.start(stalls: 1)
         let metricsPort = try LoopbackPort.free()

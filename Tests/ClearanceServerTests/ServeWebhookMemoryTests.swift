@@ -4,19 +4,23 @@ import ClearanceTestSupport
 import Foundation
 import Testing
 
-/// The review's memory recipe, as found: a webhook receiver that is down for five minutes (the
-/// hub's retry window) while clients send 10 KB client events. The queue keeps the newest within
+/// The review's memory recipe: a webhook receiver that is down for the hub's whole retry window
+/// while clients send 10 KB client events. The queue keeps the newest within
 /// `maxQueuedWebhookBytes` (16 MiB here) and drops the rest, counted under the app; what it kept is
-/// retried until the five minutes are over, then dropped too. The resident memory of
-/// `clearance serve` never grows past its size at the start of the flood plus that bound plus
-/// 32 MB, sampled after every round of the flood and while the queue waits out the window.
+/// retried until the window is over, then dropped too. The resident memory of `clearance serve`
+/// never grows past its size at the start of the flood plus that bound plus 32 MB, sampled after
+/// every round of the flood and while the queue waits out the window.
+///
+/// The review's window was five minutes, and so was this test: the longest of the suite by far.
+/// The window is 30 s here (the flood and its peak come before it): the five minutes of retries
+/// and the drop at their end run on the hub's clock in `HubWebhookClockTests`, in no wall time.
 ///
 /// No fixed pace: each round of events is sent once the hub has read the last one (its
 /// `clearance_messages_received_total`), and the test ends when every event has been dropped.
 /// Under a sanitizer, whose allocator keeps freed memory in quarantine, resident memory says
 /// nothing about the hub, and everything runs several times slower: there the bound is 1 MiB, the
 /// window 20 s, and only the drops are checked (memory is measured by the ordinary run).
-@Suite("clearance serve: a webhook receiver down for five minutes", .timeLimit(.minutes(10)))
+@Suite("clearance serve: a webhook receiver down for the whole retry window", .timeLimit(.minutes(6)))
 struct ServeWebhookMemoryTests {
     /// The value of the metric line starting with `prefix` and holding every one of `labels`.
     static func metric(_ text: String, _ prefix: String, _ labels: [String]) -> Int {
@@ -24,11 +28,11 @@ struct ServeWebhookMemoryTests {
         return Int(Double(line?.split(separator: " ").last ?? "") ?? 0)
     }
 
-    @Test func aReceiverDownForFiveMinutesUnderTenKilobyteClientEventsKeepsTheHubWithinTheWebhookByteBound() async throws {
+    @Test func aReceiverDownForTheWholeRetryWindowUnderTenKilobyteClientEventsKeepsTheHubWithinTheWebhookByteBound() async throws {
         let deadPort = try LoopbackPort.free()  // nothing listens there: every attempt fails
-        let sanitized = TestTiming.scale > 1
+        let sanitized = TestTiming.sanitized
         let bound = (sanitized ? 1 : 16) * 1_048_576
-        let (events, window) = sanitized ? (1_000, 20.0) : (8_000, 300.0)
+        let (events, window) = sanitized ? (1_000, 20.0) : (8_000, 30.0)
         let clients = 4
         let metricsPort = try LoopbackPort.free()
         let limits = TestHub.limits {
@@ -58,7 +62,7 @@ struct ServeWebhookMemoryTests {
             var sent = 0
             while sent < events {
                 for (index, client) in senders.enumerated() {
-                    for _ in 0..<5 {
+                    for _ in 0..<25 {
                         client.send(#"{"event":"client-big","channel":"private-flood-\#(index)","data":"\#(sent):\#(data)"}"#)
                         sent += 1
                     }

@@ -72,8 +72,11 @@ struct ServeWebhookTests {
                 let (second, secondID) = try await serve.connect()
                 try await TestHub.subscribe(second, socketID: secondID, channel: "cache-prices")
                 #expect(try await second.next(event: "price").channel == "cache-prices")
-                try await Task.sleep(for: .milliseconds(500))
-                #expect(receiver.events == [.cacheMiss(channel: "cache-prices")])
+                // A positive control: a later miss on another channel. A target's webhooks go out
+                // in order, so a second miss of cache-prices would have come before it.
+                try await TestHub.subscribe(second, socketID: secondID, channel: "cache-control")
+                try await eventually("the control's cache_miss webhook") { receiver.events.count >= 2 }
+                #expect(receiver.events == [.cacheMiss(channel: "cache-prices"), .cacheMiss(channel: "cache-control")])
                 #expect(receiver.problems.isEmpty, "\(receiver.problems)")
                 await first.disconnect()
                 await second.disconnect()
@@ -108,8 +111,7 @@ struct ServeWebhookTests {
             try await ServeProcess.with(limits: setup.limits, adjustApp: setup.adjustApp) { serve in
                 let (client, socketID) = try await serve.connect()
                 try await TestHub.subscribe(client, socketID: socketID, channel: "news")
-                try await Task.sleep(for: .milliseconds(300))
-                #expect(receiver.events.isEmpty, "the batch window holds them")
+                #expect(receiver.events.isEmpty, "the batch window (30 s) holds them")
                 await serve.stop()
                 #expect(serve.process.status == 0, "\(serve.process.stderr.suffix(1_000))")
                 try await eventually("the webhooks of the stopped hub") { receiver.events.count == 2 }

@@ -78,13 +78,19 @@ final class TestWebSocketClient: Sendable {
         try? socket.sendClose(code: 1000)
     }
 
-    /// The next frame, or `nil` when none arrives within `timeout` or the connection ended.
+    /// The next frame, or `nil` when none arrives within `timeout` (stretched by
+    /// `TestTiming.scale`) or the connection ended.
     func next(timeout: Duration = .seconds(15)) async -> ReceivedFrame? {
-        await inbox.next(timeout: timeout).map(ReceivedFrame.init(text:))
+        await frame(before: .now + TestTiming.scaled(timeout))
+    }
+
+    /// The next frame, or `nil` when none arrives before `deadline` or the connection ended.
+    private func frame(before deadline: ContinuousClock.Instant) async -> ReceivedFrame? {
+        await inbox.next(timeout: deadline - .now).map(ReceivedFrame.init(text:))
     }
 
     /// Reads frames until one with `event` (and `channel`, when given) arrives; `timeout` is
-    /// stretched by `TestTiming.scale` under a sanitizer.
+    /// stretched by `TestTiming.scale`.
     func next(
         event: String,
         channel: String? = nil,
@@ -94,7 +100,7 @@ final class TestWebSocketClient: Sendable {
         let timeout = TestTiming.scaled(timeout)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            guard let frame = await next(timeout: deadline - .now) else { break }
+            guard let frame = await frame(before: deadline) else { break }
             if frame.event == event, channel == nil || frame.channel == channel { return frame }
         }
         throw Failure(description: "no \(event) frame\(channel.map { " on \($0)" } ?? "") within \(timeout) (\(sourceLocation))")
@@ -112,7 +118,7 @@ final class TestWebSocketClient: Sendable {
         let timeout = TestTiming.scaled(.seconds(15))
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            guard let frame = await next(timeout: deadline - .now) else {
+            guard let frame = await frame(before: deadline) else {
                 guard await inbox.isDrained else { break }
                 return ReceivedFrame(text: #"{"event":"test:connection-ended"}"#)
             }
@@ -123,27 +129,15 @@ final class TestWebSocketClient: Sendable {
         throw Failure(description: "no pusher:pong within \(timeout)")
     }
 
-    /// The first frame other than the `ignoring` events within `timeout`, or `nil` when none
-    /// comes: for what only a timer would send (``unexpectedFrameBeforePong(ignoring:)`` is the
-    /// check for what an earlier action would have sent).
-    func unexpectedFrame(within timeout: Duration, ignoring: Set<String> = ["pusher:pong"]) async -> ReceivedFrame? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            guard let frame = await next(timeout: deadline - .now) else { return nil }
-            if let event = frame.event, ignoring.contains(event) { continue }
-            return frame
-        }
-        return nil
-    }
-
     /// The close code the hub sent (`nil` if it closed without one), once the connection has ended
-    /// (`timeout` stretched by `TestTiming.scale` under a sanitizer).
+    /// (`timeout` stretched by `TestTiming.scale`).
     func closeCode(timeout: Duration = .seconds(10)) async throws -> UInt16? {
         let timeout = TestTiming.scaled(timeout)
         let consumer = consumer
         return try await withThrowingTaskGroup(of: UInt16??.self) { group in
             group.addTask { .some(await consumer.value) }
             group.addTask {
+                // sleep: the deadline of a wait (raced against the answer), not a wait.
                 try await Task.sleep(for: timeout)
                 return nil
             }

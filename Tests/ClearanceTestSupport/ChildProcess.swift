@@ -57,12 +57,12 @@ package final class ChildProcess: Sendable {
     }
 
     /// Runs `executable` to its end with `input` on standard input; kills it after `timeout`
-    /// (stretched by ``TestTiming/scale`` under a sanitizer).
+    /// (stretched by ``TestTiming/scale``).
     package static func run(_ executable: URL, _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Output {
         let child = try start(executable, arguments, environment: environment)
         if let input { child.write(input) }
         child.closeInput()
-        guard await child.waitForExit(timeout: TestTiming.scaled(timeout)) else {
+        guard await child.waitForExit(timeout: timeout) else {
             await child.stop(.kill)
             throw Failure("\(child.commandLine) did not finish within \(timeout); stdout: \(child.stdout.suffix(2_000)) stderr: \(child.stderr.suffix(2_000))")
         }
@@ -87,7 +87,7 @@ package final class ChildProcess: Sendable {
     package func closeInput() { try? stdinPipe.fileHandleForWriting.close() }
 
     /// The first complete output line for which `match` holds, waiting up to `timeout` (stretched
-    /// by ``TestTiming/scale`` under a sanitizer); nil when the process ended or the time ran out first.
+    /// by ``TestTiming/scale``); nil when the process ended or the time ran out first.
     package func line(timeout: Duration, where match: (Substring) -> Bool) async -> String? {
         let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while true {
@@ -96,6 +96,7 @@ package final class ChildProcess: Sendable {
             if let line = complete.split(separator: "\n").first(where: match) { return String(line) }
             let drained = captured.withLock { $0.readersDone == 2 }
             if (!process.isRunning && drained) || ContinuousClock.now >= deadline { return nil }
+            // sleep: the pace of the poll, not a wait.
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -120,11 +121,13 @@ package final class ChildProcess: Sendable {
         closeInput()
     }
 
-    /// Waits until the process ends; false when `timeout` passed first.
+    /// Waits until the process ends; false when `timeout` (stretched by ``TestTiming/scale``)
+    /// passed first.
     package func waitForExit(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while process.isRunning || captured.withLock({ $0.readersDone < 2 }) {
             guard ContinuousClock.now < deadline else { return false }
+            // sleep: the pace of the poll, not a wait.
             try? await Task.sleep(for: .milliseconds(10))
         }
         process.waitUntilExit()

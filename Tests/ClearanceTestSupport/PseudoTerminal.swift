@@ -17,7 +17,7 @@ package enum PseudoTerminal {
     }
 
     /// Runs `executable` with `arguments` on a new pseudo-terminal (standard input: /dev/null) to
-    /// its end; kills it after `timeout` (stretched by ``TestTiming/scale`` under a sanitizer).
+    /// its end; kills it after `timeout` (stretched by ``TestTiming/scale``).
     package static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Output {
         let (controller, terminal) = try open()
         let process = Process()
@@ -67,11 +67,13 @@ package enum PseudoTerminal {
                 if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
                 captured.withLock { $0.exited = true }
+                // sleep: the pace of the poll, not a wait.
                 while !captured.withLock({ $0.done }) { try? await Task.sleep(for: .milliseconds(10)) }
                 close(controller)
                 let text = String(decoding: captured.withLock { $0.text }, as: UTF8.self)
                 throw ChildProcess.Failure("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(timeout) on a pseudo-terminal; it wrote: \(text.suffix(2_000))")
             }
+            // sleep: the pace of the poll, not a wait.
             try? await Task.sleep(for: .milliseconds(10))
         }
         process.waitUntilExit()

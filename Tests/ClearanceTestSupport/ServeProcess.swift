@@ -116,6 +116,13 @@ package struct ServeProcess: Sendable {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd"))?.count
     }
 
+    /// Whether it logged the end of the connection `socketID` (`hub.connection.closed`, at
+    /// `--log-level info`), which the hub does once that connection left every channel and user
+    /// table.
+    package func loggedConnectionClosed(socketID: String) -> Bool {
+        process.stderr.split(separator: "\n").contains { $0.contains("hub.connection.closed") && $0.contains(socketID) }
+    }
+
     /// Stops it with `how` and waits for its end.
     package func stop(_ how: ChildProcess.Stop = .terminate(grace: .seconds(15))) async {
         await process.stop(how)

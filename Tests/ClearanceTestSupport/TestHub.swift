@@ -41,7 +41,7 @@ package enum TestHub {
 
     /// Test defaults: a fast close handshake; otherwise the hub's defaults.
     package static func limits(_ adjust: (inout HubLimits) -> Void = { _ in }) -> HubLimits {
-        var limits = HubLimits(closeTimeout: 1)
+        var limits = HubLimits { $0.closeTimeout = 1 }
         adjust(&limits)
         return limits
     }
@@ -59,19 +59,24 @@ package enum TestHub {
     }
 
     /// Starts a hub with the test users behind `/pusher/auth` and `/pusher/user-auth`, keeping
-    /// its channel state in `adapter` (default: its own memory).
+    /// it a node of `cluster` when given.
     package static func start(
         _ configuration: HubConfiguration = configuration(),
-        adapter: (any ChannelStateAdapter)? = nil,
-        logger: Logger = quietLogger
+        cluster: ClusterDrivers? = nil,
+        logger: Logger = quietLogger,
+        clock: any HubClock = SystemHubClock()
     ) async throws -> HubServer {
-        try await DevelopmentHub(configuration: configuration, users: users).start(adapter: adapter, logger: logger)
+        try await DevelopmentHub(configuration: configuration, users: users).start(cluster: cluster, logger: logger, clock: clock)
     }
 
-    /// Runs `body` with a started hub and stops it afterwards, also when `body` throws.
+    /// Runs `body` with a started hub (its timers on `clock`) and stops it afterwards, also
+    /// when `body` throws.
     @discardableResult
-    package static func with<T>(_ configuration: HubConfiguration = configuration(), _ body: (HubServer) async throws -> T) async throws -> T {
-        try await withBox(configuration) { box in try await body(box.hub) }
+    package static func with<T>(
+        _ configuration: HubConfiguration = configuration(), clock: any HubClock = SystemHubClock(), _ body: (HubServer) async throws -> T
+    ) async throws -> T {
+        let hub = try await start(configuration, clock: clock)
+        return try await withCleanup { try await body(hub) } cleanup: { await hub.stop() }
     }
 
     /// Runs `body` with a started hub in a box, so that the body may restart it; stops it
@@ -190,6 +195,7 @@ package final class HubBox: @unchecked Sendable {
                 return
             } catch {
                 lastError = error
+                // sleep: the pace of a retry (the port may still be held a moment), not a wait.
                 try await Task.sleep(for: .milliseconds(20))
             }
         }

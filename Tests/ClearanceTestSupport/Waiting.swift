@@ -6,19 +6,39 @@ package struct TimedOut: Error, CustomStringConvertible {
 }
 
 /// Polls `condition` until it holds; throws ``TimedOut`` naming `what` after `timeout` (stretched
-/// by ``TestTiming/scale`` under a sanitizer).
+/// by ``TestTiming/scale``).
 package func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
     let timeout = TestTiming.scaled(timeout)
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return }
+        // sleep: the pace of the poll, not a wait.
         try await Task.sleep(for: .milliseconds(20))
     }
     throw TimedOut(description: "timed out after \(timeout) waiting for \(what)")
 }
 
+/// Does `action`, then polls `condition` (through ``eventually(_:timeout:_:)``), doing `action`
+/// again each `interval`, until `condition` holds: for an effect whose cause must be repeated
+/// until it takes (an event published before another node knew of the subscriber is not
+/// delivered, by design). Throws ``TimedOut`` naming
+/// `what` after `timeout` (stretched by ``TestTiming/scale``).
+package func retrying(
+    _ what: String, every interval: Duration = .milliseconds(200), timeout: Duration = .seconds(10),
+    _ action: () async throws -> Void, until condition: () async throws -> Bool
+) async throws {
+    var acted: ContinuousClock.Instant?
+    try await eventually(what, timeout: timeout) {
+        if acted.map({ ContinuousClock.now - $0 >= interval }) ?? true {
+            try await action()
+            acted = .now
+        }
+        return try await condition()
+    }
+}
+
 /// The first element of `sequence` for which `predicate` holds; throws ``TimedOut`` after `timeout`
-/// (stretched by ``TestTiming/scale`` under a sanitizer).
+/// (stretched by ``TestTiming/scale``).
 package func first<S: AsyncSequence & Sendable>(
     _ sequence: S,
     timeout: Duration = .seconds(10),
@@ -31,7 +51,7 @@ package func first<S: AsyncSequence & Sendable>(
 }
 
 /// The first `count` elements of `sequence`; throws ``TimedOut`` after `timeout` (stretched by
-/// ``TestTiming/scale`` under a sanitizer).
+/// ``TestTiming/scale``).
 package func collect<S: AsyncSequence & Sendable>(_ sequence: S, count: Int, timeout: Duration = .seconds(10)) async throws -> [S.Element] where S.Element: Sendable {
     try await within(timeout, waitingFor: "\(count) elements") {
         var found: [S.Element] = []
@@ -44,12 +64,13 @@ package func collect<S: AsyncSequence & Sendable>(_ sequence: S, count: Int, tim
 }
 
 /// What `body` finds (nil: the sequence it reads ended first) within `timeout`, scaled; throws
-/// ``TimedOut`` naming `what` otherwise.
-private func within<T: Sendable>(_ timeout: Duration, waitingFor what: String, _ body: @escaping @Sendable () async throws -> T?) async throws -> T {
+/// ``TimedOut`` naming `what` otherwise (`body` is cancelled then).
+package func within<T: Sendable>(_ timeout: Duration, waitingFor what: String, _ body: @escaping @Sendable () async throws -> T?) async throws -> T {
     let timeout = TestTiming.scaled(timeout)
     return try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {
+            // sleep: the deadline of a wait (raced against `body`), not a wait.
             try await Task.sleep(for: timeout)
             return nil
         }

@@ -1,6 +1,7 @@
 import Clearance
 import Foundation
 import ClearanceTesting
+import ClearanceTestSupport
 import Testing
 @testable import Clearance
 
@@ -11,16 +12,20 @@ final class TestClock: Sendable {
     func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
 
-/// Counts fetches and hands out `token-1`, `token-2`, …
+/// Counts fetches and hands out `token-1`, `token-2`, …; when `held`, each fetch answers only
+/// once the test calls ``release()``.
 final class CountingFetcher: Sendable {
     let count = Locked(0)
-    let delay: Duration
-    init(delay: Duration = .zero) { self.delay = delay }
+    let held: Bool
+    private let released = AsyncStream<Void>.makeStream()
+    init(held: Bool = false) { self.held = held }
     var fetches: Int { count.withLock { $0 } }
+    /// Lets every held fetch, and every later one, answer.
+    func release() { released.continuation.finish() }
     func source(expiresIn: TimeInterval? = nil, clock: TestClock? = nil) -> ClosureCredentialSource {
         ClosureCredentialSource(name: "counting") { [self] in
             let n = count.withLock { $0 += 1; return $0 }
-            if delay > .zero { try await Task.sleep(for: delay) }
+            if held { for await _ in released.stream {} }
             return .bearer("token-\(n)", expiresAt: expiresIn.map { (clock?.now ?? Date()).addingTimeInterval($0) })
         }
     }
@@ -54,21 +59,35 @@ struct CredentialSourceTests {
         // cooperative pool (one thread per core here), they would hold every thread and the
         // releasing task could never run: each would time out and yield nil. No timing involved.
         let gate = DispatchSemaphore(value: 0)
+        let blocked = Counter()
         let source = ClosureCredentialSource.blocking(name: "blocking") {
-            gate.wait(timeout: .now() + 20) == .success ? .bearer("released-token") : nil
+            blocked.increment()
+            return gate.wait(timeout: .now() + 20) == .success ? .bearer("released-token") : nil
         }
         try await withThrowingTaskGroup(of: Credential.self) { group in
             for _ in 0..<8 { group.addTask { try await source.credential() } }
-            try await Task.sleep(for: .milliseconds(50))
+            // Released only once as many block at once as the cooperative pool has threads (on the
+            // pool, those would hold all of them and this check could never run). Not all eight:
+            // dispatch adds threads for blocked work only slowly.
+            let poolWidth = min(8, ProcessInfo.processInfo.activeProcessorCount)
+            try await eventually("\(poolWidth) closures block at once") { blocked.value >= poolWidth }
             for _ in 0..<8 { gate.signal() }
             for try await credential in group { #expect(credential == .bearer("released-token")) }
         }
     }
 
-    @Test func blockingClosureHonoursCancellation() async {
-        let source = ClosureCredentialSource.blocking { Thread.sleep(forTimeInterval: 30); return .bearer("late") }
+    @Test func blockingClosureHonoursCancellation() async throws {
+        // The closure blocks for 30 s unless the test lets it go at its end.
+        let gate = DispatchSemaphore(value: 0)
+        defer { gate.signal() }
+        let entered = Counter()
+        let source = ClosureCredentialSource.blocking {
+            entered.increment()
+            _ = gate.wait(timeout: .now() + 30)
+            return .bearer("late")
+        }
         let task = Task { try await source.credential() }
-        try? await Task.sleep(for: .milliseconds(50))
+        try await eventually("the closure is blocking") { entered.value == 1 }
         task.cancel()
         let start = ContinuousClock.now
         let result = await task.result
@@ -77,10 +96,13 @@ struct CredentialSourceTests {
     }
 
     @Test func cacheSharesOneFetchAmongConcurrentCallers() async throws {
-        let fetcher = CountingFetcher(delay: .milliseconds(50))
+        let fetcher = CountingFetcher(held: true)
         let cache = CachingCredentialSource(fetcher.source())
         let results = try await withThrowingTaskGroup(of: Credential.self) { group in
             for _ in 0..<1_000 { group.addTask { try await cache.credential() } }
+            // The fetch answers only once all 1,000 callers wait for it.
+            try await eventually("all 1,000 callers wait for the fetch") { cache.waitingCallers == 1_000 }
+            fetcher.release()
             return try await group.reduce(into: [Credential]()) { $0.append($1) }
         }
         #expect(fetcher.fetches == 1)
@@ -128,22 +150,25 @@ struct CredentialSourceTests {
         #expect(try await cache.credential() == .bearer("token-2"))
     }
 
-    @Test func failuresAreSharedAndReported() async {
+    @Test func failuresAreSharedAndReported() async throws {
         let events = AuthorizationEvents(notificationCenter: nil)
         let stream = events.events
         let calls = Counter()
+        let released = AsyncStream<Void>.makeStream()
         let cache = CachingCredentialSource(ClosureCredentialSource(name: "flaky") {
             calls.increment()
-            try await Task.sleep(for: .milliseconds(30))
+            for await _ in released.stream {}  // fails only once the test lets it
             return nil
         }, name: "flaky", events: events)
-        await withTaskGroup(of: AuthorizationError.Code?.self) { group in
+        try await withThrowingTaskGroup(of: AuthorizationError.Code?.self) { group in
             for _ in 0..<50 {
                 group.addTask {
                     do { _ = try await cache.credential(); return nil } catch { return AuthorizationError(wrapping: error).code }
                 }
             }
-            for await code in group { #expect(code == .missingCredential) }
+            try await eventually("all 50 callers wait for the fetch") { cache.waitingCallers == 50 }
+            released.continuation.finish()
+            for try await code in group { #expect(code == .missingCredential) }
         }
         #expect(calls.value == 1)
         var iterator = stream.makeAsyncIterator()

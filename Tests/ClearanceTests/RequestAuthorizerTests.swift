@@ -107,8 +107,12 @@ struct RequestAuthorizerTests {
     @Test func cancellationBeforeSendingSendsNothing() async throws {
         let wire = FakeWire { _ in HTTPResponse(status: .ok) }
         let authorizer = try RequestAuthorizer(policy: .always("s"), sources: ["s": StaticCredentialSource(.apiKey("key-123"))])
+        // Nothing is ever sent on this stream: reading it ends only when the task is cancelled,
+        // so `send` below runs in a task already cancelled.
+        let untilCancelled = AsyncStream<Void>.makeStream()
+        defer { untilCancelled.continuation.finish() }
         let task = Task {
-            try await Task.sleep(for: .milliseconds(200))  // cancelled while sleeping
+            for await _ in untilCancelled.stream {}
             return try await authorizer.send(request, using: wire.transmit)
         }
         task.cancel()

@@ -14,7 +14,8 @@ struct SingleFlightTests {
                 group.addTask {
                     try await flight.run {
                         runs.increment()
-                        try await Task.sleep(for: .milliseconds(50))
+                        // Holds the operation until every caller waits for it.
+                        try await eventually("all 500 callers wait") { flight.waiterCount == 500 }
                         return 7
                     }
                 }
@@ -32,15 +33,17 @@ struct SingleFlightTests {
     @Test func aCancelledWaiterLeavesAtOnceAndOthersStillGetTheResult() async throws {
         let flight = SingleFlight<String>()
         let release = AsyncStream<Void>.makeStream()
+        let started = AsyncStream<Void>.makeStream()
         let first = Task {
             try await flight.run {
+                started.continuation.yield()
                 for await _ in release.stream { break }
                 return "done"
             }
         }
-        try await Task.sleep(for: .milliseconds(20))
+        for await _ in started.stream { break }
         let second = Task { try await flight.run { "not started" } }
-        try await Task.sleep(for: .milliseconds(20))
+        try await eventually("the second caller joined the operation") { flight.waiterCount == 2 }
         first.cancel()
         await #expect(throws: CancellationError.self) { try await first.value }
         release.continuation.yield()
@@ -50,9 +53,12 @@ struct SingleFlightTests {
     @Test func whenEveryWaiterLeavesTheOperationIsCancelled() async throws {
         let flight = SingleFlight<Int>()
         let sawCancellation = Counter()
+        let started = AsyncStream<Void>.makeStream()
         let task = Task {
             try await flight.run {
+                started.continuation.yield()
                 do {
+                    // sleep: the operation never ends by itself; only its cancellation ends this sleep
                     try await Task.sleep(for: .seconds(10))
                 } catch {
                     sawCancellation.increment()
@@ -61,10 +67,10 @@ struct SingleFlightTests {
                 return 1
             }
         }
-        try await Task.sleep(for: .milliseconds(30))
+        for await _ in started.stream { break }
         task.cancel()
         _ = await task.result
-        for _ in 0..<100 where sawCancellation.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await eventually("the operation saw its cancellation") { sawCancellation.value > 0 }
         #expect(sawCancellation.value == 1)
         #expect(!flight.isRunning)
     }
@@ -75,7 +81,11 @@ struct SingleFlightTests {
             for _ in 0..<20 {
                 group.addTask {
                     do {
-                        _ = try await flight.run { try await Task.sleep(for: .milliseconds(20)); throw Boom() }
+                        _ = try await flight.run {
+                            // Fails only once every caller waits for it.
+                            try await eventually("all 20 callers wait") { flight.waiterCount == 20 }
+                            throw Boom()
+                        }
                         return false
                     } catch { return error is Boom }
                 }
@@ -104,6 +114,7 @@ struct SingleFlightTests {
         let caller = Task {
             try await flight.run {
                 started.continuation.yield()
+                // sleep: the operation never ends by itself; only its cancellation ends this sleep
                 try await Task.sleep(for: .seconds(30))
                 return -1
             }

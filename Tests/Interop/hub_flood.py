@@ -47,14 +47,18 @@ def subscribe(url, sockets, channels):
     """Each socket in turn sends its subscribes at once and reads their answers, so that no
     socket's answers wait behind the others' (the hub answers each socket in order)."""
     established, refused_sockets = open_sockets(url, sockets)
-    succeeded, refused = 0, {}
+    succeeded, refused, closed = 0, {}, 0
     for index, ws in enumerate(established):
         ws.settimeout(120)
         for channel in range(channels):
             ws.send(json.dumps({"event": "pusher:subscribe", "data": {"channel": f"flood-{index}-{channel}"}}))
         answered = 0
         while answered < channels:
-            frame = json.loads(ws.recv())
+            text = ws.recv()
+            if not text:  # the hub closed this socket: counted, and the next one goes on
+                closed += 1
+                break
+            frame = json.loads(text)
             if frame["event"] == "pusher_internal:subscription_succeeded":
                 succeeded += 1
                 answered += 1
@@ -63,7 +67,9 @@ def subscribe(url, sockets, channels):
                 status = str(data.get("status"))
                 refused[status] = refused.get(status, 0) + 1
                 answered += 1
-    print(json.dumps({"established": len(established), "refusedSockets": refused_sockets, "succeeded": succeeded, "refused": refused}), flush=True)
+    print(json.dumps({
+        "established": len(established), "refusedSockets": refused_sockets, "succeeded": succeeded, "refused": refused, "closed": closed,
+    }), flush=True)
     return established
 
 

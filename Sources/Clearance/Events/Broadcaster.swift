@@ -36,6 +36,10 @@ package final class Broadcaster<Element: Sendable>: Sendable {
     /// What a new subscriber gets first (a state broadcaster's current value).
     package var replayed: Element? { state.withLock { $0.replay } }
 
+    /// How many streams are subscribed now (a stream that ended, or whose reader went away, no
+    /// longer counts): a test waits on it to know that a reader is listening.
+    package var subscriberCount: Int { state.withLock { $0.continuations.count } }
+
     /// A new stream: the replayed value (if any), then every value sent from now on. A stream
     /// made after ``finish()`` holds the replayed value and ends.
     package func subscribe() -> AsyncStream<Element> {

@@ -26,6 +26,9 @@ public final class CachingCredentialSource: RefreshableCredentialSource {
     private let flight = SingleFlight<Credential>()
     private let upstreamCalls = Locked(0)
 
+    /// How many callers wait now for the shared fetch (tests wait for them, not for a time).
+    package var waitingCallers: Int { flight.waiterCount }
+
     /// - Parameters:
     ///   - upstream: Where credentials come from.
     ///   - name: The name used in errors, events and logs.

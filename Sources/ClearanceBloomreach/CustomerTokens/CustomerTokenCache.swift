@@ -35,6 +35,8 @@ struct CustomerTokenCache: Sendable {
     private(set) var generation: UInt64 = 0
     private(set) var token: Token?
     private var flight = SingleFlight<Credential>()
+    /// How many callers wait now for the current customer's fetch.
+    var waiterCount: Int { flight.waiterCount }
     private var restoreAttempted = false
 
     init(customer: CustomerIDs) {

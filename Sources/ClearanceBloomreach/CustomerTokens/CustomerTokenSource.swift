@@ -87,6 +87,10 @@ public final class CustomerTokenSource: RefreshableCredentialSource {
     /// The current customer.
     public var customer: CustomerIDs { state.withLock { $0.customer } }
 
+    /// How many callers wait now for the current customer's fetch (tests wait for them, not
+    /// for a time).
+    package var waitingForFetch: Int { state.withLock { $0.waiterCount } }
+
     /// When the current token expires, as read from it (or from `maxAge`); nil without a token
     /// or an expiry.
     public var expiresAt: Date? { state.withLock { $0.token?.expiresAt } }

@@ -60,6 +60,10 @@ public final class PusherChannel: Sendable {
     /// when the connection is lost.
     public var members: AsyncStream<PresenceChange> { roster.subscribe() }
 
+    /// How many ``members`` streams are open now (tests: a member who joins after this is
+    /// non-zero arrives as a ``PresenceChange/added(_:)`` on them, not in their first snapshot).
+    package var membersStreamCount: Int { roster.watcherCount }
+
     /// The channel's subscriber count as the server last sent it, or nil until it sent one.
     ///
     /// A server that counts subscriptions (hosted Pusher and `clearance serve` with the app's

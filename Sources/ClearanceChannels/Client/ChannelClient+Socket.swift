@@ -17,6 +17,9 @@ extension ChannelClient {
                 return
             case .reconnect(let delay):
                 logger.debug("channels.connection.lost", metadata: ["cause": "\(cause)", "retryIn": "\(delay)"])
+                reconnectScheduled = true
+                defer { reconnectScheduled = false }
+                recentReconnectDelays = Array((recentReconnectDelays + [delay]).suffix(8))
                 publishState()
                 if delay > .zero {
                     do { try await Task.sleep(for: delay) } catch { return }

@@ -46,6 +46,16 @@ public actor ChannelClient {
     var connectAttempt: (id: UInt64, started: Bool, abandoned: Bool) = (0, false, false)
     /// How many WebSocket connect attempts were given up at `connectTimeout` (for tests and diagnostics).
     package internal(set) var connectAttemptsGivenUp = 0
+    /// Whether a reconnect is scheduled: true while the connection loop waits out the back-off
+    /// the policy gave a lost connection (the state is then ``ConnectionState/unavailable``),
+    /// until it opens the next socket or ``disconnect()`` stops it. False once the connection
+    /// failed for good: no socket is opened again before the next ``connect()``. For tests and
+    /// diagnostics (a "does not reconnect" check reads it instead of waiting).
+    package internal(set) var reconnectScheduled = false
+    /// The back-offs the policy gave the last lost connections (at most the last 8), oldest
+    /// first: for tests and diagnostics (a test reads the delay chosen, not the wall time between
+    /// sockets, which a loaded machine stretches).
+    package internal(set) var recentReconnectDelays: [Duration] = []
     var connectionTask: Task<Void, Never>?
     var rateLimiter = ClientEventRateLimiter()
     var signInState = SignInState()

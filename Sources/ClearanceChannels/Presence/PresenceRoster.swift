@@ -13,6 +13,9 @@ final class PresenceRoster: Sendable {
 
     func subscribe() -> AsyncStream<PresenceChange> { broadcaster.subscribe() }
 
+    /// How many streams of changes are open now.
+    var watcherCount: Int { broadcaster.subscriberCount }
+
     func replace(with members: PresenceMembers) {
         broadcaster.update { replay in
             replay = .snapshot(members)

@@ -38,6 +38,9 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
     /// Whether the auth endpoints let pages of the first app's `allowedOrigins` send cookies
     /// cross origin (`Access-Control-Allow-Credentials`). Default false; never with every origin.
     public var corsCredentials: Bool
+    /// The development Pugpig endpoints' clock (tokens' and edition passwords' ages): the
+    /// machine's date, unless a test moves it (``DevelopmentClockFile``).
+    public var pugpigClock: @Sendable () -> Date = { Date() }
 
     /// A hub serving `configuration` with `users` behind its auth endpoints.
     public init(
@@ -83,16 +86,17 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
 
     /// Starts the hub and returns once it accepts connections.
     public func start(
-        adapter: (any ChannelStateAdapter)? = nil,
+        cluster: ClusterDrivers? = nil,
         logger: Logger = Logger(label: "clearance.hub"),
-        additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
+        additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
+        clock: any HubClock = SystemHubClock()
     ) async throws -> HubServer {
-        try await HubServer.start(configuration, adapter: adapter, logger: logger, additionalRoutes: try routes(additionalRoutes))
+        try await HubServer.start(configuration, cluster: cluster, logger: logger, additionalRoutes: try routes(additionalRoutes), clock: clock)
     }
 
     /// The service to run in the app's `ServiceGroup` (as `clearance serve` does).
     public func service(
-        adapter: (any ChannelStateAdapter)? = nil,
+        cluster: ClusterDrivers? = nil,
         logger: Logger = Logger(label: "clearance.hub"),
         onReady: @escaping @Sendable (HubEndpoint) async -> Void = { _ in },
         additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
@@ -100,7 +104,7 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
         reloader: HubReloader? = nil
     ) throws -> HubService {
         HubService(
-            configuration: configuration, adapter: adapter, logger: logger, onReady: onReady, additionalRoutes: try routes(additionalRoutes),
+            configuration: configuration, cluster: cluster, logger: logger, onReady: onReady, additionalRoutes: try routes(additionalRoutes),
             metrics: metrics, reloader: reloader)
     }
 
@@ -109,7 +113,7 @@ public struct DevelopmentHub: Sendable, Decodable, CustomStringConvertible {
 
     private func routes(_ more: @escaping @Sendable (Router<BasicRequestContext>) -> Void) throws -> @Sendable (Router<BasicRequestContext>) -> Void {
         let users = try DevelopmentUserDirectory(users: users).routes(signingFor: configuration, allowsCredentials: corsCredentials)
-        let pugpig = DevelopmentPugpigServer(users: self.users, settings: pugpig)
+        let pugpig = DevelopmentPugpigServer(users: self.users, settings: pugpig, now: pugpigClock)
         return { router in
             users(router)
             pugpig.addRoutes(to: router)

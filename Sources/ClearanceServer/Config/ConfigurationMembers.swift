@@ -2,9 +2,10 @@
 /// so that a misspelt member (`"alowedOrigins"`) is an error that names it and the closest known
 /// name, instead of a setting silently left at its default.
 ///
-/// Each configuration type checks its object first in its `init(from:)`, before reading any
-/// member: `try ConfigurationMembers(CodingKeys.self).check(decoder)`. A type outside this module
-/// whose values sit in a hub configuration file (the development users, say) does the same.
+/// The hub's configuration types declare their members once (`ConfigurationMember`), and the
+/// check comes from that list. A type outside this module whose values sit in a hub
+/// configuration file (the development users, say) checks its object first in its
+/// `init(from:)`, before reading any member: `try ConfigurationMembers(CodingKeys.self).check(decoder)`.
 public struct ConfigurationMembers: Sendable, Hashable {
     /// The names the object knows, in the order given (a suggestion prefers the earlier of two
     /// names as close).
@@ -13,6 +14,11 @@ public struct ConfigurationMembers: Sendable, Hashable {
     /// The string values of `keys`, then `more` (members another type reads from the same object).
     public init<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type, and more: [String] = []) {
         names = keys.allCases.map(\.stringValue) + more
+    }
+
+    /// `names`, in that order (a type that declares its members in a list: ``HubLimits``).
+    package init(names: [String]) {
+        self.names = names
     }
 
     /// Refuses the object `decoder` holds when it has a member that is not one of ``names``.

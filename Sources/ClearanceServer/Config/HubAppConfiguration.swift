@@ -109,24 +109,7 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     /// - Throws: ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for a member an
     ///   app does not have (in it or in its webhooks), or a decoding error.
     public init(from decoder: any Decoder) throws {
-        try ConfigurationMembers(CodingKeys.self).check(decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        key = try container.decode(String.self, forKey: .key)
-        secret = try container.decode(String.self, forKey: .secret)
-        encryptionMasterKey = try container.decodeIfPresent(String.self, forKey: .encryptionMasterKey)
-        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
-        maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections)
-        clientEvents = try container.decodeIfPresent(Bool.self, forKey: .clientEvents) ?? true
-        webhooks = try container.decodeIfPresent([WebhookTarget].self, forKey: .webhooks) ?? []
-        allowedOrigins = try container.decodeIfPresent([String].self, forKey: .allowedOrigins)
-        maxPresenceMembers = try container.decodeIfPresent(Int.self, forKey: .maxPresenceMembers)
-        clientEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .clientEventsPerSecond)
-        backendEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .backendEventsPerSecond)
-        readRequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .readRequestsPerSecond)
-        authorizedConnections = try container.decodeIfPresent(Bool.self, forKey: .authorizedConnections) ?? false
-        authorizedConnectionTimeout = try container.decodeIfPresent(Double.self, forKey: .authorizedConnectionTimeout)
-        subscriptionCount = try container.decodeIfPresent(Bool.self, forKey: .subscriptionCount) ?? false
+        self = try ConfigurationMember.decode(Self.members, from: decoder, startingFrom: Self(id: "", key: "", secret: ""))
     }
 
     /// The name (`apps.<member>`) of the first of this app's limits outside its allowed range, if any.
@@ -185,10 +168,15 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
             + (subscriptionCount ? ", subscriptionCount: true" : "")
     }
 
-    /// The members an app object of a configuration file knows: one per stored property.
-    private enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, key, secret, encryptionMasterKey, enabled, maxConnections, maxPresenceMembers, clientEventsPerSecond
-        case backendEventsPerSecond, readRequestsPerSecond, authorizedConnections, authorizedConnectionTimeout, clientEvents, webhooks
-        case allowedOrigins, subscriptionCount
-    }
+    /// The members an app object of a configuration file knows, one per stored property: `id`,
+    /// `key` and `secret` are required; the others keep the defaults of the initializer.
+    private static let members: [ConfigurationMember<Self>] = [
+        .required("id", \.id), .required("key", \.key), .required("secret", \.secret),
+        .optional("encryptionMasterKey", \.encryptionMasterKey), .optional("enabled", \.enabled),
+        .optional("maxConnections", \.maxConnections), .optional("maxPresenceMembers", \.maxPresenceMembers),
+        .optional("clientEventsPerSecond", \.clientEventsPerSecond), .optional("backendEventsPerSecond", \.backendEventsPerSecond),
+        .optional("readRequestsPerSecond", \.readRequestsPerSecond), .optional("authorizedConnections", \.authorizedConnections),
+        .optional("authorizedConnectionTimeout", \.authorizedConnectionTimeout), .optional("clientEvents", \.clientEvents),
+        .optional("webhooks", \.webhooks), .optional("allowedOrigins", \.allowedOrigins), .optional("subscriptionCount", \.subscriptionCount),
+    ]
 }

@@ -52,11 +52,6 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
         self.tls = tls
     }
 
-    /// The members of a configuration file's top level, as ``developmentMembers`` are too.
-    private enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, apps, limits, metrics, tls
-    }
-
     /// The top-level members a configuration file may have for the development hub
     /// (`DevelopmentHub`: `users`, `pugpig`, `corsCredentials`); the hub itself does not read them,
     /// and `clearance serve` without `--development` warns that it ignores them.
@@ -67,14 +62,11 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     ///   neither the configuration nor ``developmentMembers`` has (in any of its objects), or a
     ///   decoding error.
     public init(from decoder: any Decoder) throws {
-        try ConfigurationMembers(CodingKeys.self, and: Self.developmentMembers).check(decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        host = try container.decodeIfPresent(String.self, forKey: .host) ?? "127.0.0.1"
-        port = try container.decodeIfPresent(Int.self, forKey: .port) ?? 6001
-        apps = try container.decodeIfPresent([HubAppConfiguration].self, forKey: .apps) ?? []
-        limits = try container.decodeIfPresent(HubLimits.self, forKey: .limits) ?? HubLimits()
-        metrics = try container.decodeIfPresent(HubMetricsConfiguration.self, forKey: .metrics)
-        tls = try container.decodeIfPresent(HubTLSConfiguration.self, forKey: .tls)
+        let members: [ConfigurationMember<Self>] = [
+            .optional("host", \.host), .optional("port", \.port), .optional("apps", \.apps), .optional("limits", \.limits),
+            .optional("metrics", \.metrics), .optional("tls", \.tls),
+        ]
+        self = try ConfigurationMember.decode(members, from: decoder, startingFrom: Self(apps: []), and: Self.developmentMembers)
     }
 
     /// Reads a JSON configuration file and, unless `validating` is false (for callers that

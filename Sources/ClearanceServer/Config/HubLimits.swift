@@ -8,250 +8,171 @@
 public struct HubLimits: Sendable, Hashable, Codable {
     /// Seconds of client silence before the hub sends `pusher:ping`; also announced to clients
     /// as `activity_timeout` in `pusher:connection_established`. Default 120; 1 to 3,600.
-    public var activityTimeout: Int
+    public var activityTimeout: Int = 120
     /// Seconds the hub waits for any frame after its `pusher:ping` before closing with 4201. Default 30; at most 3,600.
-    public var pongTimeout: Double
+    public var pongTimeout: Double = 30
     /// Whether the hub pings silent clients. When off, a client silent for ``inactivityTimeout``
     /// is closed with 4202 instead. Default on.
-    public var serverPings: Bool
+    public var serverPings: Bool = true
     /// Seconds of total silence after which a connection is closed with 4202 when
     /// ``serverPings`` is off. Default 86,400 (24 hours, as hosted Pusher); at most 604,800 (a week).
-    public var inactivityTimeout: Double
+    public var inactivityTimeout: Double = 86_400
     /// Longest channel name. Default 200 (the server libraries' limit; hosted Pusher: 164); 1 to 1,024.
-    public var maxChannelNameLength: Int
+    public var maxChannelNameLength: Int = 200
     /// Largest event `data`, in UTF-8 bytes, from clients and the HTTP API. Default 10,240;
     /// 1 to 16,777,216 (16 MiB).
-    public var maxEventDataBytes: Int
+    public var maxEventDataBytes: Int = 10_240
     /// Most distinct users in one presence channel. Default 100; 1 to 100,000.
-    public var maxPresenceMembers: Int
+    public var maxPresenceMembers: Int = 100
     /// Largest presence `user_info`, in bytes of JSON text. Default 1,024; 2 to 1,048,576.
-    public var maxPresenceUserInfoBytes: Int
+    public var maxPresenceUserInfoBytes: Int = 1_024
     /// Client events each connection may send per second; more are refused with error 4301. Default 10;
     /// 0 (none) to 10,000.
-    public var clientEventsPerSecond: Int
+    public var clientEventsPerSecond: Int = 10
     /// Largest WebSocket message the hub reads; a bigger one closes the connection with 1009.
     /// Default 32,768; 1,024 to 16,777,216 (16 MiB).
-    public var maxMessageBytes: Int
+    public var maxMessageBytes: Int = 32_768
     /// Most channels one HTTP API event may name. Default 100; 1 to 10,000.
-    public var maxChannelsPerEvent: Int
+    public var maxChannelsPerEvent: Int = 100
     /// Most events in one `batch_events` call. Default 10; 1 to 1,000.
-    public var maxEventsPerBatch: Int
+    public var maxEventsPerBatch: Int = 10
     /// Longest event name. Default 200; 1 to 1,024.
-    public var maxEventNameLength: Int
+    public var maxEventNameLength: Int = 200
     /// Largest HTTP request body the hub reads. Default 262,144; 1,024 to 67,108,864 (64 MiB).
-    public var maxHTTPBodyBytes: Int
+    public var maxHTTPBodyBytes: Int = 262_144
     /// Most simultaneous WebSocket connections across all apps; more are closed with 4100
     /// ("over capacity": the client retries after a backoff). Default 10,000; 0 to 1,000,000.
     /// Every socket also counts against the hub's descriptor budget (the process's descriptor
     /// limit, raised to its hard limit at start, less a reserve): a hub started with a budget
     /// below this limit warns, naming both.
-    public var maxConnections: Int
+    public var maxConnections: Int = 10_000
     /// Most simultaneous sockets that are not (yet) WebSockets: HTTP API and auth endpoint
     /// requests, keep-alive connections, upgrades in progress. A socket past it is closed at
     /// accept and counted (``HubCounter/socketsRefusedAtHTTPLimit``), so plain HTTP can never
     /// take the room WebSockets need. Default 1,000; 1 to 1,000,000.
-    public var maxHTTPConnections: Int
+    public var maxHTTPConnections: Int = 1_000
     /// Most simultaneous sockets (WebSocket or HTTP) from one IP address; past it a socket is
     /// closed at accept and counted (``HubCounter/socketsRefusedAtAddressLimit``). `nil` (the
     /// default) sets no limit: behind a load balancer every client has its address, and tests and
     /// benchmarks open thousands from one. 1 to 1,000,000.
-    public var maxConnectionsPerIP: Int?
+    public var maxConnectionsPerIP: Int? = nil
     /// Most subscriptions (a connection on a channel) the hub holds across all its connections;
     /// a subscription past it is refused with a `pusher:subscription_error` (`LimitReached`,
     /// status 503). With ``maxConnections`` and ``maxChannelsPerConnection`` alone the product
     /// could reach 10 million; this bounds the memory subscriptions take (about 1 KB each).
     /// Default 200,000; 1 to 100,000,000.
-    public var maxSubscriptions: Int
+    public var maxSubscriptions: Int = 200_000
     /// Most channels one connection may be subscribed to at once; a subscription past it is
     /// refused with a `pusher:subscription_error` (`LimitReached`, status 403). Default 1,000;
     /// 1 to 100,000.
-    public var maxChannelsPerConnection: Int
+    public var maxChannelsPerConnection: Int = 1_000
     /// Subscribes and unsubscribes each connection may send per second on average (presence
     /// joins and leaves included), after a first burst of ``maxChannelsPerConnection`` (a
     /// reconnecting client subscribes to all its channels at once). A subscribe past it is
     /// refused with a `pusher:subscription_error` (`LimitReached`, status 429); an unsubscribe
     /// is always honoured but counted, so a connection cannot churn a presence channel faster
     /// than this. Default 50; 1 to 100,000.
-    public var subscriptionChangesPerSecond: Int
+    public var subscriptionChangesPerSecond: Int = 50
     /// Seconds an HTTP connection may make no progress before the hub closes it: a request whose
     /// head or body stalls, a WebSocket upgrade request that never completes, or a keep-alive
     /// connection left idle. Default 30; at most 3,600.
-    public var httpIdleTimeout: Double
+    public var httpIdleTimeout: Double = 30
     /// Seconds within which an HTTP request's head and body must arrive, however they are
     /// trickled (the idle timeout restarts with every byte; this does not): counted from the
     /// request's first byte, checked until its last. Past it the connection is closed and counted
     /// (``HubCounter/requestsCutAtDeadline``). Default 30; at most 3,600.
-    public var httpRequestTimeout: Double
+    public var httpRequestTimeout: Double = 30
     /// Bytes one WebSocket may leave unsent (a client that reads slowly or not at all): frames
     /// handed to the connection and not yet taken by its socket, each counted with its payload
     /// and 128 bytes of bookkeeping. Past it the connection gets no more frames and is closed with
     /// 4100, counted (``HubCounter/slowReadersClosed``) and logged. Frames shared by many
     /// connections (events) are held once whatever the number of their readers. Default
     /// 1,048,576 (1 MiB); 65,536 to 1,073,741,824, and at least twice the largest event.
-    public var maxOutboundBytes: Int
+    public var maxOutboundBytes: Int = 1_048_576
     /// Bytes all WebSockets together may leave unsent: while they have more, any connection that
     /// is behind by more than 64 KiB (its channel's high-water mark) is closed with 4100 as its next
     /// frame comes, so that clients that stop reading cannot together hold more of the hub's
     /// memory, however many they are (connections that still read are not affected). Default
     /// 268,435,456 (256 MiB); 1 MiB to 64 GiB, and at least ``maxOutboundBytes``.
-    public var maxTotalOutboundBytes: Int
+    public var maxTotalOutboundBytes: Int = 268_435_456
     /// Seconds the hub waits for a client to answer its close frame. Default 5; at most 600.
-    public var closeTimeout: Double
+    public var closeTimeout: Double = 5
     /// Seconds over which a stopping hub spreads its close frames (4200), so that its clients do
     /// not all come back in the same instant. Default 1; 0 (every connection at once) to 60.
-    public var shutdownSpread: Double
+    public var shutdownSpread: Double = 1
     /// Seconds a cache channel (`cache-`, `private-cache-`, `private-encrypted-cache-`,
     /// `presence-cache-`) keeps the last event triggered on it through the HTTP API, for new
     /// subscribers. Default 1,800 (30 minutes, as hosted Pusher); at most 86,400.
-    public var cacheTTL: Double
+    public var cacheTTL: Double = 1_800
     /// Most cache channels whose last event the hub keeps (each up to the largest event frame:
     /// about 10 KB with the default ``maxEventDataBytes``); past it the expired entries go
     /// first, then the ones that expire soonest. Default 10,000 (about 100 MB at most); 0 (keep
     /// nothing: every subscriber gets `pusher:cache_miss`) to 1,000,000.
-    public var maxCachedChannels: Int
+    public var maxCachedChannels: Int = 10_000
     /// Seconds a webhook target's events gather before they go out in one POST. Default 0.5;
     /// 0 (each as soon as possible) to 60.
-    public var webhookBatchWindow: Double
+    public var webhookBatchWindow: Double = 0.5
     /// Seconds one webhook POST may take (connecting included) before it counts as failed.
     /// Default 4 (Pusher's); more than 0 to 60.
-    public var webhookAttemptTimeout: Double
+    public var webhookAttemptTimeout: Double = 4
     /// Seconds a failed webhook is retried, with exponential back-off (with jitter), counted from
     /// when it was queued; then it is dropped, counted (``HubCounter/webhooksDropped``) and
     /// logged. Default 300 (Pusher's 5 minutes); 0 (one attempt) to 86,400.
-    public var webhookRetryDuration: Double
+    public var webhookRetryDuration: Double = 300
     /// Seconds before the first retry of a failed webhook; each next one waits twice as long (at
     /// most 60 s), less a random part of up to a half. Default 1; more than 0 to 60.
-    public var webhookFirstRetryDelay: Double
+    public var webhookFirstRetryDelay: Double = 1
     /// Seconds a stopping hub waits for its pending webhooks to be delivered. Default 5; 0 to 300.
-    public var webhookShutdownWait: Double
+    public var webhookShutdownWait: Double = 5
     /// Events the HTTP API may publish per second for each app (an event to three channels
     /// counts three; an app's own ``HubAppConfiguration/backendEventsPerSecond`` wins); past it
     /// the API answers 429 with a JSON error and `Retry-After: 1`. A burst of up to a second's
     /// worth passes. `nil` (the default): no limit. 1 to 1,000,000. Each node of a cluster counts its own.
-    public var backendEventsPerSecond: Int?
+    public var backendEventsPerSecond: Int? = nil
     /// Reads of the HTTP API (channels, a channel, its users) per second for each app (an app's
     /// own ``HubAppConfiguration/readRequestsPerSecond`` wins); past it the API answers 429.
     /// `nil` (the default): no limit. 1 to 1,000,000. Each node of a cluster counts its own.
-    public var readRequestsPerSecond: Int?
+    public var readRequestsPerSecond: Int? = nil
     /// Most webhook events waiting for delivery (a receiver that is down): past it the oldest is
     /// dropped, counted (``HubCounter/webhooksDropped``) and logged, so that a dead receiver
     /// cannot grow the hub's memory. Default 100,000; 1 to 10,000,000.
-    public var maxQueuedWebhooks: Int
+    public var maxQueuedWebhooks: Int = 100_000
     /// Bytes of webhook events waiting for delivery, each counted as its JSON text plus 128
     /// bytes of bookkeeping: past it the oldest go as with ``maxQueuedWebhooks``, so that a
     /// receiver that is down while clients send large events holds at most this much of the
     /// hub's memory. Default 67,108,864 (64 MiB); 1,048,576 to 17,179,869,184 (16 GiB).
-    public var maxQueuedWebhookBytes: Int
+    public var maxQueuedWebhookBytes: Int = 67_108_864
     /// Largest webhook POST body, in bytes: a batch is cut to stay under it (the receiver's own
     /// limit, 1 MiB for nginx and for ``WebhookReceiver``, must not refuse a batch the hub could
     /// have sent in two). An event that cannot fit alone is dropped, counted and logged, never
     /// retried; a receiver that answers 413 gets smaller batches, down to one event, and an event
     /// it refuses alone is dropped so that the events behind it go on. Default 524,288 (512 KiB);
     /// 4,096 to 16,777,216 (16 MiB).
-    public var maxWebhookBatchBytes: Int
+    public var maxWebhookBatchBytes: Int = 524_288
     /// The largest part of each budget the apps share that one app may hold when the hub serves
     /// more than one app: connections (``maxConnections``; an app's own `maxConnections` wins),
     /// subscriptions (``maxSubscriptions``), queued webhook events and bytes
     /// (``maxQueuedWebhooks``, ``maxQueuedWebhookBytes``). An app at its part is refused, counted
     /// and logged under its own `app_id`; the others go on. A hub with a single app gives it the
     /// whole budget. Default 0.25; more than 0 to 1.
-    public var appShare: Double
+    public var appShare: Double = 0.25
     /// Most connections from one IP address that have not authorized yet (on an app with
     /// `authorizedConnections`: neither signed in nor subscribed to a private or presence channel).
     /// Past it a new one is closed with 4100 and counted. A user authorizes within a second or
     /// two, so even a large office behind one NAT address holds few at once. Default 1,000; 1 to 1,000,000.
-    public var maxUnauthorizedConnectionsPerIP: Int
+    public var maxUnauthorizedConnectionsPerIP: Int = 1_000
     /// Seconds after an app's `terminate_connections` during which a sign-in as that user, or a
     /// presence subscription as that user, is refused (Pusher's signatures never expire: a client
     /// holding one signed before the terminate could otherwise come straight back). Default 60;
     /// 0 (none) to 86,400.
-    public var terminationGracePeriod: Double
+    public var terminationGracePeriod: Double = 60
 
     /// The defaults listed on each member.
-    public init(
-        activityTimeout: Int = 120,
-        pongTimeout: Double = 30,
-        serverPings: Bool = true,
-        inactivityTimeout: Double = 86_400,
-        maxChannelNameLength: Int = 200,
-        maxEventDataBytes: Int = 10_240,
-        maxPresenceMembers: Int = 100,
-        maxPresenceUserInfoBytes: Int = 1_024,
-        clientEventsPerSecond: Int = 10,
-        maxMessageBytes: Int = 32_768,
-        maxChannelsPerEvent: Int = 100,
-        maxEventsPerBatch: Int = 10,
-        maxEventNameLength: Int = 200,
-        maxHTTPBodyBytes: Int = 262_144,
-        maxConnections: Int = 10_000,
-        maxHTTPConnections: Int = 1_000,
-        maxConnectionsPerIP: Int? = nil,
-        maxSubscriptions: Int = 200_000,
-        maxChannelsPerConnection: Int = 1_000,
-        subscriptionChangesPerSecond: Int = 50,
-        httpIdleTimeout: Double = 30,
-        httpRequestTimeout: Double = 30,
-        maxOutboundBytes: Int = 1_048_576,
-        maxTotalOutboundBytes: Int = 268_435_456,
-        closeTimeout: Double = 5,
-        shutdownSpread: Double = 1,
-        cacheTTL: Double = 1_800,
-        maxCachedChannels: Int = 10_000,
-        webhookBatchWindow: Double = 0.5,
-        webhookAttemptTimeout: Double = 4,
-        webhookRetryDuration: Double = 300,
-        webhookFirstRetryDelay: Double = 1,
-        webhookShutdownWait: Double = 5,
-        maxQueuedWebhooks: Int = 100_000,
-        maxQueuedWebhookBytes: Int = 67_108_864,
-        maxWebhookBatchBytes: Int = 524_288,
-        appShare: Double = 0.25,
-        maxUnauthorizedConnectionsPerIP: Int = 1_000,
-        terminationGracePeriod: Double = 60,
-        backendEventsPerSecond: Int? = nil,
-        readRequestsPerSecond: Int? = nil
-    ) {
-        self.activityTimeout = activityTimeout
-        self.pongTimeout = pongTimeout
-        self.serverPings = serverPings
-        self.inactivityTimeout = inactivityTimeout
-        self.maxChannelNameLength = maxChannelNameLength
-        self.maxEventDataBytes = maxEventDataBytes
-        self.maxPresenceMembers = maxPresenceMembers
-        self.maxPresenceUserInfoBytes = maxPresenceUserInfoBytes
-        self.clientEventsPerSecond = clientEventsPerSecond
-        self.maxMessageBytes = maxMessageBytes
-        self.maxChannelsPerEvent = maxChannelsPerEvent
-        self.maxEventsPerBatch = maxEventsPerBatch
-        self.maxEventNameLength = maxEventNameLength
-        self.maxHTTPBodyBytes = maxHTTPBodyBytes
-        self.maxConnections = maxConnections
-        self.maxHTTPConnections = maxHTTPConnections
-        self.maxConnectionsPerIP = maxConnectionsPerIP
-        self.maxSubscriptions = maxSubscriptions
-        self.maxChannelsPerConnection = maxChannelsPerConnection
-        self.subscriptionChangesPerSecond = subscriptionChangesPerSecond
-        self.httpIdleTimeout = httpIdleTimeout
-        self.httpRequestTimeout = httpRequestTimeout
-        self.maxOutboundBytes = maxOutboundBytes
-        self.maxTotalOutboundBytes = maxTotalOutboundBytes
-        self.closeTimeout = closeTimeout
-        self.shutdownSpread = shutdownSpread
-        self.cacheTTL = cacheTTL
-        self.maxCachedChannels = maxCachedChannels
-        self.webhookBatchWindow = webhookBatchWindow
-        self.webhookAttemptTimeout = webhookAttemptTimeout
-        self.webhookRetryDuration = webhookRetryDuration
-        self.webhookFirstRetryDelay = webhookFirstRetryDelay
-        self.webhookShutdownWait = webhookShutdownWait
-        self.maxQueuedWebhooks = maxQueuedWebhooks
-        self.maxQueuedWebhookBytes = maxQueuedWebhookBytes
-        self.maxWebhookBatchBytes = maxWebhookBatchBytes
-        self.appShare = appShare
-        self.maxUnauthorizedConnectionsPerIP = maxUnauthorizedConnectionsPerIP
-        self.terminationGracePeriod = terminationGracePeriod
-        self.backendEventsPerSecond = backendEventsPerSecond
-        self.readRequestsPerSecond = readRequestsPerSecond
+    public init() {}
+
+    /// The defaults, changed by `adjust`: `HubLimits { $0.closeTimeout = 1 }`.
+    public init(_ adjust: (inout HubLimits) -> Void) {
+        adjust(&self)
     }
 
     /// Decodes the members present and keeps the default for the others.
@@ -269,65 +190,13 @@ public struct HubLimits: Sendable, Hashable, Codable {
             throw HubConfigurationError.removedLimit(
                 "userAuthenticationTimeout", replacement: "the app's \"authorizedConnections\": true and \"authorizedConnectionTimeout\"")
         }
-        try ConfigurationMembers(CodingKeys.self).check(decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let defaults = HubLimits()
-        func value<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T {
-            try container.decodeIfPresent(T.self, forKey: key) ?? fallback
-        }
-        activityTimeout = try value(.activityTimeout, defaults.activityTimeout)
-        pongTimeout = try value(.pongTimeout, defaults.pongTimeout)
-        serverPings = try value(.serverPings, defaults.serverPings)
-        inactivityTimeout = try value(.inactivityTimeout, defaults.inactivityTimeout)
-        maxChannelNameLength = try value(.maxChannelNameLength, defaults.maxChannelNameLength)
-        maxEventDataBytes = try value(.maxEventDataBytes, defaults.maxEventDataBytes)
-        maxPresenceMembers = try value(.maxPresenceMembers, defaults.maxPresenceMembers)
-        maxPresenceUserInfoBytes = try value(.maxPresenceUserInfoBytes, defaults.maxPresenceUserInfoBytes)
-        clientEventsPerSecond = try value(.clientEventsPerSecond, defaults.clientEventsPerSecond)
-        maxMessageBytes = try value(.maxMessageBytes, defaults.maxMessageBytes)
-        maxChannelsPerEvent = try value(.maxChannelsPerEvent, defaults.maxChannelsPerEvent)
-        maxEventsPerBatch = try value(.maxEventsPerBatch, defaults.maxEventsPerBatch)
-        maxEventNameLength = try value(.maxEventNameLength, defaults.maxEventNameLength)
-        maxHTTPBodyBytes = try value(.maxHTTPBodyBytes, defaults.maxHTTPBodyBytes)
-        maxConnections = try value(.maxConnections, defaults.maxConnections)
-        maxHTTPConnections = try value(.maxHTTPConnections, defaults.maxHTTPConnections)
-        maxConnectionsPerIP = try container.decodeIfPresent(Int.self, forKey: .maxConnectionsPerIP)
-        maxSubscriptions = try value(.maxSubscriptions, defaults.maxSubscriptions)
-        maxChannelsPerConnection = try value(.maxChannelsPerConnection, defaults.maxChannelsPerConnection)
-        subscriptionChangesPerSecond = try value(.subscriptionChangesPerSecond, defaults.subscriptionChangesPerSecond)
-        httpIdleTimeout = try value(.httpIdleTimeout, defaults.httpIdleTimeout)
-        httpRequestTimeout = try value(.httpRequestTimeout, defaults.httpRequestTimeout)
-        maxOutboundBytes = try value(.maxOutboundBytes, defaults.maxOutboundBytes)
-        maxTotalOutboundBytes = try value(.maxTotalOutboundBytes, defaults.maxTotalOutboundBytes)
-        closeTimeout = try value(.closeTimeout, defaults.closeTimeout)
-        shutdownSpread = try value(.shutdownSpread, defaults.shutdownSpread)
-        cacheTTL = try value(.cacheTTL, defaults.cacheTTL)
-        maxCachedChannels = try value(.maxCachedChannels, defaults.maxCachedChannels)
-        webhookBatchWindow = try value(.webhookBatchWindow, defaults.webhookBatchWindow)
-        webhookAttemptTimeout = try value(.webhookAttemptTimeout, defaults.webhookAttemptTimeout)
-        webhookRetryDuration = try value(.webhookRetryDuration, defaults.webhookRetryDuration)
-        webhookFirstRetryDelay = try value(.webhookFirstRetryDelay, defaults.webhookFirstRetryDelay)
-        webhookShutdownWait = try value(.webhookShutdownWait, defaults.webhookShutdownWait)
-        maxQueuedWebhooks = try value(.maxQueuedWebhooks, defaults.maxQueuedWebhooks)
-        maxQueuedWebhookBytes = try value(.maxQueuedWebhookBytes, defaults.maxQueuedWebhookBytes)
-        maxWebhookBatchBytes = try value(.maxWebhookBatchBytes, defaults.maxWebhookBatchBytes)
-        appShare = try value(.appShare, defaults.appShare)
-        maxUnauthorizedConnectionsPerIP = try value(.maxUnauthorizedConnectionsPerIP, defaults.maxUnauthorizedConnectionsPerIP)
-        terminationGracePeriod = try value(.terminationGracePeriod, defaults.terminationGracePeriod)
-        backendEventsPerSecond = try container.decodeIfPresent(Int.self, forKey: .backendEventsPerSecond)
-        readRequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .readRequestsPerSecond)
+        self = try ConfigurationMember.decode(Self.settings.map(\.member), from: decoder, startingFrom: HubLimits())
     }
 
-    /// The members of the `limits` object: one per stored property.
-    private enum CodingKeys: String, CodingKey, CaseIterable {
-        case activityTimeout, pongTimeout, serverPings, inactivityTimeout, maxChannelNameLength
-        case maxEventDataBytes, maxPresenceMembers, maxPresenceUserInfoBytes, clientEventsPerSecond, maxMessageBytes
-        case maxChannelsPerEvent, maxEventsPerBatch, maxEventNameLength, maxHTTPBodyBytes, maxConnections, maxHTTPConnections
-        case maxConnectionsPerIP, maxSubscriptions, maxChannelsPerConnection, subscriptionChangesPerSecond, httpIdleTimeout
-        case httpRequestTimeout, maxOutboundBytes, maxTotalOutboundBytes, closeTimeout, shutdownSpread, cacheTTL, maxCachedChannels
-        case webhookBatchWindow, webhookAttemptTimeout, webhookRetryDuration, webhookFirstRetryDelay, webhookShutdownWait
-        case maxQueuedWebhooks, backendEventsPerSecond, readRequestsPerSecond
-        case maxQueuedWebhookBytes, maxWebhookBatchBytes, appShare, maxUnauthorizedConnectionsPerIP, terminationGracePeriod
+    /// Writes every member (an optional one only when set), by the names ``init(from:)`` reads.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: SettingKey.self)
+        for setting in Self.settings { try setting.encode(&container, self) }
     }
 
     /// Members that were removed, refused by name when a configuration still sets them.
@@ -346,7 +215,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
 
     /// The name of the first member outside its allowed range, if any. NaN is outside every range.
     func firstInvalidMember() -> String? {
-        Self.rules.first { !$0.holds(self) }?.name
+        Self.settings.first { !$0.holds(self) }?.name
     }
 
     /// One app's part of a budget of `total` that the apps share (``appShare``; the whole of it
@@ -377,7 +246,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
     static func allowedRange(of member: String) -> String? {
         let name = member.hasPrefix("apps.") ? String(member.dropFirst("apps.".count)) : member
         if name == "authorizedConnectionTimeout" { return "more than 0 to 86400 seconds" }
-        return rules.first { $0.name == name }?.range
+        return settings.first { $0.name == name }?.range
     }
 
     /// The range of ``maxConnections``, and of an app's.
@@ -389,69 +258,62 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// The range of ``backendEventsPerSecond`` and ``readRequestsPerSecond``, and of an app's.
     static let requestRateRange = 1...1_000_000
 
-    private static let rules: [Rule] = [
-        .count("activityTimeout", { $0.activityTimeout }, 1...3_600),
-        .seconds("pongTimeout", { $0.pongTimeout }, atMost: 3_600),
-        .seconds("inactivityTimeout", { $0.inactivityTimeout }, atMost: 604_800),
-        .count("maxChannelNameLength", { $0.maxChannelNameLength }, 1...1_024),
-        .count("maxEventDataBytes", { $0.maxEventDataBytes }, 1...16_777_216),
-        .count("maxPresenceMembers", { $0.maxPresenceMembers }, presenceMemberRange),
-        .count("maxPresenceUserInfoBytes", { $0.maxPresenceUserInfoBytes }, 2...1_048_576),
-        .count("clientEventsPerSecond", { $0.clientEventsPerSecond }, clientEventRange),
-        .count("maxMessageBytes", { $0.maxMessageBytes }, 1_024...16_777_216),
-        .count("maxChannelsPerEvent", { $0.maxChannelsPerEvent }, 1...10_000),
-        .count("maxEventsPerBatch", { $0.maxEventsPerBatch }, 1...1_000),
-        .count("maxEventNameLength", { $0.maxEventNameLength }, 1...1_024),
-        .count("maxHTTPBodyBytes", { $0.maxHTTPBodyBytes }, 1_024...67_108_864),
-        .count("maxConnections", { $0.maxConnections }, connectionRange),
-        .count("maxHTTPConnections", { $0.maxHTTPConnections }, 1...1_000_000),
-        .count("maxConnectionsPerIP", { $0.maxConnectionsPerIP ?? 1 }, 1...1_000_000),
-        .count("maxSubscriptions", { $0.maxSubscriptions }, 1...100_000_000),
-        .count("maxChannelsPerConnection", { $0.maxChannelsPerConnection }, 1...100_000),
-        .count("subscriptionChangesPerSecond", { $0.subscriptionChangesPerSecond }, 1...100_000),
-        .seconds("httpIdleTimeout", { $0.httpIdleTimeout }, atMost: 3_600),
-        .seconds("httpRequestTimeout", { $0.httpRequestTimeout }, atMost: 3_600),
-        .count("maxOutboundBytes", { $0.maxOutboundBytes }, 65_536...1_073_741_824),
-        .count("maxTotalOutboundBytes", { $0.maxTotalOutboundBytes }, 1_048_576...68_719_476_736),
-        .seconds("closeTimeout", { $0.closeTimeout }, atMost: 600),
-        .seconds("shutdownSpread", { $0.shutdownSpread }, atMost: 60, zeroAllowed: true),
-        .seconds("cacheTTL", { $0.cacheTTL }, atMost: 86_400),
-        .count("maxCachedChannels", { $0.maxCachedChannels }, 0...1_000_000),
-        .seconds("webhookBatchWindow", { $0.webhookBatchWindow }, atMost: 60, zeroAllowed: true),
-        .seconds("webhookAttemptTimeout", { $0.webhookAttemptTimeout }, atMost: 60),
-        .seconds("webhookRetryDuration", { $0.webhookRetryDuration }, atMost: 86_400, zeroAllowed: true),
-        .seconds("webhookFirstRetryDelay", { $0.webhookFirstRetryDelay }, atMost: 60),
-        .seconds("webhookShutdownWait", { $0.webhookShutdownWait }, atMost: 300, zeroAllowed: true),
-        .count("maxQueuedWebhooks", { $0.maxQueuedWebhooks }, 1...10_000_000),
-        .count("maxQueuedWebhookBytes", { $0.maxQueuedWebhookBytes }, 1_048_576...17_179_869_184),
-        .count("maxWebhookBatchBytes", { $0.maxWebhookBatchBytes }, 4_096...16_777_216),
-        Rule(name: "appShare", range: "more than 0 to 1") { $0.appShare > 0 && $0.appShare <= 1 },
-        .count("maxUnauthorizedConnectionsPerIP", { $0.maxUnauthorizedConnectionsPerIP }, 1...1_000_000),
-        .seconds("terminationGracePeriod", { $0.terminationGracePeriod }, atMost: 86_400, zeroAllowed: true),
-        .count("backendEventsPerSecond", { $0.backendEventsPerSecond ?? 1 }, requestRateRange),
-        .count("readRequestsPerSecond", { $0.readRequestsPerSecond ?? 1 }, requestRateRange),
-    ]
-
-    /// One member's allowed range.
-    private struct Rule: Sendable {
-        let name: String
-        let range: String
-        let holds: @Sendable (HubLimits) -> Bool
-
-        static func count(_ name: String, _ value: @escaping @Sendable (HubLimits) -> Int, _ range: ClosedRange<Int>) -> Rule {
-            Rule(name: name, range: describe(range)) { range.contains(value($0)) }
-        }
-
-        /// Seconds above zero (or from zero) up to `limit`; `nil` (an optional timer that is off) holds.
-        static func seconds(_ name: String, _ value: @escaping @Sendable (HubLimits) -> Double?, atMost limit: Int, zeroAllowed: Bool = false) -> Rule {
-            Rule(name: name, range: "\(zeroAllowed ? "0" : "more than 0") to \(limit) seconds") { limits in
-                guard let seconds = value(limits) else { return true }
-                return (zeroAllowed ? seconds >= 0 : seconds > 0) && seconds <= Double(limit)
-            }
-        }
-
-        static func describe(_ range: ClosedRange<Int>) -> String {
-            "\(range.lowerBound) to \(range.upperBound)"
-        }
+    /// The members for `clearance serve --help`, one per line with its default and range, from
+    /// ``settings``.
+    package static var helpText: String {
+        let defaults = HubLimits()
+        return "The \"limits\" object of --config (durations in seconds; Limits.md says what each bounds and "
+            + "what happens past it), each member with its default and range:\n"
+            + settings.map { "  \($0.name): \($0.tableDefault(defaults)) (\($0.tableRange))" }.joined(separator: "\n")
     }
+
+    /// Every member, declared once: its name, its range and how the table of limits shows it
+    /// (<doc:Limits>, checked against this list by a test). Decoding, encoding, the unknown-member
+    /// check and validation go through it; a new member is one line here (and its stored
+    /// property, with its default, above).
+    package static let settings: [HubLimitsSetting] = [
+        .count("activityTimeout", \.activityTimeout, 1...3_600, unit: .seconds),
+        .seconds("pongTimeout", \.pongTimeout, atMost: 3_600),
+        .flag("serverPings", \.serverPings),
+        .seconds("inactivityTimeout", \.inactivityTimeout, atMost: 604_800),
+        .count("maxChannelNameLength", \.maxChannelNameLength, 1...1_024),
+        .count("maxEventDataBytes", \.maxEventDataBytes, 1...16_777_216, unit: .bytes),
+        .count("maxPresenceMembers", \.maxPresenceMembers, presenceMemberRange),
+        .count("maxPresenceUserInfoBytes", \.maxPresenceUserInfoBytes, 2...1_048_576, unit: .bytes),
+        .count("clientEventsPerSecond", \.clientEventsPerSecond, clientEventRange),
+        .count("maxMessageBytes", \.maxMessageBytes, 1_024...16_777_216, unit: .bytes),
+        .count("maxChannelsPerEvent", \.maxChannelsPerEvent, 1...10_000),
+        .count("maxEventsPerBatch", \.maxEventsPerBatch, 1...1_000),
+        .count("maxEventNameLength", \.maxEventNameLength, 1...1_024),
+        .count("maxHTTPBodyBytes", \.maxHTTPBodyBytes, 1_024...67_108_864, unit: .bytes),
+        .count("maxConnections", \.maxConnections, connectionRange),
+        .count("maxHTTPConnections", \.maxHTTPConnections, 1...1_000_000),
+        .optionalCount("maxConnectionsPerIP", \.maxConnectionsPerIP, 1...1_000_000),
+        .count("maxSubscriptions", \.maxSubscriptions, 1...100_000_000),
+        .count("maxChannelsPerConnection", \.maxChannelsPerConnection, 1...100_000),
+        .count("subscriptionChangesPerSecond", \.subscriptionChangesPerSecond, 1...100_000,
+               defaultNote: " (after a burst of `maxChannelsPerConnection`)"),
+        .seconds("httpIdleTimeout", \.httpIdleTimeout, atMost: 3_600),
+        .seconds("httpRequestTimeout", \.httpRequestTimeout, atMost: 3_600),
+        .count("maxOutboundBytes", \.maxOutboundBytes, 65_536...1_073_741_824, unit: .bytes, rangeNote: ", ≥ 2 events"),
+        .count("maxTotalOutboundBytes", \.maxTotalOutboundBytes, 1_048_576...68_719_476_736, unit: .bytes,
+               rangeNote: ", ≥ `maxOutboundBytes`"),
+        .seconds("closeTimeout", \.closeTimeout, atMost: 600),
+        .seconds("shutdownSpread", \.shutdownSpread, atMost: 60, zeroAllowed: true),
+        .seconds("cacheTTL", \.cacheTTL, atMost: 86_400),
+        .count("maxCachedChannels", \.maxCachedChannels, 0...1_000_000),
+        .seconds("webhookBatchWindow", \.webhookBatchWindow, atMost: 60, zeroAllowed: true),
+        .seconds("webhookAttemptTimeout", \.webhookAttemptTimeout, atMost: 60),
+        .seconds("webhookRetryDuration", \.webhookRetryDuration, atMost: 86_400, zeroAllowed: true),
+        .seconds("webhookFirstRetryDelay", \.webhookFirstRetryDelay, atMost: 60),
+        .seconds("webhookShutdownWait", \.webhookShutdownWait, atMost: 300, zeroAllowed: true),
+        .count("maxQueuedWebhooks", \.maxQueuedWebhooks, 1...10_000_000),
+        .count("maxQueuedWebhookBytes", \.maxQueuedWebhookBytes, 1_048_576...17_179_869_184, unit: .bytes),
+        .count("maxWebhookBatchBytes", \.maxWebhookBatchBytes, 4_096...16_777_216, unit: .bytes),
+        .fraction("appShare", \.appShare, atMost: 1),
+        .count("maxUnauthorizedConnectionsPerIP", \.maxUnauthorizedConnectionsPerIP, 1...1_000_000),
+        .seconds("terminationGracePeriod", \.terminationGracePeriod, atMost: 86_400, zeroAllowed: true),
+        .optionalCount("backendEventsPerSecond", \.backendEventsPerSecond, requestRateRange),
+        .optionalCount("readRequestsPerSecond", \.readRequestsPerSecond, requestRateRange),
+    ]
 }

@@ -17,19 +17,12 @@ public struct HubMetricsConfiguration: Sendable, Hashable, Codable, CustomString
         self.port = port
     }
 
-    /// The members of the `metrics` object.
-    private enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port
-    }
-
     /// Decodes `{"host": …, "port": …}`; `host` defaults to `127.0.0.1`.
     /// - Throws: ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for another
     ///   member, or a decoding error.
     public init(from decoder: any Decoder) throws {
-        try ConfigurationMembers(CodingKeys.self).check(decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        host = try container.decodeIfPresent(String.self, forKey: .host) ?? "127.0.0.1"
-        port = try container.decode(Int.self, forKey: .port)
+        let members: [ConfigurationMember<Self>] = [.optional("host", \.host), .required("port", \.port)]
+        self = try ConfigurationMember.decode(members, from: decoder, startingFrom: Self(port: 0))
     }
 
     /// `host:port`.

@@ -12,23 +12,18 @@ public struct WebhookChannelFilter: Sendable, Hashable, Codable {
         self.channelSuffix = channelSuffix
     }
 
-    /// The members of a `filter` object.
-    private enum CodingKeys: String, CodingKey, CaseIterable {
-        case channelPrefix, channelSuffix
+    /// Whether events of `channel` pass.
+    public func admits(_ channel: String) -> Bool {
+        (channelPrefix.map(channel.hasPrefix) ?? true) && (channelSuffix.map(channel.hasSuffix) ?? true)
     }
 
     /// Decodes `{"channelPrefix": …, "channelSuffix": …}`, both optional.
     /// - Throws: ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for another
     ///   member, or a decoding error.
     public init(from decoder: any Decoder) throws {
-        try ConfigurationMembers(CodingKeys.self).check(decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        channelPrefix = try container.decodeIfPresent(String.self, forKey: .channelPrefix)
-        channelSuffix = try container.decodeIfPresent(String.self, forKey: .channelSuffix)
+        self = try ConfigurationMember.decode(Self.members, from: decoder, startingFrom: Self())
     }
 
-    /// Whether events of `channel` pass.
-    public func admits(_ channel: String) -> Bool {
-        (channelPrefix.map(channel.hasPrefix) ?? true) && (channelSuffix.map(channel.hasSuffix) ?? true)
-    }
+    /// The members of a `filter` object, both optional.
+    private static let members: [ConfigurationMember<Self>] = [.optional("channelPrefix", \.channelPrefix), .optional("channelSuffix", \.channelSuffix)]
 }

@@ -45,27 +45,25 @@ public struct WebhookTarget: Sendable, Hashable, Codable, CustomStringConvertibl
         self.allowInsecureHTTP = allowInsecureHTTP
     }
 
-    /// The members of a target object.
-    private enum CodingKeys: String, CodingKey, CaseIterable {
-        case url, events, headers, filter, allowInsecureHTTP
-    }
-
     /// Decodes a target; `headers`, `filter` and `allowInsecureHTTP` are optional.
     /// - Throws: ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for a member
     ///   a target does not have, ``HubConfigurationError/unknownWebhookEvent(_:)`` for an event
     ///   name Pusher does not have, or a decoding error.
     public init(from decoder: any Decoder) throws {
-        try ConfigurationMembers(CodingKeys.self).check(decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        url = try container.decode(String.self, forKey: .url)
-        events = try container.decode([String].self, forKey: .events).map { name in
-            guard let kind = WebhookEventKind(rawValue: name) else { throw HubConfigurationError.unknownWebhookEvent(name) }
-            return kind
-        }
-        headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
-        filter = try container.decodeIfPresent(WebhookChannelFilter.self, forKey: .filter) ?? WebhookChannelFilter()
-        allowInsecureHTTP = try container.decodeIfPresent(Bool.self, forKey: .allowInsecureHTTP) ?? false
+        self = try ConfigurationMember.decode(Self.members, from: decoder, startingFrom: Self(url: "", events: []))
     }
+
+    /// The members of a target object: `url` and `events` (Pusher's event names) are required.
+    private static let members: [ConfigurationMember<Self>] = [
+        .required("url", \.url),
+        ConfigurationMember("events") { container, key, target in
+            target.events = try container.decode([String].self, forKey: key).map { name in
+                guard let kind = WebhookEventKind(rawValue: name) else { throw HubConfigurationError.unknownWebhookEvent(name) }
+                return kind
+            }
+        },
+        .optional("headers", \.headers), .optional("filter", \.filter), .optional("allowInsecureHTTP", \.allowInsecureHTTP),
+    ]
 
     /// Whether this target wants `event`.
     public func wants(_ event: WebhookEvent) -> Bool {

@@ -219,7 +219,7 @@ struct HubHTTPAPI: Sendable {
     private func publish(_ event: TriggerEvent, app: HubApp) async throws(HTTPAPIError) {
         for channel in event.channels {
             let frame = PusherFrame.event(name: event.name, channel: channel, data: event.data)
-            await hub.adapter.trigger(appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.cachePolicy)
+            await hub.channels.trigger(appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.cachePolicy)
         }
     }
 
@@ -229,7 +229,7 @@ struct HubHTTPAPI: Sendable {
         if !body.isEmpty { _ = try jsonObject(body) }
         try spend(1, .backendEvents, app: app)
         await hub.closeUserConnections(appID: app.id, userID: userID)
-        await hub.adapter.relayUserTermination(UserTermination(appID: app.id, userID: userID, gracePeriod: hub.limits.terminationGracePeriod))
+        await hub.channels.relayUserTermination(UserTermination(appID: app.id, userID: userID, gracePeriod: hub.limits.terminationGracePeriod))
         return JSONResponse.make(.ok, "{}")
     }
 
@@ -241,7 +241,7 @@ struct HubHTTPAPI: Sendable {
             throw .invalidInfo("info=user_count needs filter_by_prefix=presence-.")
         }
         var channels = JSONWriter()
-        for snapshot in await hub.adapter.channels(appID: app.id) where snapshot.name.hasPrefix(prefix) {
+        for snapshot in await hub.channels.channels(appID: app.id) where snapshot.name.hasPrefix(prefix) {
             var attributes = JSONWriter()
             if info.contains("user_count"), let users = snapshot.userCount { attributes.integer("user_count", users) }
             channels.raw(snapshot.name, attributes.text)
@@ -258,7 +258,7 @@ struct HubHTTPAPI: Sendable {
         if info.contains("user_count"), kind != .presence {
             throw .invalidInfo("info=user_count is only available for presence channels.")
         }
-        let snapshot = await hub.adapter.channel(appID: app.id, name: name)
+        let snapshot = await hub.channels.channel(appID: app.id, name: name)
         var response = JSONWriter()
         response.raw("occupied", snapshot == nil ? "false" : "true")
         if info.contains("user_count") { response.integer("user_count", snapshot?.userCount ?? 0) }
@@ -271,7 +271,7 @@ struct HubHTTPAPI: Sendable {
         guard try validate(channel, app: app) == .presence else {
             throw .invalidField("channel", reason: "must be a presence channel.")
         }
-        let ids = await hub.adapter.presenceMembers(appID: app.id, channel: channel).map { member in
+        let ids = await hub.channels.presenceMembers(appID: app.id, channel: channel).map { member in
             var user = JSONWriter()
             user.string("id", member.id)
             return user.text
@@ -288,7 +288,7 @@ struct HubHTTPAPI: Sendable {
     /// spends an app's budget.
     private func spend(_ count: Int, _ kind: AppRequestRates.Kind, app: HubApp) throws(HTTPAPIError) {
         let limit = kind == .backendEvents ? app.limits.backendEventsPerSecond : app.limits.readRequestsPerSecond
-        guard let limit, !hub.rates.take(count, kind, appID: app.id, perSecond: limit) else { return }
+        guard let limit, !hub.rates.take(count, kind, appID: app.id, perSecond: limit, at: hub.clock.now) else { return }
         hub.counters.increment(.httpRequestsRateLimited)
         throw .rateLimited(what: kind == .backendEvents ? "events" : "read requests", limit: limit)
     }
@@ -311,7 +311,7 @@ struct HubHTTPAPI: Sendable {
     }
 
     private func attributes(app: HubApp, channel: String, info: Set<String>) async -> String {
-        let snapshot = await hub.adapter.channel(appID: app.id, name: channel)
+        let snapshot = await hub.channels.channel(appID: app.id, name: channel)
         var attributes = JSONWriter()
         if info.contains("subscription_count") { attributes.integer("subscription_count", snapshot?.subscriptionCount ?? 0) }
         if info.contains("user_count"), ChannelNameKind(channelName: channel) == .presence {

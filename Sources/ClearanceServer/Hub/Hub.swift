@@ -15,8 +15,11 @@ final class Hub: Sendable {
     let rates = AppRequestRates()
     /// The users whose connections were terminated within the grace period.
     let terminatedUsers = TerminatedUsers()
-    let adapter: any ChannelStateAdapter
+    /// Who is connected, subscribed and present, here and (on a cluster) on the other nodes.
+    let channels: HubChannelState
     let registry = ConnectionRegistry()
+    /// Refused clients and slow readers to cut when their close handshake runs out.
+    let pendingDisconnects = PendingDisconnects()
     let logger: Logger
     /// What the hub refused, cut or closed.
     let counters: HubCounters
@@ -41,6 +44,11 @@ final class Hub: Sendable {
     let originRefusalLog: ThrottledLog
     /// The hub's Prometheus metrics (its own registry).
     let metrics: HubMetrics
+    /// The clock of every timer of the hub (not of its shutdown, which waits on real sockets).
+    let clock: any HubClock
+    /// When the hub was made: its run loops' schedules start here, not when their tasks happen
+    /// to start (a test's clock may have moved on by then).
+    let madeAt: ContinuousClock.Instant
 
     var limits: HubLimits { configuration.limits }
 
@@ -86,29 +94,38 @@ final class Hub: Sendable {
 
     /// How long and for how many channels (in all and per app) cache channels keep their last event.
     var cachePolicy: EventCachePolicy {
-        EventCachePolicy(
-            ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels,
-            maxChannelsPerApp: limits.appPart(of: limits.maxCachedChannels, apps: apps.byID.count))
+        channels.cachePolicy()
     }
 
     /// - Parameters:
     ///   - socketBudget: The sockets the hub may hold open (its descriptor budget).
+    ///   - cluster: The cluster this hub is a node of (nil: a hub on its own).
     ///   - webhookQueue: Where webhook events wait (in memory by default).
     ///   - metrics: Where the hub's metrics go (a registry of its own by default).
+    ///   - clock: The clock of the hub's timers (the machine's by default).
     init(
         configuration: HubConfiguration,
-        adapter: any ChannelStateAdapter,
+        cluster: ClusterDrivers? = nil,
         logger: Logger,
         counters: HubCounters = HubCounters(),
         socketBudget: Int = .max,
         webhookQueue: (any WebhookQueue)? = nil,
-        metrics: HubMetrics = HubMetrics()
+        metrics: HubMetrics = HubMetrics(),
+        clock: any HubClock = SystemHubClock()
     ) throws(HubConfigurationError) {
         try configuration.validate()
-        appTable = Locked(try HubAppTable(configuration: configuration))
-        webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, metrics: metrics, logger: logger)
+        let appTable = Locked(try HubAppTable(configuration: configuration))
+        self.appTable = appTable
+        webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, metrics: metrics, clock: clock, logger: logger)
         self.configuration = configuration
-        self.adapter = adapter
+        self.clock = clock
+        madeAt = clock.now
+        channels = HubChannelState(webhooks: webhooks, cluster: cluster, clock: clock) {
+            let limits = configuration.limits
+            return EventCachePolicy(
+                ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels,
+                maxChannelsPerApp: limits.appPart(of: limits.maxCachedChannels, apps: appTable.withLock { $0.byID.count }))
+        }
         self.logger = logger
         self.counters = counters
         self.metrics = metrics
@@ -166,12 +183,12 @@ final class Hub: Sendable {
         for slice in 0..<slices where perSlice > 0 {
             if slice > 0 { try? await Task.sleep(until: start + spread * (Double(slice) / Double(slices)), clock: .continuous) }
             for control in controls.dropFirst(slice * perSlice).prefix(perSlice) {
-                control.close(.reconnectImmediately)
+                control.close(.reconnectImmediately, at: clock.now)
             }
         }
         let deadline = ContinuousClock.now + .seconds(limits.closeTimeout) + .seconds(1)
         while await registry.count > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
         }
     }
 
@@ -180,7 +197,7 @@ final class Hub: Sendable {
     /// again on this node. (The HTTP API also relays the request to the other nodes.)
     @discardableResult
     func closeUserConnections(appID: String, userID: String, gracePeriod: Double? = nil) async -> Int {
-        terminatedUsers.record(appID: appID, userID: userID, period: .seconds(gracePeriod ?? limits.terminationGracePeriod))
+        terminatedUsers.record(appID: appID, userID: userID, period: .seconds(gracePeriod ?? limits.terminationGracePeriod), now: clock.now)
         return await closeConnections(
             appID: appID, userID: userID, .unauthorized, reason: "Connection terminated: the app ended this user's connections",
             event: "hub.user.terminated")
@@ -191,17 +208,17 @@ final class Hub: Sendable {
     /// `event` when there were any, and returns how many.
     func closeConnections(appID: String, userID: String? = nil, key: String? = nil, _ code: HubCloseCode, reason: String, event: Logger.Message) async -> Int {
         let controls = await registry.controls(appID: appID, userID: userID, key: key)
-        for control in controls { control.close(code, reason: reason) }
+        for control in controls { control.close(code, reason: reason, at: clock.now) }
         if !controls.isEmpty {
             logger.info(event, metadata: ["app_id": "\(appID)", "code": "\(code.rawValue)", "connections": "\(controls.count)"])
         }
         return controls.count
     }
 
-    /// Carries out the terminations other nodes relay, until the adapter's stream ends or the
-    /// task is cancelled.
+    /// Carries out the terminations other nodes relay, until the stream ends (the hub stops, or
+    /// it has no other node) or the task is cancelled.
     func runUserTerminations() async {
-        for await termination in adapter.userTerminations {
+        for await termination in channels.userTerminations {
             await closeUserConnections(appID: termination.appID, userID: termination.userID, gracePeriod: termination.gracePeriod)
         }
     }
@@ -211,26 +228,45 @@ final class Hub: Sendable {
         Set(apps.byID.values.lazy.filter(\.configuration.subscriptionCount).map(\.id))
     }
 
-    /// Has the adapter send the subscription counts that are due, four times a second while an
+    /// Has the channel state send the subscription counts that are due, four times a second while an
     /// app counts, until cancelled.
     func runSubscriptionCounts() async {
-        await adapter.countSubscriptions(ofApps: countedApps)
+        await channels.countSubscriptions(ofApps: countedApps)
+        var schedule = TickSchedule(start: madeAt)
         while !Task.isCancelled {
-            do { try await Task.sleep(for: .milliseconds(250)) } catch { return }
+            do { try await clock.sleep(until: schedule.next(every: .milliseconds(250), now: clock.now)) } catch { return }
             guard apps.byID.values.contains(where: \.configuration.subscriptionCount) else { continue }
-            await adapter.flushSubscriptionCounts()
+            await channels.flushSubscriptionCounts()
+        }
+    }
+
+    /// Cuts the refused clients and slow readers whose close handshake ran out
+    /// (``PendingDisconnects``), checking four times per ``HubLimits/closeTimeout`` (at least
+    /// every second, at most every 50 ms), until cancelled. Apart from ``runTicker()``, which
+    /// visits every connection and so ticks no faster than their liveness timers need: a flood of
+    /// refused clients is cut on time without the hub's connections paying for it.
+    func runPendingDisconnects() async {
+        let interval = min(max(.seconds(limits.closeTimeout) / 4, .milliseconds(50)), .seconds(1))
+        var schedule = TickSchedule(start: madeAt)
+        while !Task.isCancelled {
+            do { try await clock.sleep(until: schedule.next(every: interval, now: clock.now)) } catch { return }
+            pendingDisconnects.closeDue(at: clock.now)
         }
     }
 
     /// Ticks every connection's timers at the pace the shortest of them needs, until cancelled.
     /// One task for the whole hub, not one per connection.
+    /// The ticks keep to a grid from when the hub was made (``TickSchedule``), so a tick that is
+    /// due when the loop comes to sleep happens at once, and one that came late does not push
+    /// the next ones later.
     func runTicker() async {
+        var schedule = TickSchedule(start: madeAt)
         while !Task.isCancelled {
             // The apps' authorization deadlines count too, as a reload leaves them.
             let shortest = apps.byID.values.compactMap(\.configuration.authorizationTimeout).min()
             let interval = ConnectionTimers.Settings(limits: limits, authorizationTimeout: shortest).tickInterval
-            do { try await Task.sleep(for: interval) } catch { return }
-            let now = ContinuousClock.now
+            do { try await clock.sleep(until: schedule.next(every: interval, now: clock.now)) } catch { return }
+            let now = clock.now
             for control in await registry.controls { control.tick(at: now) }
         }
     }

@@ -29,16 +29,18 @@ public final class HubServer: Sendable {
     ///   when it cannot listen.
     public static func start(
         _ configuration: HubConfiguration,
-        adapter: (any ChannelStateAdapter)? = nil,
+        cluster: ClusterDrivers? = nil,
         logger: Logger = Logger(label: "clearance.hub"),
         additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
-        reloader: HubReloader? = nil
+        reloader: HubReloader? = nil,
+        webhookQueue: (any WebhookQueue)? = nil,
+        clock: any HubClock = SystemHubClock()
     ) async throws -> HubServer {
         let counters = HubCounters()
         let (services, endpoint) = try await BackgroundServices.start(logger: logger) { (ready: AsyncStream<HubEndpoint>.Continuation) in
-            [HubService(configuration: configuration, adapter: adapter, logger: logger,
+            [HubService(configuration: configuration, cluster: cluster, logger: logger,
                         onReady: { ready.yield($0) }, additionalRoutes: additionalRoutes, counters: counters,
-                        reloader: reloader)]
+                        webhookQueue: webhookQueue, reloader: reloader, clock: clock)]
         }
         return HubServer(endpoint: endpoint, counters: counters, services: services)
     }

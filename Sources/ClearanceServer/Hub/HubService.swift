@@ -10,8 +10,8 @@ import ServiceLifecycle
 /// `onReady`, and on graceful shutdown first stops listening (a client that reconnects at once
 /// is refused by the operating system, not accepted and closed again), then closes every
 /// connection with 4200 ("reconnect"), spread over ``HubLimits/shutdownSpread``, then waits (at
-/// most ``HubLimits/webhookShutdownWait``) for pending webhooks, then ends the adapter's work (a
-/// cluster node says goodbye) and stops.
+/// most ``HubLimits/webhookShutdownWait``) for pending webhooks, then ends the cluster link (a
+/// node says goodbye) and stops.
 ///
 /// One port serves WebSocket clients at `/app/{key}`, the HTTP API at `/apps/{id}/…`, and any
 /// routes `additionalRoutes` mounts (an app's auth endpoints, say); with
@@ -27,44 +27,51 @@ public struct HubService: Service {
     public let counters: HubCounters
     /// The hub's metrics and readiness, served by a ``HubMetricsService``.
     public let metrics: HubMetrics
-    private let adapter: (any ChannelStateAdapter)?
+    private let cluster: ClusterDrivers?
     private let webhookQueue: (any WebhookQueue)?
     private let logger: Logger
     private let onReady: @Sendable (HubEndpoint) async -> Void
     private let additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void
     private let reloader: HubReloader?
+    private let clock: any HubClock
 
     /// - Parameters:
     ///   - configuration: Apps, limits, address (port 0 picks a free one).
-    ///   - adapter: Channel state; a new ``InMemoryChannelState`` by default.
+    ///   - cluster: The cluster this hub is a node of (how the nodes reach each other, who
+    ///     decides occupancy, where webhooks wait): nil, the default, for a hub on its own.
     ///   - logger: Where the hub logs. Secrets, tokens and signatures are never logged.
     ///   - onReady: Called once the hub accepts connections.
     ///   - additionalRoutes: Mounts more routes on the hub's HTTP server.
     ///   - counters: Where the hub counts what it refuses (a new ``HubCounters`` by default).
     ///   - webhookQueue: Where the apps' webhook events wait for delivery: by default the
-    ///     adapter's (``ChannelStateAdapter/webhookQueue(limits:)``: a cluster's is in its
-    ///     database), else a new ``InMemoryWebhookQueue``.
+    ///     cluster's (``ClusterDrivers/webhookQueue``: PostgreSQL's is in its database), else a
+    ///     new ``InMemoryWebhookQueue``.
     ///   - metrics: Where the hub counts for Prometheus, and says whether it is ready (a new
     ///     ``HubMetrics`` by default: give the same one to a ``HubMetricsService``).
     ///   - reloader: Applies new configurations while the hub runs (apps, secrets, limits, the
     ///     TLS certificate): see ``HubReloader``.
+    ///   - clock: The clock of every timer of the hub: the machine's by default, a
+    ///     ``ManualHubClock`` in tests of time-based behaviour. (A stopping hub's spread and
+    ///     waits use the machine's: they wait for real sockets.)
     public init(
         configuration: HubConfiguration,
-        adapter: (any ChannelStateAdapter)? = nil,
+        cluster: ClusterDrivers? = nil,
         logger: Logger = Logger(label: "clearance.hub"),
         onReady: @escaping @Sendable (HubEndpoint) async -> Void = { _ in },
         additionalRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
         counters: HubCounters = HubCounters(),
         webhookQueue: (any WebhookQueue)? = nil,
         metrics: HubMetrics = HubMetrics(),
-        reloader: HubReloader? = nil
+        reloader: HubReloader? = nil,
+        clock: any HubClock = SystemHubClock()
     ) {
+        self.clock = clock
         self.reloader = reloader
         self.configuration = configuration
         self.metrics = metrics
         self.webhookQueue = webhookQueue
         self.counters = counters
-        self.adapter = adapter
+        self.cluster = cluster
         self.logger = logger
         self.onReady = onReady
         self.additionalRoutes = additionalRoutes
@@ -86,12 +93,11 @@ public struct HubService: Service {
     /// - Throws: ``HubConfigurationError`` for an unusable configuration, ``HubTLSError`` for an
     ///   unusable certificate or key, or the server's error when it cannot listen.
     public func run() async throws {
-        let adapter = adapter ?? InMemoryChannelState()
         let descriptors = DescriptorLimit.raised()
         let hub = try Hub(
-            configuration: configuration, adapter: adapter, logger: logger, counters: counters,
+            configuration: configuration, cluster: cluster, logger: logger, counters: counters,
             socketBudget: descriptors?.budget ?? .max,
-            webhookQueue: webhookQueue ?? adapter.webhookQueue(limits: configuration.limits), metrics: metrics)
+            webhookQueue: webhookQueue ?? cluster?.webhookQueue(configuration.limits), metrics: metrics, clock: clock)
         if let descriptors, descriptors.budget < configuration.limits.maxConnections {
             logger.warning("hub.descriptors.short", metadata: [
                 "maxConnections": "\(configuration.limits.maxConnections)", "socketBudget": "\(descriptors.budget)",
@@ -127,16 +133,16 @@ public struct HubService: Service {
         // its listening socket at once, lets its HTTP connections finish, and waits for the
         // WebSockets, which the hub closes itself, in its own order.
         let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        await adapter.attachWebhooks(hub.webhooks)
         reloader?.attach(hub, tls: identity)
         defer { reloader?.detach() }
         try await withThrowingTaskGroup(of: Void.self) { ticking in
             ticking.addTask { await hub.runTicker() }
+            ticking.addTask { await hub.runPendingDisconnects() }
             ticking.addTask { await hub.runUserTerminations() }
             ticking.addTask { await hub.runSubscriptionCounts() }
             ticking.addTask { await hub.webhooks.run() }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await adapter.run() }
+                group.addTask { try await hub.channels.run() }
                 group.addTask { try await server.run() }
                 group.addTask {
                     // Returns when shutdown begins; throws only if the hub is cancelled instead.
@@ -146,7 +152,7 @@ public struct HubService: Service {
                     await listener.closed()
                     await hub.closeAllConnections()
                     await hub.webhooks.drain()
-                    await adapter.shutdown()
+                    await hub.channels.shutdown()
                 }
                 try await group.waitForAll()
             }

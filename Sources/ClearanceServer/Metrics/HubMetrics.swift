@@ -117,7 +117,7 @@ public final class HubMetrics: Sendable {
     public var isReady: Bool { ready.withLock { $0 } }
 
     /// Sets `clearance_backplane_connected`: call it as the backplane connects and disconnects
-    /// (`clearance serve` follows its cluster adapter's states).
+    /// (`clearance serve` follows its cluster transport's states).
     public func backplaneConnected(_ connected: Bool) {
         backplane.set(connected ? 1 : 0)
     }

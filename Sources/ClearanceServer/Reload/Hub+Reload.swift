@@ -12,7 +12,7 @@ extension Hub {
         let old = swapApps(table)
         webhooks.serve(targets)
         rates.keep(only: Set(table.byID.keys))
-        await adapter.countSubscriptions(ofApps: countedApps)
+        await channels.countSubscriptions(ofApps: countedApps)
         var report = HubReloadReport()
         for app in configuration.apps {
             guard let before = old.byID[app.id] else {

@@ -2,7 +2,7 @@ import Clearance
 import NIOSSL
 
 /// Applies a new configuration to a running hub, without a restart: give one to
-/// ``HubService/init(configuration:adapter:logger:onReady:additionalRoutes:counters:webhookQueue:metrics:reloader:)``
+/// ``HubService/init(configuration:cluster:logger:onReady:additionalRoutes:counters:webhookQueue:metrics:reloader:clock:)``
 /// and call ``reload(_:)`` (`clearance serve` does on SIGHUP).
 ///
 /// - Apps are added, removed, or get a new key, secret, master key, limits, origins, webhooks.

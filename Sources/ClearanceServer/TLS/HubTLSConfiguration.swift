@@ -27,19 +27,12 @@ public struct HubTLSConfiguration: Sendable, Hashable, Codable {
         self.key = key
     }
 
-    /// The members of the `tls` object.
-    private enum CodingKeys: String, CodingKey, CaseIterable {
-        case certificate, key
-    }
-
     /// Decodes `{"certificate": …, "key": …}`, both required.
     /// - Throws: ``HubConfigurationError/unknownMember(path:suggestion:known:)`` for another
     ///   member, or a decoding error.
     public init(from decoder: any Decoder) throws {
-        try ConfigurationMembers(CodingKeys.self).check(decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        certificate = try container.decode(String.self, forKey: .certificate)
-        key = try container.decode(String.self, forKey: .key)
+        let members: [ConfigurationMember<Self>] = [.required("certificate", \.certificate), .required("key", \.key)]
+        self = try ConfigurationMember.decode(members, from: decoder, startingFrom: Self(certificate: "", key: ""))
     }
 
     /// Reads both files and checks that they are usable together.

@@ -25,6 +25,8 @@ package final class HubWebhooks: WebhookEmitter {
     private let intake = Locked(WebhookIntake())
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
+    /// Set when ``drain()`` ends ``run()``: a move that fails no longer waits to try again.
+    private let drained = Locked(false)
     /// The dispatcher while ``run()`` runs.
     private let dispatcher = Locked<WebhookDispatcher?>(nil)
     private let queue: any WebhookQueue
@@ -34,14 +36,17 @@ package final class HubWebhooks: WebhookEmitter {
     private let logger: Logger
     private let dropLog: ThrottledLog
     private let queueErrorLog: ThrottledLog
+    /// The hub's clock: when events were queued, batch windows and back-off.
+    private let clock: any HubClock
 
     /// - Parameters:
     ///   - queue: Where events wait (a new ``InMemoryWebhookQueue`` by default).
     ///   - metrics: Where `clearance_webhooks_total` is counted.
     package init(
         configuration: HubConfiguration, queue: (any WebhookQueue)? = nil,
-        counters: HubCounters, metrics: HubMetrics = HubMetrics(), logger: Logger
+        counters: HubCounters, metrics: HubMetrics = HubMetrics(), clock: any HubClock = SystemHubClock(), logger: Logger
     ) throws(HubConfigurationError) {
+        self.clock = clock
         current = Locked(try Self.targets(for: configuration))
         let queue = queue ?? InMemoryWebhookQueue()
         self.queue = queue
@@ -89,7 +94,7 @@ package final class HubWebhooks: WebhookEmitter {
 
     package func emit(appID: String, _ event: WebhookEvent) {
         guard let targets = current.withLock({ $0.byApp[appID] }) else { return }
-        let now = Date()
+        let now = clock.date
         let wanting = targets.filter { $0.target.wants(event) }
         guard !wanting.isEmpty else { return }
         let bytes = event.encodedBytes + QueuedWebhookEvent.bookkeeping
@@ -105,21 +110,25 @@ package final class HubWebhooks: WebhookEmitter {
 
     /// Moves emitted events into the queue and delivers them, until ``drain()`` ends it. Its
     /// HTTP client lives as long as it runs (redirects refused: a receiver's redirect never
-    /// carries the signature elsewhere).
+    /// carries the signature elsewhere). A connection the receiver refuses fails the attempt at
+    /// once: by default AsyncHTTPClient would try to connect again and again until the attempt's
+    /// deadline, holding the target's one batch in flight that long; the hub's own back-off
+    /// decides when to try again.
     package func run() async {
         var http = HTTPClient.Configuration(redirectConfiguration: .disallow)
         http.timeout = .init(connect: .seconds(Int64(max(1, limits.webhookAttemptTimeout.rounded(.up)))))
+        http.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: http)
         let dispatcher = WebhookDispatcher(
             queue: queue, destinations: current.withLock { $0.destinations }, client: client, limits: limits,
-            pollInterval: queue.pollInterval, counters: counters, metrics: metrics, logger: logger)
+            pollInterval: queue.pollInterval, counters: counters, metrics: metrics, clock: clock, logger: logger)
         self.dispatcher.withLock { $0 = dispatcher }
         await withDiscardingTaskGroup { group in
             group.addTask { await dispatcher.run() }
             for await _ in wakes {
                 await moveIntake()
             }
-            await moveIntake()
+            await moveIntake(stopping: true)
         }
         try? await client.shutdown()
     }
@@ -129,7 +138,8 @@ package final class HubWebhooks: WebhookEmitter {
     /// logged (`hub.webhooks.undelivered`); a queue that persists keeps it for another node.
     package func drain() async {
         guard let dispatcher = dispatcher.withLock({ $0 }) else {
-            wake.finish()
+            drained.withLock { $0 = true }
+        wake.finish()
             return
         }
         dispatcher.flush()
@@ -139,16 +149,22 @@ package final class HubWebhooks: WebhookEmitter {
             let waiting = intake.withLock { $0.events.count }
             pending = waiting + ((try? await queue.pendingCount()) ?? 0)
             if pending == 0 { break }
-            try? await Task.sleep(for: .milliseconds(20))
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
         } while ContinuousClock.now < deadline
         dispatcher.stop()
+        drained.withLock { $0 = true }
         wake.finish()
         if pending > 0 {
             logger.warning("hub.webhooks.undelivered", metadata: ["events": "\(pending)", "waited": "\(limits.webhookShutdownWait)"])
         }
     }
 
-    private func moveIntake() async {
+    /// Moves what was emitted into the queue. While the queue is unavailable (a database away)
+    /// the events stay first in line and it tries again every 500 ms, until it is cancelled or
+    /// ``drain()`` ended. The last move (`stopping`: the hub stops, nothing will try again)
+    /// tries once: what the queue cannot take then is dropped, counted under its app, never
+    /// retried in a loop.
+    private func moveIntake(stopping: Bool = false) async {
         while true {
             let batch = intake.withLock { $0.takeAll() }
             guard !batch.isEmpty else { return }
@@ -161,11 +177,15 @@ package final class HubWebhooks: WebhookEmitter {
                     self.dropped(count, appID: appID, reason: "the app's part of the webhook queue is full (\(bounds.maxEventsPerApp) events, \(bounds.maxBytesPerApp) bytes; the hub's \(bounds.maxEvents) and \(bounds.maxBytes))")
                 }
             } catch {
-                // The queue is unavailable (a database away): keep the events first in line, try again soon.
+                queueErrorLog.record(["reason": "\(Redactor.describe(error))"])
+                if stopping {
+                    return droppedFromIntake(batch, reason: "the hub stopped while the queue was unavailable")
+                }
+                // Kept first in line for the next try (or for the last move, once cancelled).
                 let dropped = intake.withLock { $0.putBack(batch, limits: limits) }
                 droppedFromIntake(dropped, reason: "the queue is unavailable and the intake is full")
-                queueErrorLog.record(["reason": "\(Redactor.describe(error))"])
-                try? await Task.sleep(for: .milliseconds(500))
+                do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
+                if drained.withLock({ $0 }) { return }
             }
         }
     }

@@ -10,7 +10,8 @@ public struct WebhookBatch: Sendable, Hashable {
     public let ids: [Int64]
     /// The events, in order.
     public let events: [WebhookEvent]
-    /// When the first event was queued: the body's `time_ms`, and the start of the retry window.
+    /// When the first event was queued: the start of the retry window. (The body's `time_ms` is
+    /// when it is sent, so that a receiver that checks it is recent accepts a retried batch.)
     public let firstQueuedAt: Date
     /// Failed attempts so far at delivering the target's head.
     public let attempts: Int

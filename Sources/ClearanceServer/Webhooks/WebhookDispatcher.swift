@@ -28,6 +28,8 @@ final class WebhookDispatcher: Sendable {
     private let backoff: WebhookBackoff
     private let window: Duration
     private let pollInterval: Duration
+    /// The hub's clock: batch windows and back-off.
+    private let clock: any HubClock
     private let counters: HubCounters
     private let metrics: HubMetrics
     private let logger: Logger
@@ -45,8 +47,9 @@ final class WebhookDispatcher: Sendable {
 
     init(
         queue: any WebhookQueue, destinations: [WebhookTargetID: Destination], client: HTTPClient, limits: HubLimits,
-        pollInterval: Duration, counters: HubCounters, metrics: HubMetrics, logger: Logger
+        pollInterval: Duration, counters: HubCounters, metrics: HubMetrics, clock: any HubClock = SystemHubClock(), logger: Logger
     ) {
+        self.clock = clock
         self.queue = queue
         self.destinations = Locked(destinations)
         (changes, changed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -94,12 +97,14 @@ final class WebhookDispatcher: Sendable {
                     continue
                 }
                 do {
-                    for batch in try await queue.claim(limit: Self.batchLimit, window: window, flushing: flushing, now: Date()) {
+                    for batch in try await queue.claim(limit: Self.batchLimit, window: window, flushing: flushing, now: clock.date) {
                         group.addTask { await self.deliver(batch) }
                     }
                 } catch {
                     queueErrorLog.record(["reason": "\(Redactor.describe(error))"])
                 }
+                // The poll's pace is the machine's (a stopping hub must see `stop()` soon); what
+                // is due (batch windows, back-off) is decided on the hub's clock.
                 try? await Task.sleep(for: pollInterval)
             }
             group.cancelAll()
@@ -118,7 +123,7 @@ final class WebhookDispatcher: Sendable {
         let plan = WebhookBatchPlan(batch, target: destination.target, cap: cap, largest: largestBody)
         do {
             if !plan.events.isEmpty {
-                try await sender.send(plan.events, to: destination.target, signer: destination.signer)
+                try await sender.send(plan.events, to: destination.target, signer: destination.signer, now: clock.date)
                 metrics.webhooks(appID: batch.target.appID, .delivered, count: plan.events.count)
                 logger.debug("hub.webhook.delivered", metadata: ["target": "\(batch.target)", "events": "\(plan.events.count)"])
             }
@@ -135,7 +140,7 @@ final class WebhookDispatcher: Sendable {
             do {
                 if case .status(413) = failure {
                     try await tooLarge(plan, batch: batch)
-                } else if let retryAt = backoff.retry(firstQueuedAt: batch.firstQueuedAt, attempts: batch.attempts + 1, now: Date()) {
+                } else if let retryAt = backoff.retry(firstQueuedAt: batch.firstQueuedAt, attempts: batch.attempts + 1, now: clock.date) {
                     try await queue.reschedule(batch, retryAt: retryAt)
                 } else {
                     settled(plan)
@@ -155,7 +160,7 @@ final class WebhookDispatcher: Sendable {
     private func tooLarge(_ plan: WebhookBatchPlan, batch: WebhookBatch) async throws {
         if plan.events.count > 1 {
             bodyCaps.withLock { $0[batch.target] = max(WebhookBatchPlan.envelopeBytes + 1, plan.bytes / 2) }
-            try await queue.reschedule(batch, retryAt: Date())
+            try await queue.reschedule(batch, retryAt: clock.date)
         } else {
             settled(plan)
             dropped(plan.events.count, of: batch.target, reason: "the receiver refuses the event alone as too large (413, \(plan.bytes) bytes)")

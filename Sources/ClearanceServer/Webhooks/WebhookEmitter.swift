@@ -1,5 +1,5 @@
 /// Where webhook events are handed in: the hub's one entry point, given to the channel-state
-/// adapter (``ChannelStateAdapter/attachWebhooks(_:)``) for the events it decides.
+/// channel state and, on a cluster, its ``ClusterOccupancy``, for the events they decide.
 ///
 /// ``emit(appID:_:)`` never blocks: it only appends to a queue.
 public protocol WebhookEmitter: Sendable {
@@ -7,7 +7,7 @@ public protocol WebhookEmitter: Sendable {
     /// happens).
     func emit(appID: String, _ event: WebhookEvent)
 
-    /// Whether a target of app `appID` wants events of `kind` (an adapter need not decide what
+    /// Whether a target of app `appID` wants events of `kind` (a cluster need not decide what
     /// nobody wants: a cluster's occupancy costs a database transaction per change).
     func wants(_ kind: WebhookEventKind, appID: String) -> Bool
 }

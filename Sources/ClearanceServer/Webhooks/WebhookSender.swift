@@ -24,9 +24,11 @@ struct WebhookSender: Sendable {
     /// body (AsyncHTTPClient's own deadline stops at the head).
     let timeout: Duration
 
-    /// Posts `events` to `target`, signed by `signer`; returns once the receiver answered 2xx.
+    /// Posts `events` to `target`, signed by `signer`, with `now` (the hub's clock) as the body's
+    /// `time_ms`; returns once the receiver answered 2xx. The attempt's deadline is the machine's:
+    /// it bounds a real socket.
     /// - Throws: ``Failure``.
-    func send(_ events: [WebhookEvent], to target: WebhookTarget, signer: WebhookSigner, now: Date = Date()) async throws(Failure) {
+    func send(_ events: [WebhookEvent], to target: WebhookTarget, signer: WebhookSigner, now: Date) async throws(Failure) {
         let body = WebhookPayload(timeMilliseconds: Int64((now.timeIntervalSince1970 * 1_000).rounded(.down)), events: events).encoded()
         let headers = target.headers.map { ($0.key, $0.value) } + [("Content-Type", "application/json")]
             + signer.headers(body: body).map { ($0.key, $0.value) }

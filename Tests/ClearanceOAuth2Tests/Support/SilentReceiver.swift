@@ -5,7 +5,10 @@ import Foundation
 struct SilentReceiver: AuthorizationRedirectReceiver {
     var redirectURI: URL { URL(string: "http://127.0.0.1:1/callback")! }
     func receiveRedirect() async throws -> URL {
-        try await Task.sleep(for: .seconds(3_600))
+        // Nothing is ever sent on this stream: reading it ends only when the task is cancelled.
+        let (redirects, continuation) = AsyncStream<URL>.makeStream()
+        defer { continuation.finish() }
+        for await url in redirects { return url }
         throw CancellationError()
     }
 }

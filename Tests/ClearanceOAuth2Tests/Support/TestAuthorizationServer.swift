@@ -2,6 +2,7 @@ import Clearance
 import ClearanceDevelopment
 import ClearanceOAuth2
 import ClearanceServer
+import ClearanceTestSupport
 import ClearanceWire
 import Crypto
 import Foundation
@@ -21,13 +22,15 @@ final class TestAuthorizationServer: Sendable {
         /// When false, a refresh answers without `refresh_token` (the client must keep its old one).
         var returnRefreshTokenOnRefresh = true
         var clientCredentialsIssueRefreshToken = false
-        /// Delay before answering a token request (keeps a renewal in flight while others pile up).
-        var tokenDelay: Duration = .zero
+        /// Token requests of these grant types are counted, then answered only once the test
+        /// opens ``TestAuthorizationServer/tokenAnswers`` (keeps a renewal in flight while others pile up).
+        var heldGrants: Set<String> = []
         var deviceInterval = 5
         var deviceExpiresIn = 600
-        /// Delay between issuing a refreshed token and answering (a refresh the server already
-        /// honoured while the client signs out).
-        var refreshAnswerDelay: Duration = .zero
+        /// When true, a refresh's answer waits, after its token was issued, until the test opens
+        /// ``TestAuthorizationServer/refreshAnswers`` (a refresh the server already honoured while
+        /// the client signs out).
+        var holdRefreshAnswers = false
         /// The `token_type` of every token answer.
         var tokenType = "bearer"
     }
@@ -54,6 +57,10 @@ final class TestAuthorizationServer: Sendable {
 
     let configuration: Configuration
     let state = Locked(State())
+    /// Holds the answers to the ``Configuration/heldGrants`` until the test opens it.
+    let tokenAnswers = Gate()
+    /// Holds refresh answers (``Configuration/holdRefreshAnswers``) until the test opens it.
+    let refreshAnswers = Gate()
     private let runningBox = Locked<RunningServer?>(nil)
 
     private init(configuration: Configuration) {
@@ -69,6 +76,8 @@ final class TestAuthorizationServer: Sendable {
     }
 
     func stop() async {
+        tokenAnswers.open()
+        refreshAnswers.open()
         await runningBox.withLock { $0 }?.stop()
     }
 
@@ -131,7 +140,7 @@ final class TestAuthorizationServer: Sendable {
             }
             return (nil, auth)
         }
-        if configuration.tokenDelay > .zero { try await Task.sleep(for: configuration.tokenDelay) }
+        if configuration.heldGrants.contains(grant) { await tokenAnswers.wait() }
         if let answer, let response = Self.render(answer) { return response }
         let publicGrant = grant == "authorization_code" || grant == DeviceAuthorizationGrant.grantType
         guard clientAuth != nil || (publicGrant && form["client_id"] == configuration.clientID) else {
@@ -165,7 +174,7 @@ final class TestAuthorizationServer: Sendable {
             }
             var body = issue(refresh: configuration.rotateRefreshTokens, scope: nil)
             if !configuration.returnRefreshTokenOnRefresh { body["refresh_token"] = nil }
-            if configuration.refreshAnswerDelay > .zero { try await Task.sleep(for: configuration.refreshAnswerDelay) }
+            if configuration.holdRefreshAnswers { await refreshAnswers.wait() }
             return Self.json(body)
         case "authorization_code":
             let code = form["code"] ?? ""

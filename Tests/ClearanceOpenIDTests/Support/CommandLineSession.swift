@@ -46,7 +46,7 @@ struct CommandLineSession {
                 #expect(process.stdout.contains("Open this URL in your browser to sign in:\n\(line)\n"))
                 try await browse(url)
             }
-            guard await process.waitForExit(timeout: TestTiming.scaled(.seconds(30))) else {
+            guard await process.waitForExit(timeout: .seconds(30)) else {
                 throw ChildProcess.Failure("clearance login did not end; stdout: \(process.stdout) stderr: \(process.stderr)")
             }
             return Login(status: process.status, stdout: process.stdout, stderr: process.stderr, urlSeenWhileWaiting: seenWhileWaiting)

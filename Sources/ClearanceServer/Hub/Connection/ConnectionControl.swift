@@ -15,7 +15,9 @@ final class ConnectionControl: Sendable {
     private let channel: any Channel
     private let logger: Logger
 
-    init(settings: ConnectionTimers.Settings, outbox: ConnectionOutbox, channel: any Channel, logger: Logger, now: ContinuousClock.Instant = .now) {
+    /// `now` is the hub's clock's (the connection's timers take every instant from their
+    /// callers: a connection holds no clock of its own, which would cost each its bytes).
+    init(settings: ConnectionTimers.Settings, outbox: ConnectionOutbox, channel: any Channel, logger: Logger, now: ContinuousClock.Instant) {
         timers = Locked(ConnectionTimers(settings: settings, now: now))
         self.outbox = outbox
         self.channel = channel
@@ -24,7 +26,7 @@ final class ConnectionControl: Sendable {
 
     /// A frame from the client arrived: it counts as activity. Returns false once the hub is
     /// closing the connection (the frame is then ignored).
-    func receivedFrame(at now: ContinuousClock.Instant = .now) -> Bool {
+    func receivedFrame(at now: ContinuousClock.Instant) -> Bool {
         timers.withLock { timers in
             timers.receivedFrame(at: now)
             return !timers.isClosing
@@ -56,7 +58,7 @@ final class ConnectionControl: Sendable {
     /// with `reason` (default: the code's own message). Does nothing when the connection is
     /// closing already; a client that does not answer the close frame is cut after
     /// ``HubLimits/closeTimeout``.
-    func close(_ code: HubCloseCode, reason: String? = nil, at now: ContinuousClock.Instant = .now) {
+    func close(_ code: HubCloseCode, reason: String? = nil, at now: ContinuousClock.Instant) {
         let started = timers.withLock { timers -> Bool in
             guard !timers.isClosing else { return false }
             timers.closeStarted(at: now)

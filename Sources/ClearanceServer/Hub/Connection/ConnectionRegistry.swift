@@ -11,13 +11,22 @@ actor ConnectionRegistry {
         case refusedUnauthorizedAtAddress
     }
 
-    private struct Entry {
+    /// An app and the key its connections connected with, one instance shared by all of them
+    /// (a connection's entry holds a reference, not two strings: 10,000 connections once cost
+    /// 50 bytes each more when the key was added to the entry).
+    private final class AppKey: Sendable {
         let appID: String
-        /// The app key it connected with (a re-key closes only the connections of the old key).
+        /// The app key (a re-key closes only the connections of the old key).
         let key: String
-        /// The address it came from while it has not authorized yet (an app with authorized
-        /// connections), counted against ``HubLimits/maxUnauthorizedConnectionsPerIP``.
-        var unauthorizedFrom: String?
+
+        init(appID: String, key: String) {
+            self.appID = appID
+            self.key = key
+        }
+    }
+
+    private struct Entry {
+        let app: AppKey
         var control: ConnectionControl?
         /// The user the connection signed in as (`pusher:signin`).
         var userID: String?
@@ -25,7 +34,12 @@ actor ConnectionRegistry {
 
     private var sequence: UInt64 = 0
     private var live: [String: Entry] = [:]
+    /// Each app's current ``AppKey``, shared by the entries of its new connections.
+    private var appKeys: [String: AppKey] = [:]
     private var countByApp: [String: Int] = [:]
+    /// The address each connection that has not authorized yet came from (an app with
+    /// authorized connections), counted against ``HubLimits/maxUnauthorizedConnectionsPerIP``.
+    private var unauthorized: [String: String] = [:]
     private var unauthorizedByAddress: [String: Int] = [:]
     private var shuttingDown = false
 
@@ -54,17 +68,19 @@ actor ConnectionRegistry {
         }
         sequence += 1
         let socketID = "\(UInt32.random(in: 1...UInt32.max)).\(sequence)"
-        live[socketID] = Entry(appID: appID, key: key, unauthorizedFrom: unauthorizedFrom)
+        live[socketID] = Entry(app: appKey(appID: appID, key: key))
         countByApp[appID, default: 0] += 1
-        if let unauthorizedFrom { unauthorizedByAddress[unauthorizedFrom, default: 0] += 1 }
+        if let unauthorizedFrom {
+            unauthorized[socketID] = unauthorizedFrom
+            unauthorizedByAddress[unauthorizedFrom, default: 0] += 1
+        }
         return .admitted(socketID: socketID)
     }
 
     /// The connection authorized itself: it no longer counts against its address's bound on
     /// connections that have not.
     func authorized(socketID: String) {
-        guard let address = live[socketID]?.unauthorizedFrom else { return }
-        live[socketID]?.unauthorizedFrom = nil
+        guard let address = unauthorized.removeValue(forKey: socketID) else { return }
         release(unauthorizedFrom: address)
     }
 
@@ -95,15 +111,27 @@ actor ConnectionRegistry {
     /// that connected with the app key `key`, when given).
     func controls(appID: String, userID: String? = nil, key: String? = nil) -> [ConnectionControl] {
         live.values.compactMap { entry in
-            entry.appID == appID && (userID == nil || entry.userID == userID) && (key == nil || entry.key == key) ? entry.control : nil
+            entry.app.appID == appID && (userID == nil || entry.userID == userID) && (key == nil || entry.app.key == key) ? entry.control : nil
         }
     }
 
     func remove(socketID: String) {
         guard let entry = live.removeValue(forKey: socketID) else { return }
-        countByApp[entry.appID, default: 1] -= 1
-        if countByApp[entry.appID] == 0 { countByApp[entry.appID] = nil }
-        if let address = entry.unauthorizedFrom { release(unauthorizedFrom: address) }
+        let appID = entry.app.appID
+        countByApp[appID, default: 1] -= 1
+        if countByApp[appID] == 0 {
+            countByApp[appID] = nil
+            appKeys[appID] = nil
+        }
+        if let address = unauthorized.removeValue(forKey: socketID) { release(unauthorizedFrom: address) }
+    }
+
+    /// The app's shared ``AppKey`` for `key` (a new one after a re-key).
+    private func appKey(appID: String, key: String) -> AppKey {
+        if let current = appKeys[appID], current.key == key { return current }
+        let appKey = AppKey(appID: appID, key: key)
+        appKeys[appID] = appKey
+        return appKey
     }
 
     private func release(unauthorizedFrom address: String) {

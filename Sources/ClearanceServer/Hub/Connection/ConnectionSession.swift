@@ -5,7 +5,7 @@ import HummingbirdWebSocket
 /// The protocol logic of one connection: reacts to each message of its client in turn.
 ///
 /// Replies go through the ``ConnectionOutbox`` (so they stay ordered with published events);
-/// channel state goes through the hub's ``ChannelStateAdapter``; the timers and closing are the
+/// channel state goes through the hub's channel state; the timers and closing are the
 /// ``ConnectionControl``'s. Owned by the connection's task, so its state needs no lock.
 struct ConnectionSession {
     private struct Subscription {
@@ -50,10 +50,10 @@ struct ConnectionSession {
 
     /// Handles one message of the client (ignored once the hub is closing the connection).
     ///
-    /// Kept flat (one async frame above the adapter's): a connection's task keeps the memory of
+    /// Kept flat (one async frame above the channel state's): a connection's task keeps the memory of
     /// its deepest await for as long as it lives.
     mutating func handle(_ frame: WebSocketMessage) async {
-        let now = ContinuousClock.now
+        let now = hub.clock.now
         guard control.receivedFrame(at: now) else { return }
         guard case let .text(text) = frame else { return send(PusherFrame.error(.binaryMessage)) }
         let message: ClientMessage
@@ -72,7 +72,7 @@ struct ConnectionSession {
             guard admissible(channel, now: now), let subscription = authorized(channel: channel, auth: auth, channelData: channelData),
                   let took = takeSubscription(channel)
             else { return }
-            let outcome = await hub.adapter.subscribe(
+            let outcome = await hub.channels.subscribe(
                 socketID: socketID, appID: admittedApp.id, channel: channel, member: subscription.member, maxPresenceMembers: app.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
             if outcome.isNewSubscription, subscription.kind.requiresAuthorization { await authorize() }
@@ -81,14 +81,14 @@ struct ConnectionSession {
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
             subscriptionChanges.recordUnsubscribe(at: now)
-            await hub.adapter.unsubscribe(socketID: socketID, appID: admittedApp.id, channel: channel)
+            await hub.channels.unsubscribe(socketID: socketID, appID: admittedApp.id, channel: channel)
             hub.releaseSubscriptions(appID: admittedApp.id, 1)
             logger.debug("hub.channel.unsubscribed", metadata: ["channel": "\(channel)"])
         case let .signIn(auth, userData):
             await signIn(auth: auth, userData: userData)
         case let .clientEvent(name, channel, data, dataBytes):
             guard let frame = clientEventFrame(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now) else { return }
-            await hub.adapter.publish(appID: admittedApp.id, channel: channel, frame: frame, excluding: socketID)
+            await hub.channels.publish(appID: admittedApp.id, channel: channel, frame: frame, excluding: socketID)
             guard hub.webhooks.wants(.clientEvent, appID: admittedApp.id) else { return }
             hub.webhooks.emit(appID: admittedApp.id, .clientEvent(
                 channel: channel, event: name, data: WebhookEvent.clientData(raw: data), socketID: socketID,
@@ -159,7 +159,7 @@ struct ConnectionSession {
         }
     }
 
-    /// Records what the adapter made of the subscription.
+    /// Records what the channel state made of the subscription.
     private mutating func subscribed(_ channel: String, _ subscription: Subscription, _ outcome: SubscribeOutcome) {
         switch outcome {
         case .subscribed, .subscribedWithoutCachedEvent:
@@ -256,13 +256,13 @@ struct ConnectionSession {
         await hub.registry.signedIn(socketID: socketID, userID: user.id)
         logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)", "watching": "\(watchlist.count)"])
         send(PusherFrame.signInSuccess(userData: userData))
-        await hub.adapter.signIn(socketID: socketID, appID: admittedApp.id, userID: user.id, watchlist: watchlist)
+        await hub.channels.signIn(socketID: socketID, appID: admittedApp.id, userID: user.id, watchlist: watchlist)
     }
 
     /// Why `userID` may not sign in or join now, when the app ended their connections within the
     /// grace period (``HubLimits/terminationGracePeriod``).
     private func terminated(_ userID: String) -> String? {
-        guard hub.terminatedUsers.contains(appID: admittedApp.id, userID: userID) else { return nil }
+        guard hub.terminatedUsers.contains(appID: admittedApp.id, userID: userID, now: hub.clock.now) else { return nil }
         return "The app ended this user's connections less than \(hub.limits.terminationGracePeriod) s ago"
     }
 

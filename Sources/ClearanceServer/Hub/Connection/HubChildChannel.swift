@@ -119,10 +119,16 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
         configuration.enableErrorHandling = false  // Hummingbird answers malformed requests
         configuration.enableResponseHeaderValidation = false  // swift-http-types validates them
         let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+        // A first request that does not parse: 400 and closed at once (nothing else answers it yet).
+        let malformed = NegotiationErrorHandler { _ = hub.counters.increment(.malformedRequestsRefused) }
+        try channel.pipeline.syncOperations.addHandler(malformed, name: NegotiationErrorHandler.name)
         let stalled = channel.eventLoop.scheduleTask(in: TimeAmount(idleTimeout)) {
             channel.close(promise: nil)
         }
-        negotiated.whenComplete { _ in stalled.cancel() }
+        negotiated.whenComplete { _ in
+            stalled.cancel()
+            channel.pipeline.removeHandler(name: NegotiationErrorHandler.name, promise: nil)
+        }
         return negotiated
     }
 

@@ -147,14 +147,18 @@ final class PusherConnection: Sendable {
             let outbox = ConnectionOutbox(sink: sink)
             let control = ConnectionControl(
                 settings: ConnectionTimers.Settings(limits: hub.limits, authorizationTimeout: authorizationTimeout),
-                outbox: outbox, channel: channel, logger: logger)
-            await hub.adapter.addConnection(socketID: socketID, appID: app.id, outbox: outbox)
+                outbox: outbox, channel: channel, logger: logger, now: hub.clock.now)
+            await hub.channels.addConnection(socketID: socketID, appID: app.id, outbox: outbox)
+            // Attached before the client learns its socket id: from then on the hub's timers
+            // tick it and the HTTP API finds it (a test that moves a manual clock as soon as the
+            // client is established saw no ping: the tick came before the attach).
+            let attached = await hub.registry.attach(control, socketID: socketID)
             outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.activityTimeout)))
-            if await !hub.registry.attach(control, socketID: socketID) {
-                control.close(.reconnectImmediately)
+            if !attached {
+                control.close(.reconnectImmediately, at: hub.clock.now)
             } else if let code = hub.closeCode(forAdmitted: app) {
                 // A reload removed, re-keyed or disabled the app while it was admitted.
-                control.close(code)
+                control.close(code, at: hub.clock.now)
             }
             return ConnectionSession(hub: hub, app: app, socketID: socketID, outbox: outbox, control: control, logger: logger)
         }
@@ -163,13 +167,14 @@ final class PusherConnection: Sendable {
     }
 
     /// Sends `pusher:error` with `code`, then the close frame with it; disconnects after the
-    /// close timeout if the client does not answer.
+    /// close timeout if the client does not answer. (The timeout is set first: it counts from
+    /// before the close frame goes out, never from after the client could have read it.)
     static func refuse(_ sink: WebSocketFrameSink, code: HubCloseCode, hub: Hub, appID: String?) {
         hub.logger.info("hub.connection.refused", metadata: ["app_id": "\(appID ?? "")", "code": "\(code.rawValue)"])
         hub.counters.increment(refusalCounter(code))
+        sink.disconnect(after: .seconds(hub.limits.closeTimeout))
         sink.deliver(.frame(PusherFrame.error(code)))
         sink.close(code)
-        sink.disconnect(after: .seconds(hub.limits.closeTimeout))
     }
 
     /// The ``HubCounter`` a refusal with `code` adds to.
@@ -187,7 +192,7 @@ final class PusherConnection: Sendable {
         let (socketID, logger) = state.withLock { ($0.socketID, $0.logger) }
         guard admitted, let socketID else { return }
         metrics.connections.decrement()
-        await hub.adapter.removeConnection(socketID: socketID, appID: app.id)
+        await hub.channels.removeConnection(socketID: socketID, appID: app.id)
         await hub.registry.remove(socketID: socketID)
         logger.info("hub.connection.closed")
     }

@@ -162,6 +162,7 @@ final class WebSocketFrameSink: ConnectionSink {
             "socket_id": "\(socketID ?? "")",
             "limit": limit == .connection ? "maxOutboundBytes \(maxOutboundBytes)" : "maxTotalOutboundBytes \(hub.outbound.limit)",
         ])
+        disconnect(after: .seconds(hub.limits.closeTimeout))
         let error = PusherFrame.error(HubCloseCode.overCapacity)
         let channel = channel
         if channel.eventLoop.inEventLoop {
@@ -172,7 +173,6 @@ final class WebSocketFrameSink: ConnectionSink {
             }
         }
         close(.overCapacity, thenDisconnect: true)
-        disconnect(after: .seconds(hub.limits.closeTimeout))
     }
 
     func close(_ code: HubCloseCode) {
@@ -211,13 +211,10 @@ final class WebSocketFrameSink: ConnectionSink {
         }
     }
 
-    /// Closes the channel after `delay` unless it closed before (a refused client that does not
-    /// answer the close frame).
+    /// Closes the channel after `delay` on the hub's clock unless it closed before (a refused
+    /// client, or a slow reader, that does not answer the close frame).
     func disconnect(after delay: Duration) {
-        let channel = channel
-        channel.eventLoop.scheduleTask(in: TimeAmount(delay)) {
-            channel.close(promise: nil)
-        }
+        hub.pendingDisconnects.schedule(channel, at: hub.clock.now + delay)
     }
 
     /// The connection ended: nothing more is sent, and what it had unsent no longer counts.

@@ -17,6 +17,8 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// An HTTP connection closed because a request's head and body did not arrive within
     /// ``HubLimits/httpRequestTimeout``.
     case requestsCutAtDeadline = "requests_cut_deadline"
+    /// A connection whose first request did not parse as HTTP: answered 400 and closed at once.
+    case malformedRequestsRefused = "malformed_requests_refused"
     /// A WebSocket closed with 4100 because it left more than ``HubLimits/maxOutboundBytes``
     /// unsent (a client that does not read).
     case slowReadersClosed = "slow_readers_closed"

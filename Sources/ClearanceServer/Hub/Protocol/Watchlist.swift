@@ -2,7 +2,7 @@ import ClearanceSigning
 import ClearanceWire
 
 /// The `watchlist` of a sign-in's `user_data`: the user ids whose online and offline the
-/// connection is told (``ChannelStateAdapter/signIn(socketID:appID:userID:watchlist:)``).
+/// connection is told (through the hub's channel state, across the cluster).
 enum Watchlist {
     /// Most user ids in one watchlist (Pusher's limit).
     static let maxUserIDs = 100

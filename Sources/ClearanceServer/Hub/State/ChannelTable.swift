@@ -1,9 +1,10 @@
 import ClearanceSigning
+import Foundation
 
 /// Channel state as one node sees it: its own connections (reached through their outboxes), and
 /// what the other nodes of a cluster reported about theirs (subscription counts and presence
-/// members, as ``NodeState``s). A plain value: ``InMemoryChannelState`` holds one with no other
-/// node; a cluster adapter holds one and relays its ``Change``s to the other nodes.
+/// members, as ``NodeState``s). A plain value: the hub's `HubChannelState` holds one, and on a
+/// cluster relays its ``Change``s to the other nodes.
 ///
 /// Presence spans the nodes: a user is a member while any node has one of their connections in
 /// the channel. Each node tells its own subscribers `member_added` when a user becomes a member
@@ -99,6 +100,8 @@ package struct ChannelTable: Sendable {
     private var counts = SubscriptionCounts()
     /// The last event of each cache channel (every node keeps every one).
     package private(set) var cache = EventCache()
+    /// Wall time now, for the cache's expiry (the hub's clock).
+    package var date: @Sendable () -> Date = { Date() }
     /// Webhook events decided since ``takeWebhookEvents()`` last ran.
     private var webhookEvents: [(appID: String, event: WebhookEvent)] = []
 
@@ -108,7 +111,7 @@ package struct ChannelTable: Sendable {
     /// `channel_occupied` when a channel gets its first subscriber of every node known,
     /// `channel_vacated` when its last goes, `member_added` and `member_removed` when a user joins
     /// or leaves a presence channel for good (the same decisions as the announcements to
-    /// subscribers). A cluster adapter may decide occupancy elsewhere (its database) and leave
+    /// subscribers). A cluster decides occupancy elsewhere (its ``ClusterOccupancy``) and leave
     /// those two out.
     package mutating func takeWebhookEvents() -> [(appID: String, event: WebhookEvent)] {
         defer { webhookEvents.removeAll() }
@@ -121,7 +124,7 @@ package struct ChannelTable: Sendable {
         connections[socketID] = Connection(appID: appID, outbox: outbox)
     }
 
-    /// Removes a connection from every channel; see ``ChannelStateAdapter/removeConnection(socketID:appID:)``.
+    /// Removes a connection from every channel; see `HubChannelState.removeConnection`.
     package mutating func removeConnection(socketID: String, appID: String) -> [Change] {
         guard let connection = connections.removeValue(forKey: socketID) else { return [] }
         var changes = connection.channels.sorted().flatMap { leave(socketID: socketID, key: Key(appID: appID, name: $0)) }
@@ -130,7 +133,7 @@ package struct ChannelTable: Sendable {
     }
 
     /// The connection signed in as `userID` watching `watchlist`; see
-    /// ``ChannelStateAdapter/signIn(socketID:appID:userID:watchlist:)``.
+    /// `HubChannelState.signIn`.
     package mutating func signIn(socketID: String, appID: String, userID: String, watchlist: [String]) -> [Change] {
         guard let connection = connections[socketID], connection.appID == appID else { return [] }
         let first = online.signIn(socketID: socketID, appID: appID, userID: userID, watchlist: watchlist, outbox: connection.outbox)
@@ -164,7 +167,7 @@ package struct ChannelTable: Sendable {
         online.isOnline(OnlineUsers.UserKey(appID: appID, userID: userID))
     }
 
-    /// Subscribes a connection; see ``ChannelStateAdapter/subscribe(socketID:appID:channel:member:maxPresenceMembers:)``.
+    /// Subscribes a connection; see `HubChannelState.subscribe`.
     /// The presence limit counts the members of every node.
     package mutating func subscribe(
         socketID: String,
@@ -227,7 +230,7 @@ package struct ChannelTable: Sendable {
     @discardableResult
     private func deliverCachedEvent(of key: Key, to outbox: ConnectionOutbox) -> Bool {
         guard EventCache.isCacheChannel(key.name) else { return true }
-        guard let entry = cache.entry(for: key) else {
+        guard let entry = cache.entry(for: key, at: date()) else {
             outbox.deliver(.frame(PusherFrame.cacheMiss(channel: key.name)))
             return false
         }
@@ -247,10 +250,10 @@ package struct ChannelTable: Sendable {
     /// nothing: what a node learns of another's cache when it (re)joins the cluster.
     package mutating func remember(_ entry: EventCache.Entry, appID: String, channel name: String, policy: EventCachePolicy) {
         guard EventCache.isCacheChannel(name) else { return }
-        cache.store(entry, for: Key(appID: appID, name: name), maxChannels: policy.maxChannels, maxChannelsPerApp: policy.maxChannelsPerApp)
+        cache.store(entry, for: Key(appID: appID, name: name), maxChannels: policy.maxChannels, maxChannelsPerApp: policy.maxChannelsPerApp, now: date())
     }
 
-    /// Unsubscribes a connection; see ``ChannelStateAdapter/unsubscribe(socketID:appID:channel:)``.
+    /// Unsubscribes a connection; see `HubChannelState.unsubscribe`.
     package mutating func unsubscribe(socketID: String, appID: String, channel name: String) -> [Change] {
         guard var connection = connections[socketID], connection.channels.remove(name) != nil else { return [] }
         connections[socketID] = connection

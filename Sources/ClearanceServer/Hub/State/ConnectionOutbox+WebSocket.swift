@@ -8,7 +8,7 @@ extension ConnectionOutbox {
     /// event costs on the fan-out path (its channels are embedded ones).
     package static func webSocketOutboxes(for channels: [any Channel]) throws -> [ConnectionOutbox] {
         let configuration = HubConfiguration(apps: [HubAppConfiguration(id: "bench", key: "bench", secret: "bench-secret")])
-        let hub = try Hub(configuration: configuration, adapter: InMemoryChannelState(), logger: Logger(label: "clearance.bench"))
+        let hub = try Hub(configuration: configuration, logger: Logger(label: "clearance.bench"))
         let sent = hub.metrics.app("bench").messagesSent
         return channels.map { ConnectionOutbox(sink: WebSocketFrameSink(channel: $0, hub: hub, sent: sent)) }
     }

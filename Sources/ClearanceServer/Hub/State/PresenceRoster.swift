@@ -3,7 +3,7 @@ import ClearanceSigning
 /// The members of one presence channel, counted per user: each user is present while at least
 /// one of their connections is subscribed.
 ///
-/// A plain value: ``InMemoryChannelState`` holds one per presence channel, and tests drive it
+/// A plain value: the hub's `ChannelTable` holds one per presence channel, and tests drive it
 /// directly.
 struct PresenceRoster: Sendable, Equatable {
     enum JoinResult: Equatable {

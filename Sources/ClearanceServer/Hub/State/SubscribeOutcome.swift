@@ -1,4 +1,4 @@
-/// The result of ``ChannelStateAdapter/subscribe(socketID:appID:channel:member:maxPresenceMembers:)``.
+/// What became of a connection's subscription to a channel, as the hub's channel state decided it.
 public enum SubscribeOutcome: Sendable, Hashable {
     /// The connection is now subscribed; `subscription_succeeded` (and `member_added` for a
     /// new presence user) were delivered.

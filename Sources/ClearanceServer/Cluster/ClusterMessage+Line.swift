@@ -1,57 +1,13 @@
-import ClearanceServer
 import ClearanceSigning
 import ClearanceWire
 import Foundation
 
-/// What one node tells the others, one JSON object per line of a NOTIFY payload.
-///
-/// A node's state travels as ``ChannelTable/Change``s: absolute subscription counts and presence
-/// arrivals and departures, so applying one twice does no harm. After it (re)connects, a node
-/// says ``hello`` (every node answers with its whole state) and sends its own whole state
-/// between ``syncBegin`` and ``syncEnd``, which replaces whatever the others knew of it.
-enum BackplaneMessage: Sendable, Equatable {
-    /// A frame for the channel's subscribers on every node, except the socket `excluding`.
-    case event(appID: String, channel: String, frame: String, excluding: String?)
-    /// A change of the sender's own state.
-    case change(ChannelTable.Change)
-    /// The sender (re)connected: every node sends its whole state.
-    case hello
-    /// What follows, until ``syncEnd``, is the sender's whole state.
-    case syncBegin
-    /// The end of the sender's whole state.
-    case syncEnd
-    /// The sender leaves the cluster: forget its state.
-    case bye
-    /// Close every connection of the app signed in as the user (the app's terminate_connections).
-    case terminate(appID: String, userID: String)
-    /// An event triggered on a cache channel: delivered to the channel's subscribers on every node
-    /// (except the socket `excluding`) and kept by every node as the channel's last event.
-    case triggered(appID: String, channel: String, entry: EventCache.Entry, excluding: String?)
-    /// A cache channel's last event, kept and not delivered (part of a node's whole state).
-    case cached(appID: String, channel: String, entry: EventCache.Entry)
-
-    /// Whether this is an ``event`` or a ``terminate``: something done once, which changes no
-    /// node's state (dropping one needs no resynchronization).
-    var isEvent: Bool {
-        switch self {
-        case .event, .terminate, .triggered, .cached: true
-        default: false
-        }
-    }
-
-    /// The app an event is of (``event`` and ``triggered``: what an app's clients and backend
-    /// can send in floods, and what a full queue may drop); nil for the others.
-    var floodingAppID: String? {
-        switch self {
-        case let .event(appID, _, _, _), let .triggered(appID, _, _, _): appID
-        default: nil
-        }
-    }
-
+/// One message per line, as JSON with one-letter members: how every transport carries them.
+extension ClusterMessage {
     /// The line that carries this message.
-    var line: String {
+    public var line: String {
         var writer = JSONWriter()
-        switch self {
+        switch kind {
         case let .event(appID, channel, frame, excluded):
             writer.string("k", "event")
             writer.string("a", appID)
@@ -75,17 +31,18 @@ enum BackplaneMessage: Sendable, Equatable {
             writer.string("c", key.name)
             writer.string("u", userID)
         case let .change(.userOnline(user)), let .change(.userOffline(user)):
-            if case .change(.userOnline) = self { writer.string("k", "online") } else { writer.string("k", "offline") }
+            if case .change(.userOnline) = kind { writer.string("k", "online") } else { writer.string("k", "offline") }
             writer.string("a", user.appID)
             writer.string("u", user.userID)
         case .hello: writer.string("k", "hello")
         case .syncBegin: writer.string("k", "sync-begin")
         case .syncEnd: writer.string("k", "sync-end")
         case .bye: writer.string("k", "bye")
-        case let .terminate(appID, userID):
+        case let .terminate(termination):
             writer.string("k", "terminate")
-            writer.string("a", appID)
-            writer.string("u", userID)
+            writer.string("a", termination.appID)
+            writer.string("u", termination.userID)
+            writer.integer("g", Int((termination.gracePeriod * 1_000).rounded()))
         case let .triggered(appID, channel, entry, excluded):
             writer.string("k", "triggered")
             Self.write(appID: appID, channel: channel, entry: entry, to: &writer)
@@ -98,7 +55,7 @@ enum BackplaneMessage: Sendable, Equatable {
     }
 
     /// Reads one line; `nil` for a line this version does not understand (a newer node's).
-    init?(line: Substring) {
+    public init?(line: Substring) {
         guard let object = try? JSONScanner.parse(String(line)).objectValue, let kind = object["k"]?.stringValue else { return nil }
         func text(_ name: String) -> String? { object[name]?.stringValue }
         var key: ChannelTable.Key? {
@@ -128,7 +85,8 @@ enum BackplaneMessage: Sendable, Equatable {
         case "bye": self = .bye
         case "terminate":
             guard let appID = text("a"), let userID = text("u") else { return nil }
-            self = .terminate(appID: appID, userID: userID)
+            let grace = object["g"]?.intValue.map { Double($0) / 1_000 } ?? 60
+            self = .terminate(appID: appID, userID: userID, gracePeriod: max(0, grace))
         case "triggered", "cached":
             guard let appID = text("a"), let channel = text("c"), let frame = text("f"),
                   let triggered = object["t"]?.intValue, let expires = object["e"]?.intValue

@@ -1,4 +1,4 @@
-/// Where a node's link to the other nodes stands, as ``PostgresChannelState/states`` publishes it.
+/// Where a node's link to the other nodes stands, as ``PostgresCluster/states`` publishes it.
 public enum BackplaneState: Sendable, Equatable, CustomStringConvertible {
     /// Connecting to the database (at start, and again after losing it).
     case connecting

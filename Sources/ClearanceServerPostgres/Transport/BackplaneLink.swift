@@ -10,9 +10,9 @@ import PostgresNIO
 /// While the link is up, messages queued on ``queue`` are packed into notifications, sealed with
 /// the cluster key (``BackplaneSeal``) and sent in order, each with the next number of this
 /// node's sequence; notifications from other nodes are opened and checked against replays
-/// (``BackplaneReplayGuard``) before they go to the ``BackplaneMember``: one that does not open,
+/// (``BackplaneReplayGuard``) before they go to the hub (its `ClusterInbox`): one that does not open,
 /// or was seen before, is dropped, counted and logged (throttled), never applied. Every
-/// heartbeat interval the node records that it is alive and the member forgets nodes that
+/// heartbeat interval the node records that it is alive and the hub forgets nodes that
 /// stopped doing so.
 final class BackplaneLink: Sendable {
     let configuration: PostgresBackplaneConfiguration
@@ -54,7 +54,7 @@ final class BackplaneLink: Sendable {
 
     /// Keeps the link up until ``stop(farewell:)`` (then sends what is queued, at most
     /// ``flushTimeout`` long) or cancellation.
-    func run(for member: some BackplaneMember) async {
+    func run(for inbox: ClusterInbox) async {
         started.withLock { $0 = true }
         if configuration.isUnprotectedRemoteDatabase {
             logger.warning("backplane.tls.off", metadata: [
@@ -67,7 +67,7 @@ final class BackplaneLink: Sendable {
             finished.fire()
         }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.reconnecting(member) }
+            group.addTask { await self.reconnecting(inbox) }
             group.addTask {
                 await self.stopping.wait()
                 try? await Task.sleep(for: Self.flushTimeout)
@@ -79,7 +79,7 @@ final class BackplaneLink: Sendable {
 
     /// Queues `farewell` as the last messages, stops the link once they are sent (or the flush
     /// timeout passed) and waits for that.
-    func stop(farewell: [BackplaneMessage]) async {
+    func stop(farewell: [ClusterMessage]) async {
         stopping.fire()
         queue.appendLast(farewell)
         // A link that never ran has nothing to finish.
@@ -90,10 +90,10 @@ final class BackplaneLink: Sendable {
     /// Connects, and connects again after every failure. A failure is logged as a warning (and
     /// published) when the link was up or the reason changed, not at every attempt of a long
     /// outage; every failed attempt is logged at debug level (`backplane.attempt.failed`).
-    private func reconnecting(_ member: some BackplaneMember) async {
+    private func reconnecting(_ inbox: ClusterInbox) async {
         while !stopping.isFired, !Task.isCancelled {
             do {
-                try await session(member)
+                try await session(inbox)
             } catch {
                 guard !stopping.isFired, !Task.isCancelled else { return }
                 let state = BackplaneState.unavailable(reason: Self.describe(error))
@@ -108,7 +108,7 @@ final class BackplaneLink: Sendable {
     }
 
     /// One connection to the database, from connecting to its loss (thrown) or a clean stop.
-    private func session(_ member: some BackplaneMember) async throws {
+    private func session(_ inbox: ClusterInbox) async throws {
         let writer = BoundedConnection(try await connect())
         let listener: PostgresConnection
         do {
@@ -121,19 +121,19 @@ final class BackplaneLink: Sendable {
             try await schema.create(on: writer, logger: logger)
             try await schema.heartbeat(node: nodeID, on: writer, logger: logger)
             try await listener.listen(on: schema.channel) { notifications in
-                await member.linkEstablished()
+                await inbox.linkEstablished { queue.replace(with: $0) }
                 let since = ContinuousClock.now
                 logger.info("backplane.connected", metadata: ["node": "\(nodeID)", "database": "\(configuration)"])
                 states.send(.connected)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await notification in notifications {
-                            try await self.received(notification.payload, member: member, writer: writer)
+                            try await self.received(notification.payload, inbox: inbox, writer: writer)
                         }
                         throw ListenEnded()
                     }
-                    group.addTask { try await self.sending(on: writer, member: member) }
-                    group.addTask { try await self.beating(on: writer, member: member, since: since) }
+                    group.addTask { try await self.sending(on: writer, inbox: inbox) }
+                    group.addTask { try await self.beating(on: writer, inbox: inbox, since: since) }
                     try await group.next()
                     group.cancelAll()
                 }
@@ -148,8 +148,8 @@ final class BackplaneLink: Sendable {
     }
 
     /// Opens a notification from another node, checks it was not seen before, and hands its
-    /// messages (read from the payload table when it points there) to the member.
-    private func received(_ text: String, member: some BackplaneMember, writer: BoundedConnection) async throws {
+    /// messages (read from the payload table when it points there) to the hub.
+    private func received(_ text: String, inbox: ClusterInbox, writer: BoundedConnection) async throws {
         guard let (node, sealed) = BackplanePayload.split(notification: text) else {
             return reject("not a sealed notification (a node of an earlier version, or a forgery)", node: nil)
         }
@@ -162,7 +162,7 @@ final class BackplaneLink: Sendable {
         }
         switch BackplanePayload(body: envelope.body) {
         case let .messages(lines)?:
-            await member.receive(lines.compactMap(BackplaneMessage.init(line:)), from: node)
+            await inbox.receive(lines.compactMap(ClusterMessage.init(line:)), from: node) { self.answer($0) }
         case let .stored(id)?:
             guard let row = try await schema.storedPayload(id: id, on: writer, logger: logger) else {
                 logger.warning("backplane.payload.missing", metadata: ["node": "\(node)", "id": "\(id)"])
@@ -171,10 +171,16 @@ final class BackplaneLink: Sendable {
             guard let stored = try? seal.open(row, node: node, carrier: .storedPayload), stored.sequence == envelope.sequence,
                   case let .messages(lines)? = BackplanePayload(body: stored.body)
             else { return reject("its stored payload does not open or is not the one sealed with it", node: node) }
-            await member.receive(lines.compactMap(BackplaneMessage.init(line:)), from: node)
+            await inbox.receive(lines.compactMap(ClusterMessage.init(line:)), from: node) { self.answer($0) }
         case nil:
             reject("an unreadable body", node: node)
         }
+    }
+
+    /// Queues what the hub answers another node (its whole state, after a `hello`), whatever
+    /// room is left: it replaces what the others know of this node. Called on the hub's state.
+    private func answer(_ messages: [ClusterMessage]) {
+        if !messages.isEmpty { queue.appendWholeState(messages) }
     }
 
     /// A notification that is dropped, never applied: counted and logged (throttled).
@@ -208,8 +214,8 @@ final class BackplaneLink: Sendable {
 
     /// Sends what is queued, in order, packed into as few notifications as possible; returns
     /// once stopping and nothing is left (the node's heartbeat row removed). After an overflow,
-    /// once what was queued is sent, the member queues its whole state again.
-    private func sending(on writer: BoundedConnection, member: some BackplaneMember) async throws {
+    /// once what was queued is sent, it queues the whole state the hub gives again.
+    private func sending(on writer: BoundedConnection, inbox: ClusterInbox) async throws {
         let limit = BackplanePayload.bodyLimit(node: nodeID)
         while !Task.isCancelled {
             let batch = await queue.next()
@@ -218,7 +224,7 @@ final class BackplaneLink: Sendable {
             }
             if queue.takeResync() {
                 logger.notice("backplane.resync", metadata: ["dropped": "\(queue.dropped)"])
-                await member.resynchronize()
+                await inbox.sendWholeState { queue.appendWholeState($0) }
             }
             // Ends once the farewell is sent (the queue decides: `stopping` fires before the
             // farewell is queued, and a batch taken in between must not end the sending).
@@ -229,7 +235,7 @@ final class BackplaneLink: Sendable {
         }
     }
 
-    private func beating(on writer: BoundedConnection, member: some BackplaneMember, since: ContinuousClock.Instant) async throws {
+    private func beating(on writer: BoundedConnection, inbox: ClusterInbox, since: ContinuousClock.Instant) async throws {
         var collected = ContinuousClock.now
         while true {
             try await Task.sleep(for: configuration.heartbeatInterval)
@@ -238,7 +244,9 @@ final class BackplaneLink: Sendable {
             // Right after a reconnect every row may look old (the database was away for all):
             // judge the others only once they have had the time to come back.
             if ContinuousClock.now - since >= configuration.nodeTimeout {
-                await member.forgetNodes(notIn: live, silentFor: configuration.nodeTimeout)
+                for node in await inbox.forgetNodes(notIn: live, silentFor: configuration.nodeTimeout) {
+                    logger.info("backplane.node.gone", metadata: ["node": "\(node)"])
+                }
             }
             if ContinuousClock.now - collected >= .seconds(60) {
                 try await schema.collectGarbage(on: writer, logger: logger)

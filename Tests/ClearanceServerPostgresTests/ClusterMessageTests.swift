@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 @Suite("Backplane messages and payloads")
-struct BackplaneMessageTests {
+struct ClusterMessageTests {
     private let room = ChannelTable.Key(appID: "1234", name: "presence-room")
 
     @Test func everyMessageSurvivesItsLine() {
@@ -13,7 +13,7 @@ struct BackplaneMessageTests {
         let entry = EventCache.Entry(
             frame: #"{"event":"price","channel":"cache-prices","data":"{\"v\":2}"}"#,
             triggeredAt: Date(timeIntervalSince1970: 1_790_000_000.125), expiresAt: Date(timeIntervalSince1970: 1_790_001_800.125))
-        let messages: [BackplaneMessage] = [
+        let messages: [ClusterMessage] = [
             .event(appID: "1234", channel: "news", frame: #"{"event":"a","data":"line\nbreak \"quoted\""}"#, excluding: "1.2"),
             .event(appID: "1234", channel: "news", frame: "{}", excluding: nil),
             .change(.subscriptions(room, count: 3)),
@@ -28,20 +28,20 @@ struct BackplaneMessageTests {
         ]
         for message in messages {
             #expect(!message.line.contains("\n"))
-            #expect(BackplaneMessage(line: Substring(message.line)) == message)
+            #expect(ClusterMessage(line: Substring(message.line)) == message)
         }
-        #expect(BackplaneMessage(line: #"{"k":"from-a-newer-version"}"#) == nil)
-        #expect(BackplaneMessage(line: "not json") == nil)
+        #expect(ClusterMessage(line: #"{"k":"from-a-newer-version"}"#) == nil)
+        #expect(ClusterMessage(line: "not json") == nil)
     }
 
     @Test func messagesArePackedUnderTheNotifyLimitInOrder() throws {
         let node = "6f1c0b8e-7d6a-4bde-9d0e-6a2b1f0c9e3a"
         let limit = BackplanePayload.bodyLimit(node: node)
         let seal = BackplaneSeal(key: .test, namespace: "clearance_backplane")
-        let messages = (0..<500).map { BackplaneMessage.change(.subscriptions(.init(appID: "1234", name: "channel-\($0)"), count: $0)) }
+        let messages = (0..<500).map { ClusterMessage.change(.subscriptions(.init(appID: "1234", name: "channel-\($0)"), count: $0)) }
         let bodies = BackplanePayload.pack(messages, limit: limit)
         #expect(bodies.count > 1)
-        var unpacked: [BackplaneMessage] = []
+        var unpacked: [ClusterMessage] = []
         for (index, body) in bodies.enumerated() {
             let notification = BackplanePayload.notification(
                 node: node, sealed: seal.seal(body, node: node, sequence: UInt64(index + 1), sentAt: .now, carrier: .notification))
@@ -54,13 +54,13 @@ struct BackplaneMessageTests {
                 Issue.record("unreadable body")
                 return
             }
-            unpacked += lines.compactMap(BackplaneMessage.init(line:))
+            unpacked += lines.compactMap(ClusterMessage.init(line:))
         }
         #expect(unpacked == messages)
     }
 
     @Test func aMessageOverTheLimitGetsABodyOfItsOwn() {
-        let big = BackplaneMessage.event(appID: "1234", channel: "news", frame: String(repeating: "x", count: 9_000), excluding: nil)
+        let big = ClusterMessage.event(appID: "1234", channel: "news", frame: String(repeating: "x", count: 9_000), excluding: nil)
         let bodies = BackplanePayload.pack([.hello, big, .bye], limit: BackplanePayload.bodyLimit(node: "node-a"))
         #expect(bodies.count == 3)
         #expect(bodies[1].utf8.count > BackplanePayload.bodyLimit(node: "node-a"))

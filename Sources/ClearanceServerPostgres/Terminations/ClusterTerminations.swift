@@ -13,17 +13,12 @@ import Logging
 final class ClusterTerminations: Sendable {
     static let limit = 10_000
 
-    private struct State {
-        var pending: [UserTermination] = []
-        var stopped = false
-    }
-
     private let connection: BackplaneConnection
     private let seal: BackplaneSeal
     private let node: String
     private let configuration: PostgresBackplaneConfiguration
     private let logger: Logger
-    private let state = Locked(State())
+    private let pending = PendingWrites<UserTermination>(limit: ClusterTerminations.limit)
     /// Where the terminations read from the database go (the hub's stream).
     private let deliver: @Sendable (UserTermination) -> Void
 
@@ -41,24 +36,19 @@ final class ClusterTerminations: Sendable {
 
     /// Queues a termination this node was asked for, to be written (never waits).
     func record(_ termination: UserTermination) {
-        let dropped = state.withLock { state -> Bool in
-            state.pending.append(termination)
-            guard state.pending.count > Self.limit else { return false }
-            state.pending.removeFirst(state.pending.count - Self.limit)
-            return true
-        }
+        let dropped = pending.append(termination)
         if dropped { logger.error("backplane.terminations.full", metadata: ["limit": "\(Self.limit)"]) }
     }
 
-    /// Writes what is pending and reads what other nodes wrote, until ``stop()``.
+    /// Writes what is pending and reads what other nodes wrote, until ``stop(timeout:)``.
     func run() async {
         var seen: Int64 = 0
         var collected = ContinuousClock.now
-        while !state.withLock({ $0.stopped }), !Task.isCancelled {
+        while !pending.isStopped, !Task.isCancelled {
             do {
-                while let next = state.withLock({ $0.pending.first }) {
+                while let next = pending.first {
                     try await write(next)
-                    state.withLock { _ = $0.pending.removeFirst() }
+                    pending.removeFirst()
                 }
                 for (id, sealed) in try await read(after: seen) {
                     seen = id
@@ -80,12 +70,7 @@ final class ClusterTerminations: Sendable {
 
     /// Ends ``run()`` once what is pending is written (at most `timeout`).
     func stop(timeout: Duration) async {
-        let deadline = ContinuousClock.now + timeout
-        while state.withLock({ !$0.pending.isEmpty }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        state.withLock { $0.stopped = true }
-        await connection.close()
+        await pending.stop(closing: connection, within: timeout)
     }
 
     private func write(_ termination: UserTermination) async throws {

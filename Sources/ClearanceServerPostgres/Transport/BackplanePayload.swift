@@ -1,3 +1,4 @@
+import ClearanceServer
 /// What travels between nodes, sealed (``BackplaneSeal``).
 ///
 /// A notification's text is the sender's node id on the first line (in the clear: the
@@ -22,7 +23,7 @@ enum BackplanePayload: Sendable, Equatable {
 
     /// Packs `messages` into as few bodies as `limit` bytes allow, in order; a message too long
     /// for any notification gets a body of its own (to be stored).
-    static func pack(_ messages: [BackplaneMessage], limit: Int) -> [String] {
+    static func pack(_ messages: [ClusterMessage], limit: Int) -> [String] {
         var bodies: [String] = []
         var current = ""
         for message in messages {

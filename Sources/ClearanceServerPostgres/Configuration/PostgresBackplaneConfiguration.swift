@@ -9,7 +9,7 @@ import PostgresNIO
 /// let configuration = try PostgresBackplaneConfiguration(
 ///     url: "postgres://clearance@db.internal:5432/clearance?sslmode=require",
 ///     clusterKey: BackplaneClusterKey(secret: clusterSecret))
-/// let hub = HubService(configuration: hubConfiguration, adapter: PostgresChannelState(configuration: configuration))
+/// let hub = HubService(configuration: hubConfiguration, cluster: PostgresCluster(configuration: configuration).drivers)
 /// ```
 ///
 /// Give the cluster a database of its own that no other role may connect to (`REVOKE CONNECT ON

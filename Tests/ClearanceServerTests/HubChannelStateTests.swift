@@ -3,8 +3,8 @@ import Clearance
 import ClearanceSigning
 import Testing
 
-@Suite("InMemoryChannelState")
-struct InMemoryChannelStateTests {
+@Suite("HubChannelState")
+struct HubChannelStateTests {
     /// An outbox whose deliveries can be read back.
     final class Recorder: ConnectionSink {
         private let deliveries = Locked<[ConnectionOutbox.Delivery]>([])
@@ -21,12 +21,12 @@ struct InMemoryChannelStateTests {
     }
 
     /// Adds each socket id as a connection of the app `app` delivering to its recorder.
-    private func connect(_ state: InMemoryChannelState, _ connections: (String, Recorder)...) async {
+    private func connect(_ state: HubChannelState, _ connections: (String, Recorder)...) async {
         for (socketID, recorder) in connections { await state.addConnection(socketID: socketID, appID: "app", outbox: recorder.outbox) }
     }
 
     /// Subscribes `socketID` of the app `app` to `channel` (at most 100 presence members).
-    private func subscribe(_ state: InMemoryChannelState, _ socketID: String, _ channel: String, member: PresenceMember?) async -> SubscribeOutcome {
+    private func subscribe(_ state: HubChannelState, _ socketID: String, _ channel: String, member: PresenceMember?) async -> SubscribeOutcome {
         await state.subscribe(socketID: socketID, appID: "app", channel: channel, member: member, maxPresenceMembers: 100)
     }
 
@@ -34,7 +34,7 @@ struct InMemoryChannelStateTests {
     private let bob = PresenceMember(id: "bob", infoJSON: nil)
 
     @Test func subscriptionSucceededComesBeforeAnyMemberAdded() async {
-        let state = InMemoryChannelState()
+        let state = HubChannelState(webhooks: nil)
         let first = Recorder(), second = Recorder()
         await connect(state, ("1.1", first), ("2.2", second))
         #expect(await subscribe(state, "1.1", "presence-room", member: alice) == .subscribed)
@@ -48,7 +48,7 @@ struct InMemoryChannelStateTests {
     }
 
     @Test func publishSkipsTheExcludedSocketAndOtherApps() async {
-        let state = InMemoryChannelState()
+        let state = HubChannelState(webhooks: nil)
         let a = Recorder(), b = Recorder(), other = Recorder()
         await connect(state, ("1.1", a), ("2.2", b))
         await state.addConnection(socketID: "3.3", appID: "other", outbox: other.outbox)
@@ -64,7 +64,7 @@ struct InMemoryChannelStateTests {
     }
 
     @Test func removingTheLastConnectionOfAUserAnnouncesTheDeparture() async {
-        let state = InMemoryChannelState()
+        let state = HubChannelState(webhooks: nil)
         let watcher = Recorder(), tab1 = Recorder(), tab2 = Recorder()
         await connect(state, ("1.1", watcher), ("2.1", tab1), ("2.2", tab2))
         _ = await subscribe(state, "1.1", "presence-x", member: alice)
@@ -84,7 +84,7 @@ struct InMemoryChannelStateTests {
     }
 
     @Test func fullPresenceChannelsRefuseNewUsersButNotMoreConnectionsOfPresentOnes() async {
-        let state = InMemoryChannelState()
+        let state = HubChannelState(webhooks: nil)
         for socketID in ["1.1", "1.2", "2.1"] {
             await state.addConnection(socketID: socketID, appID: "app", outbox: Recorder().outbox)
         }
@@ -96,7 +96,7 @@ struct InMemoryChannelStateTests {
     }
 
     @Test func emptyChannelsDisappear() async {
-        let state = InMemoryChannelState()
+        let state = HubChannelState(webhooks: nil)
         await state.addConnection(socketID: "1.1", appID: "app", outbox: Recorder().outbox)
         _ = await subscribe(state, "1.1", "a", member: nil)
         _ = await subscribe(state, "1.1", "b", member: nil)

@@ -3,20 +3,19 @@ import ClearanceServer
 import Foundation
 import Logging
 
-/// Decides `channel_occupied` and `channel_vacated` for the whole cluster: each node records, in
-/// the occupancy table, the channels it has subscribers of (one transaction per change, under an
-/// advisory lock per channel); the first row of a channel is its `channel_occupied`, the last
-/// row gone its `channel_vacated`, whichever node removes it, including a node that removes the
-/// rows of one that died (every ``sweepInterval`` each node removes the rows of nodes without a
-/// recent heartbeat; two nodes doing so at once remove each row once).
+/// Decides `channel_occupied` and `channel_vacated`, `member_added` and `member_removed` for the
+/// whole cluster: each node records, in the occupancy table, the channels it has subscribers of
+/// and the presence members it has connections of (one transaction per change, under an
+/// advisory lock per channel or member); the first row of a channel is its `channel_occupied`
+/// (of a member, its `member_added`), the last row gone its `channel_vacated` (`member_removed`),
+/// whichever node removes it, including a node that removes the rows of one that died (every
+/// ``sweepInterval`` each node removes the rows of nodes without a recent heartbeat; two nodes
+/// doing so at once remove each row once).
 ///
 /// The node's changes are applied in order by one task; while the database is away they wait
 /// (at most ``limit``, then the oldest are dropped and logged).
-final class ClusterOccupancy: Sendable {
-    enum Change: Sendable {
-        case occupied(appID: String, channel: String)
-        case vacated(appID: String, channel: String)
-    }
+final class PostgresOccupancy: ClusterOccupancy {
+    typealias Change = ChannelOccupancyChange
 
     static let limit = 100_000
 
@@ -26,7 +25,7 @@ final class ClusterOccupancy: Sendable {
     private let node: String
     private let configuration: PostgresBackplaneConfiguration
     private let logger: Logger
-    private let pending = Locked((changes: [Change](), stopped: false))
+    private let pending = PendingWrites<Change>(limit: PostgresOccupancy.limit)
     private let emitter = Locked<(any WebhookEmitter)?>(nil)
 
     init(configuration: PostgresBackplaneConfiguration, node: String, logger: Logger) {
@@ -40,30 +39,23 @@ final class ClusterOccupancy: Sendable {
 
     var sweepInterval: Duration { configuration.heartbeatInterval }
 
-    func attach(_ emitter: any WebhookEmitter) {
-        self.emitter.withLock { $0 = emitter }
-    }
-
     /// Queues a change of this node's share (never waits).
     func record(_ change: Change) {
-        let overflowing = pending.withLock { state -> Bool in
-            state.changes.append(change)
-            guard state.changes.count > Self.limit else { return false }
-            state.changes.removeFirst(state.changes.count - Self.limit)
-            return true
-        }
+        let overflowing = pending.append(change)
         if overflowing { logger.warning("backplane.occupancy.full", metadata: ["limit": "\(Self.limit)"]) }
     }
 
-    /// Applies the changes in order and sweeps dead nodes' rows, until ``stop()``.
-    func run() async {
+    /// Applies the changes in order and sweeps dead nodes' rows, emitting through `webhooks`,
+    /// until ``stop(timeout:)``.
+    func run(emitting webhooks: any WebhookEmitter) async {
+        emitter.withLock { $0 = webhooks }
         var swept = ContinuousClock.now - sweepInterval
-        while !pending.withLock({ $0.stopped }), !Task.isCancelled {
-            let change = pending.withLock { $0.changes.first }
+        while !pending.isStopped, !Task.isCancelled {
+            let change = pending.first
             do {
                 if let change {
                     try await apply(change)
-                    pending.withLock { _ = $0.changes.removeFirst() }
+                    pending.removeFirst()
                 }
                 if ContinuousClock.now - swept >= sweepInterval {
                     try await sweep()
@@ -79,38 +71,37 @@ final class ClusterOccupancy: Sendable {
         }
     }
 
-    /// Ends ``run()`` once the changes queued are applied (at most `timeout`). A node that stops
+    /// Ends ``run(emitting:)`` once the changes queued are applied (at most `timeout`). A node that stops
     /// gracefully has closed its connections first, so its vacated channels are among them.
     func stop(timeout: Duration) async {
-        let deadline = ContinuousClock.now + timeout
-        while pending.withLock({ !$0.changes.isEmpty }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        pending.withLock { $0.stopped = true }
-        await connection.close()
+        await pending.stop(closing: connection, within: timeout)
     }
 
+    /// Records the change in the occupancy table: a row per place (a channel, or a presence
+    /// member: its app, channel and user, as the HMAC of the cluster key names it) and node.
     private func apply(_ change: Change) async throws {
         let (node, logger) = (node, logger)
-        switch change {
-        case let .occupied(appID, channel):
-            let channelKey = key.name("\(appID)\n\(channel)")
-            let sealed = seal.seal("\(appID)\n\(channel)", node: "occupancy", sequence: 0, sentAt: Date(), carrier: .webhook)
+        let (appID, channel, userID) = change.place
+        let body = [appID, channel] + (userID.map { [$0] } ?? [])
+        let placeKey = key.name(body.joined(separator: "\n"))
+        if change.isGain {
+            let sealed = seal.seal(body.joined(separator: "\n"), node: "occupancy", sequence: 0, sentAt: Date(), carrier: .webhook)
             let first = try await connection.run { schema, connection in
                 try await schema.heartbeat(node: node, on: connection, logger: logger)
-                return try await schema.occupy(channelKey: channelKey, sealed: sealed, node: node, on: connection, logger: logger)
+                return try await schema.occupy(channelKey: placeKey, sealed: sealed, node: node, on: connection, logger: logger)
             }
-            if first { emit(appID, .channelOccupied(channel: channel)) }
-        case let .vacated(appID, channel):
-            let channelKey = key.name("\(appID)\n\(channel)")
+            if first { emit(appID, change.event) }
+        } else {
             let last = try await connection.run { schema, connection in
-                try await schema.vacate(channelKey: channelKey, node: node, on: connection, logger: logger)
+                try await schema.vacate(channelKey: placeKey, node: node, on: connection, logger: logger)
             }
-            if last { emit(appID, .channelVacated(channel: channel)) }
+            if last { emit(appID, change.event) }
         }
     }
 
-    /// Removes the rows of nodes without a heartbeat within the node timeout (not this node's).
+    /// Removes the rows of nodes without a heartbeat within the node timeout (not this node's):
+    /// their members that no other node has are removed, then their channels that no other node
+    /// has are vacated.
     private func sweep() async throws {
         let (node, logger, timeout) = (node, logger, configuration.nodeTimeout)
         let vacated = try await connection.run { schema, connection -> [String] in
@@ -122,11 +113,14 @@ final class ClusterOccupancy: Sendable {
             }
             return vacated
         }
-        for sealed in vacated {
-            guard let envelope = try? seal.open(sealed, node: "occupancy", carrier: .webhook) else { continue }
-            let parts = envelope.body.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2 else { continue }
-            emit(String(parts[0]), .channelVacated(channel: String(parts[1])))
+        let losses = vacated.compactMap { sealed -> Change? in
+            guard let envelope = try? seal.open(sealed, node: "occupancy", carrier: .webhook) else { return nil }
+            let parts = envelope.body.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            guard parts.count >= 2 else { return nil }
+            return .loss(appID: parts[0], channel: parts[1], userID: parts.count == 3 ? parts[2] : nil)
+        }
+        for loss in losses.filter({ $0.place.userID != nil }) + losses.filter({ $0.place.userID == nil }) {
+            emit(loss.place.appID, loss.event)
         }
     }
 

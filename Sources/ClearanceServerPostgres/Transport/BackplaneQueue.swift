@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceServer
 import Logging
 
 /// The messages a node has yet to send, in order. The node's adapter adds to it without
@@ -11,13 +12,13 @@ import Logging
 /// dropped: it is bounded by the hub's own limits, and dropping part of it would leave the
 /// others wrong again.
 ///
-/// Each app's events (``BackplaneMessage/floodingAppID``) may take at most `perAppLimit` of the
+/// Each app's events (``ClusterMessage/floodingAppID``) may take at most `perAppLimit` of the
 /// queue: past it that app's new events are dropped, counted per app (``dropped(appID:)``) and
 /// logged under its id, while the other apps' still go through.
 final class BackplaneQueue: Sendable {
     private struct State {
-        var messages: [BackplaneMessage] = []
-        var waiter: CheckedContinuation<[BackplaneMessage], Never>?
+        var messages: [ClusterMessage] = []
+        var waiter: CheckedContinuation<[ClusterMessage], Never>?
         var dropped = 0
         /// Dropping since the sender last took the queue (one log line per overflow).
         var overflowing = false
@@ -33,11 +34,11 @@ final class BackplaneQueue: Sendable {
         var overflowingApps: Set<String> = []
 
         /// Everything queued, leaving the queue empty (its storage handed over, not copied).
-        mutating func takeAll() -> [BackplaneMessage] {
+        mutating func takeAll() -> [ClusterMessage] {
             overflowing = false
             overflowingApps.removeAll()
             eventsByApp.removeAll()
-            var batch: [BackplaneMessage] = []
+            var batch: [ClusterMessage] = []
             swap(&batch, &messages)
             return batch
         }
@@ -65,20 +66,20 @@ final class BackplaneQueue: Sendable {
     var drops: (total: Int, byApp: [String: Int]) { state.withLock { ($0.dropped, $0.droppedByApp) } }
 
     /// Adds `messages` after the queued ones (as many as there is room for).
-    func append(_ messages: [BackplaneMessage]) {
+    func append(_ messages: [ClusterMessage]) {
         enqueue(messages, bounded: true)
     }
 
     /// Adds the node's whole state after the queued messages, whatever room is left: it replaces
     /// what the other nodes know of this node, so no resynchronization is due any more.
-    func appendWholeState(_ messages: [BackplaneMessage]) {
+    func appendWholeState(_ messages: [ClusterMessage]) {
         state.withLock { $0.resyncDue = false }
         enqueue(messages, bounded: false)
     }
 
     /// Adds the last messages of a stopping node (its farewell), whatever room is left; nothing
     /// is queued after them.
-    func appendLast(_ messages: [BackplaneMessage]) {
+    func appendLast(_ messages: [ClusterMessage]) {
         enqueue(messages, bounded: false, closing: true)
     }
 
@@ -91,10 +92,10 @@ final class BackplaneQueue: Sendable {
         }
     }
 
-    private func enqueue(_ messages: [BackplaneMessage], bounded: Bool, closing: Bool = false) {
+    private func enqueue(_ messages: [ClusterMessage], bounded: Bool, closing: Bool = false) {
         guard !messages.isEmpty else { return }
         let (waiter, batch, overflowStarted, appsOverflowing) = state.withLock { state in
-            guard !state.closed else { return (CheckedContinuation<[BackplaneMessage], Never>?.none, [BackplaneMessage](), false, [String]()) }
+            guard !state.closed else { return (CheckedContinuation<[ClusterMessage], Never>?.none, [ClusterMessage](), false, [String]()) }
             if closing { state.closed = true }
             var admitted = messages
             var appsOverflowing: [String] = []
@@ -123,7 +124,7 @@ final class BackplaneQueue: Sendable {
             if dropped > 0 {
                 state.overflowing = true
                 // Dropped events change no node's state; a dropped change leaves the others wrong.
-                if admitted.dropFirst(room).contains(where: { !$0.isEvent }) { state.resyncDue = true }
+                if admitted.dropFirst(room).contains(where: \.changesState) { state.resyncDue = true }
             }
             guard let waiter = state.waiter else { return (nil, [], overflowStarted, appsOverflowing) }
             state.waiter = nil
@@ -140,7 +141,7 @@ final class BackplaneQueue: Sendable {
 
     /// Drops whatever is queued (stale after the link was lost) and queues the node's whole
     /// state (`messages`) instead; after the farewell, keeps the farewell and queues nothing.
-    func replace(with messages: [BackplaneMessage]) {
+    func replace(with messages: [ClusterMessage]) {
         state.withLock { state in
             if !state.closed {
                 state.messages.removeAll()
@@ -151,10 +152,10 @@ final class BackplaneQueue: Sendable {
     }
 
     /// Everything queued, waiting until there is something; empty when cancelled or drained.
-    func next() async -> [BackplaneMessage] {
+    func next() async -> [ClusterMessage] {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[BackplaneMessage], Never>) in
-                let ready: [BackplaneMessage]? = state.withLock { state in
+            await withCheckedContinuation { (continuation: CheckedContinuation<[ClusterMessage], Never>) in
+                let ready: [ClusterMessage]? = state.withLock { state in
                     if !state.messages.isEmpty || state.closed || Task.isCancelled { return state.takeAll() }
                     state.waiter = continuation
                     return nil

@@ -9,8 +9,8 @@ import Logging
 ///
 /// Each event is stored sealed with the cluster key (it holds channel names and client data);
 /// a target's events go out in order, one batch at a time, under a lease of twice the attempt
-/// timeout plus 5 s. Made by ``PostgresChannelState/webhookQueue(limits:)``: a hub on a
-/// ``PostgresChannelState`` uses it without being told.
+/// timeout plus 5 s. Made by ``PostgresCluster/drivers``: a hub on a
+/// ``PostgresCluster`` uses it without being told.
 public final class PostgresWebhookQueue: WebhookQueue {
     private let connection: BackplaneConnection
     private let seal: BackplaneSeal

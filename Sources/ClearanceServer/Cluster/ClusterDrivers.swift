@@ -1,0 +1,23 @@
+/// What makes a hub a node of a cluster: how the nodes reach each other, who decides a
+/// channel's occupancy for them all, and where webhook events wait (so that another node
+/// delivers what a dead one queued). Give it to ``HubService/init(configuration:cluster:logger:onReady:additionalRoutes:counters:webhookQueue:metrics:reloader:clock:)``.
+public struct ClusterDrivers: Sendable {
+    /// How the nodes reach each other.
+    public let transport: any ClusterTransport
+    /// Who decides `channel_occupied` and `channel_vacated` for the cluster; nil: each node
+    /// decides them from its own view of the cluster (an engine without a shared store: a node
+    /// may then send one twice, or none, when two nodes gain or lose a channel at the same moment).
+    public let occupancy: (any ClusterOccupancy)?
+    /// The webhook queue for a hub with `limits`, or nil for the hub's memory.
+    public let webhookQueue: @Sendable (HubLimits) -> (any WebhookQueue)?
+
+    /// A cluster's drivers.
+    public init(
+        transport: any ClusterTransport, occupancy: (any ClusterOccupancy)? = nil,
+        webhookQueue: @escaping @Sendable (HubLimits) -> (any WebhookQueue)? = { _ in nil }
+    ) {
+        self.transport = transport
+        self.occupancy = occupancy
+        self.webhookQueue = webhookQueue
+    }
+}

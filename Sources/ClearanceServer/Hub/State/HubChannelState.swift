@@ -1,0 +1,231 @@
+import Clearance
+import ClearanceSigning
+import Foundation
+
+/// The hub's one channel state: who is connected, subscribed and present, who is online and
+/// who watches them, subscription counts, cache channels' last events (a ``ChannelTable``), and
+/// how a frame reaches every subscriber of a channel. A feature of the table needs no change to
+/// any cluster code: on a cluster, changes travel as ``ClusterMessage``s through the
+/// ``ClusterTransport`` of its ``ClusterDrivers``, and the node sync (`hello`, whole state,
+/// `bye`) is here too (`HubChannelState+Cluster.swift`).
+///
+/// Deliveries are queued on the connections' outboxes while the actor is isolated, so every
+/// connection sees a channel's events in the order the actor processed them (a subscriber never
+/// sees a channel's `member_added` before its own `subscription_succeeded`), and a slow
+/// connection never holds it up.
+actor HubChannelState {
+    var table = ChannelTable()
+    let webhooks: (any WebhookEmitter)?
+    let cluster: ClusterDrivers?
+    /// How long and for how many channels cache channels keep their last event (the hub's
+    /// limits and apps of the moment).
+    let cachePolicy: @Sendable () -> EventCachePolicy
+    /// The hub's clock.
+    let clock: any HubClock
+    /// The state a node is sending between `sync-begin` and `sync-end`.
+    var incomingSync: [String: ChannelTable.NodeState] = [:]
+    var lastHeard: [String: ContinuousClock.Instant] = [:]
+    /// The nodes forgotten for their silence (not for their goodbye), and when: one that comes
+    /// back was only slow, and is asked for its whole state (`HubChannelState+Cluster.swift`).
+    var silenced: [String: ContinuousClock.Instant] = [:]
+    /// The channels this node has subscribers of, for the apps whose webhooks want occupancy
+    /// (decided for the cluster by its ``ClusterOccupancy``).
+    private var occupiedHere: Set<ChannelTable.Key> = []
+    /// Where the terminations other nodes relay go: the stream the hub reads last.
+    let terminations = Locked<AsyncStream<UserTermination>.Continuation?>(nil)
+
+    /// - Parameters:
+    ///   - webhooks: Where the events the state decides go (`channel_occupied` and
+    ///     `channel_vacated`, `member_added` and `member_removed`, `subscription_count`).
+    ///   - cluster: The cluster this hub is a node of; nil for a hub on its own.
+    ///   - clock: The hub's clock (cache expiry, subscription-count coalescing, silent nodes).
+    ///   - cachePolicy: The cache channels' policy now.
+    init(
+        webhooks: (any WebhookEmitter)?, cluster: ClusterDrivers? = nil, clock: any HubClock = SystemHubClock(),
+        cachePolicy: @escaping @Sendable () -> EventCachePolicy = {
+            let limits = HubLimits()
+            return EventCachePolicy(ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels)
+        }
+    ) {
+        self.webhooks = webhooks
+        self.cluster = cluster
+        self.cachePolicy = cachePolicy
+        self.clock = clock
+        table.date = { clock.date }
+    }
+
+    /// Runs the cluster's link and occupancy until ``shutdown()``; returns at once on a hub of
+    /// its own.
+    func run() async throws {
+        guard let cluster else { return }
+        guard let occupancy = cluster.occupancy, let webhooks else {
+            return try await cluster.transport.run(inbox: ClusterInbox(state: self))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await occupancy.run(emitting: webhooks) }
+            try await cluster.transport.run(inbox: ClusterInbox(state: self))
+            await occupancy.stop(timeout: .zero)
+            try await group.waitForAll()
+        }
+    }
+
+    /// Records the last occupancy changes (at most 3 s), says goodbye (the other nodes drop
+    /// this node's members at once) and ends ``run()``.
+    func shutdown() async {
+        if let cluster {
+            await cluster.occupancy?.stop(timeout: .seconds(3))
+            await cluster.transport.shutdown(farewell: [.bye])
+        }
+        terminations.withLock { $0?.finish() }
+    }
+
+    /// Registers a new connection of `appID` and the outbox that reaches it.
+    func addConnection(socketID: String, appID: String, outbox: ConnectionOutbox) {
+        table.addConnection(socketID: socketID, appID: appID, outbox: outbox)
+    }
+
+    /// Removes a connection from every channel, delivering `member_removed` to the remaining
+    /// subscribers of each presence channel the user has left for good.
+    func removeConnection(socketID: String, appID: String) {
+        share(table.removeConnection(socketID: socketID, appID: appID))
+    }
+
+    /// Subscribes a registered connection to `channel` (already authorized by the caller).
+    ///
+    /// On success delivers `subscription_succeeded` to the connection (with the member list,
+    /// including `member`, for presence channels), then `member_added` to the channel's other
+    /// subscribers when `member` is a user not yet present anywhere in the cluster.
+    /// `maxPresenceMembers` is the most distinct users the presence channel may hold.
+    func subscribe(socketID: String, appID: String, channel: String, member: PresenceMember?, maxPresenceMembers: Int) -> SubscribeOutcome {
+        let (outcome, changes) = table.subscribe(
+            socketID: socketID, appID: appID, channel: channel, member: member, maxPresenceMembers: maxPresenceMembers)
+        share(changes)
+        return outcome
+    }
+
+    /// Unsubscribes a connection; delivers `member_removed` when it was the user's last
+    /// connection in a presence channel. Unknown subscriptions are ignored.
+    func unsubscribe(socketID: String, appID: String, channel: String) {
+        share(table.unsubscribe(socketID: socketID, appID: appID, channel: channel))
+    }
+
+    /// The registered connection signed in as `userID`, watching `watchlist` (checked by the
+    /// hub): it gets one `watchlist_events` frame with the watched users online now (none: no
+    /// frame), and every watcher of `userID` on every node hears `online` at the user's first
+    /// connection anywhere and `offline` after their last.
+    func signIn(socketID: String, appID: String, userID: String, watchlist: [String]) {
+        share(table.signIn(socketID: socketID, appID: appID, userID: userID, watchlist: watchlist))
+    }
+
+    /// Which apps' channels tell their subscribers their subscription count.
+    func countSubscriptions(ofApps appIDs: Set<String>) {
+        table.countSubscriptions(ofApps: appIDs)
+    }
+
+    /// Sends what is due of `pusher_internal:subscription_count` to this node's subscribers
+    /// (the count across the cluster, at most once per channel per second and once after its
+    /// last change), and emits the `subscription_count` webhook for the channels this node changed.
+    func flushSubscriptionCounts() {
+        table.flushSubscriptionCounts(at: clock.now)
+        share([])
+    }
+
+    /// Delivers `frame` to every subscriber of `channel` except `excludedSocketID`: this node's
+    /// at once, the other nodes' through the transport when any of them has a subscriber.
+    func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) {
+        table.deliver(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
+        if let cluster, table.hasRemoteSubscribers(appID: appID, channel: channel) {
+            cluster.transport.publish([.event(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)])
+        }
+    }
+
+    /// Delivers an event triggered through the HTTP API as ``publish(appID:channel:frame:excluding:)``
+    /// does and, on a cache channel, keeps it under `cache` as the channel's last event on every
+    /// node (whether or not it has subscribers), so that each serves it to its next subscriber.
+    func trigger(appID: String, channel: String, frame: String, excluding excludedSocketID: String?, cache: EventCachePolicy) {
+        if cluster != nil, !EventCache.isCacheChannel(channel) {
+            return publish(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
+        }
+        let now = clock.date
+        let entry = EventCache.Entry(frame: frame, triggeredAt: now, expiresAt: cache.expiry(from: now))
+        table.trigger(appID: appID, channel: channel, entry: entry, excluding: excludedSocketID, policy: cache)
+        cluster?.transport.publish([.triggered(appID: appID, channel: channel, entry: entry, excluding: excludedSocketID)])
+    }
+
+    /// The app's occupied channels.
+    func channels(appID: String) -> [ChannelSnapshot] {
+        table.channels(appID: appID)
+    }
+
+    /// One channel, or `nil` when nobody is subscribed to it.
+    func channel(appID: String, name: String) -> ChannelSnapshot? {
+        table.channel(appID: appID, name: name)
+    }
+
+    /// The distinct users of a presence channel, in the order they arrived.
+    func presenceMembers(appID: String, channel: String) -> [PresenceMember] {
+        table.members(of: ChannelTable.Key(appID: appID, name: channel))
+    }
+
+    /// Asks the other nodes to close their connections of the termination's app signed in as
+    /// its user, and to refuse that user for its grace period (this node closes its own). A
+    /// hub on its own has no other node.
+    func relayUserTermination(_ termination: UserTermination) {
+        cluster?.transport.publish([.terminate(termination)])
+    }
+
+    /// The terminations other nodes relayed, for the hub to carry out: a new stream each time
+    /// it is read; they go to the latest one (the hub's).
+    nonisolated var userTerminations: AsyncStream<UserTermination> {
+        let (stream, continuation) = AsyncStream.makeStream(of: UserTermination.self, bufferingPolicy: .bufferingNewest(1_000))
+        terminations.withLock { latest in
+            latest?.finish()
+            latest = continuation
+        }
+        if cluster == nil { continuation.finish() }
+        return stream
+    }
+
+    /// Sends this node's changes to the others, and hands on the webhook events the table
+    /// decided: on a cluster, occupancy and presence members are its ``ClusterOccupancy``'s to
+    /// decide, once for all the nodes (a node's own view could miss a user who leaves two nodes
+    /// at once, or one whose node died).
+    private func share(_ changes: [ChannelTable.Change]) {
+        let decided = table.takeWebhookEvents()
+        guard let cluster else {
+            for (appID, event) in decided { webhooks?.emit(appID: appID, event) }
+            return
+        }
+        cluster.transport.publish(changes.map(ClusterMessage.change))
+        guard let webhooks else { return }
+        guard let occupancy = cluster.occupancy else {
+            for (appID, event) in decided { webhooks.emit(appID: appID, event) }
+            return
+        }
+        for change in changes {
+            switch change {
+            case let .subscriptions(key, count)
+            where webhooks.wants(.channelOccupied, appID: key.appID) || webhooks.wants(.channelVacated, appID: key.appID):
+                if count > 0, occupiedHere.insert(key).inserted {
+                    occupancy.record(.occupied(appID: key.appID, channel: key.name))
+                } else if count == 0, occupiedHere.remove(key) != nil {
+                    occupancy.record(.vacated(appID: key.appID, channel: key.name))
+                }
+            case let .memberJoined(key, member)
+            where webhooks.wants(.memberAdded, appID: key.appID) || webhooks.wants(.memberRemoved, appID: key.appID):
+                occupancy.record(.joined(appID: key.appID, channel: key.name, userID: member.id))
+            case let .memberLeft(key, userID)
+            where webhooks.wants(.memberAdded, appID: key.appID) || webhooks.wants(.memberRemoved, appID: key.appID):
+                occupancy.record(.left(appID: key.appID, channel: key.name, userID: userID))
+            default:
+                continue
+            }
+        }
+        for (appID, event) in decided {
+            switch event {
+            case .channelOccupied, .channelVacated, .memberAdded, .memberRemoved: continue
+            default: webhooks.emit(appID: appID, event)
+            }
+        }
+    }
+}
