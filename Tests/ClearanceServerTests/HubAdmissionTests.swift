@@ -52,4 +52,19 @@ struct HubAdmissionTests {
         #expect(sockets.admit(address: "c") == nil)
         #expect(sockets.openSockets == 3)
     }
+
+    /// An upgrade is counted before the client can see it, and undone when it fails: the socket
+    /// is then an HTTP socket again until it closes, and everything comes back.
+    @Test func aFailedUpgradeCountsAsHTTPAgainUntilItCloses() {
+        let sockets = SocketBudget(limits: .init(sockets: 10, httpSockets: 1, perAddress: nil))
+        #expect(sockets.admit(address: "a") == nil)
+        sockets.upgraded()
+        #expect(sockets.admit(address: "b") == nil)
+        sockets.released(address: "b", upgraded: false)
+        sockets.upgradeFailed()
+        #expect(sockets.admit(address: "c") == .httpConnections)
+        sockets.released(address: "a", upgraded: false)
+        #expect(sockets.openSockets == 0)
+        #expect(sockets.admit(address: "c") == nil)
+    }
 }

@@ -40,7 +40,13 @@ struct HubSocketLimitTests {
             for _ in 0..<3 { clients.append(try await TestHub.connect(hub).client) }
             let held = try (0..<3).map { _ in try Self.halfRequest(hub, from: "127.0.0.1") }
             defer { held.forEach { $0.shutdownSocket() } }
-            try await eventually("three WebSockets and three HTTP sockets accepted") { hub.counters.gauge(.openSockets) == 6 }
+            do {
+                try await eventually("three WebSockets and three HTTP sockets accepted") { hub.counters.gauge(.openSockets) == 6 }
+            } catch {
+                // What the hub holds then, for a failure to explain itself.
+                Issue.record("open sockets: \(hub.counters.gauge(.openSockets)); refused at the HTTP limit: \(hub.counters.value(.socketsRefusedAtHTTPLimit))")
+                throw error
+            }
             let fourth = try RawSocket(host: "127.0.0.1", port: hub.port)
             #expect(await fourth.untilClosed(timeout: .seconds(3))?.bytes.isEmpty == true)
             #expect(hub.counters.value(.socketsRefusedAtHTTPLimit) == 1)

@@ -21,8 +21,8 @@ final class BackplaneLink: Sendable {
     let states: Broadcaster<BackplaneState>
     private let schema: BackplaneSchema
     private let logger: Logger
-    private let stopping = StopSignal()
-    private let finished = StopSignal()
+    private let stopping = Latch()
+    private let finished = Latch()
     private let started = Locked(false)
     private let connectionIDs = Locked(0)
     private let seal: BackplaneSeal
@@ -64,7 +64,7 @@ final class BackplaneLink: Sendable {
         }
         defer {
             states.send(.stopped)
-            finished.fire()
+            finished.open()
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.reconnecting(inbox) }
@@ -80,7 +80,7 @@ final class BackplaneLink: Sendable {
     /// Queues `farewell` as the last messages, stops the link once they are sent (or the flush
     /// timeout passed) and waits for that.
     func stop(farewell: [ClusterMessage]) async {
-        stopping.fire()
+        stopping.open()
         queue.appendLast(farewell)
         // A link that never ran has nothing to finish.
         guard started.withLock({ $0 }) else { return }
@@ -91,11 +91,11 @@ final class BackplaneLink: Sendable {
     /// published) when the link was up or the reason changed, not at every attempt of a long
     /// outage; every failed attempt is logged at debug level (`backplane.attempt.failed`).
     private func reconnecting(_ inbox: ClusterInbox) async {
-        while !stopping.isFired, !Task.isCancelled {
+        while !stopping.isOpen, !Task.isCancelled {
             do {
                 try await session(inbox)
             } catch {
-                guard !stopping.isFired, !Task.isCancelled else { return }
+                guard !stopping.isOpen, !Task.isCancelled else { return }
                 let state = BackplaneState.unavailable(reason: Self.describe(error))
                 logger.debug("backplane.attempt.failed", metadata: ["node": "\(nodeID)", "reason": "\(state)"])
                 if states.replayed != state {
@@ -103,7 +103,7 @@ final class BackplaneLink: Sendable {
                     states.send(state)
                 }
             }
-            await stopping.sleep(for: configuration.reconnectDelay)
+            await stopping.wait(atMost: configuration.reconnectDelay)
         }
     }
 

@@ -52,6 +52,12 @@ final class SocketBudget: Sendable {
         state.withLock { $0.http -= 1 }
     }
 
+    /// A socket counted by ``upgraded()`` did not become a WebSocket after all (it is closed as
+    /// a plain HTTP socket): it counts against ``Limits/httpSockets`` again until then.
+    func upgradeFailed() {
+        state.withLock { $0.http += 1 }
+    }
+
     /// A socket admitted by ``admit(address:)`` closed.
     func released(address: String?, upgraded: Bool) {
         state.withLock { state in

@@ -91,9 +91,17 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(PusherChannelHandler(
-                        admission: hub.admission(path: head.uri, channel: channel), maxMessageBytes: hub.limits.maxMessageBytes))
+                    // No longer a plain HTTP socket: counted so before the handler can send the
+                    // client anything (its `connection_established` goes out from another task,
+                    // and the client may open its next socket as soon as it reads it).
                     hub.sockets.upgraded()
+                    do {
+                        try channel.pipeline.syncOperations.addHandler(PusherChannelHandler(
+                            admission: hub.admission(path: head.uri, channel: channel), maxMessageBytes: hub.limits.maxMessageBytes))
+                    } catch {
+                        hub.sockets.upgradeFailed()
+                        throw error
+                    }
                     return .webSocket(channel)
                 }
             }
