@@ -10,8 +10,7 @@ import Testing
 @Suite("BackplaneConnection", .timeLimit(.minutes(2)))
 struct BackplaneConnectionTests {
     @Test func aConnectionOpeningWhenItsOwnerClosesIsClosedOnceOpenAndNoneOpensAfter() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
             var closedWhileOpening = 0
             for round in 0..<40 where closedWhileOpening < 3 {
@@ -40,8 +39,6 @@ struct BackplaneConnectionTests {
                 try await ClusterWebhookTests.count(
                     "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()", database) == 0
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 }

@@ -10,8 +10,7 @@ import Testing
 @Suite("Bounded queries", .timeLimit(.minutes(1)))
 struct BoundedConnectionTests {
     @Test func aQueryOnAClosedConnectionFailsAtOnce() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
             let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
             let bounded = BoundedConnection(connection)
@@ -28,8 +27,6 @@ struct BoundedConnectionTests {
                 try await bounded.run { try await connection.query("SELECT 1", logger: TestHub.quietLogger) }
             }
             #expect(ContinuousClock.now - start < TestTiming.slowed(.seconds(1)))
-        } cleanup: {
-            await database.destroy()
         }
     }
 }

@@ -13,8 +13,7 @@ import Testing
 @Suite("Cluster failures", .timeLimit(.minutes(3)))
 struct ClusterFailureTests {
     @Test func aKilledNodesMembersAreRemovedFromTheOthersWithin30Seconds() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let state = PostgresCluster(configuration: try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test), logger: TestHub.quietLogger)
             let hub = try await TestHub.start(cluster: state.drivers)
             try await withCleanup {
@@ -56,8 +55,6 @@ struct ClusterFailureTests {
             } cleanup: {
                 await hub.stop()
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 

@@ -17,8 +17,7 @@ struct ClusterReleaseTests {
     }
 
     @Test func aStoppedPostgresNodeIsReleased() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let weak = try await Self.runAndStop {
                 let cluster = PostgresCluster(
                     configuration: try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test), logger: TestHub.quietLogger)
@@ -28,8 +27,6 @@ struct ClusterReleaseTests {
             }
             // Positive control: the node ran, linked and stopped; now only a cycle could hold it.
             try await eventually("the stopped node's transport released") { weak.object == nil }
-        } cleanup: {
-            await database.destroy()
         }
     }
 

@@ -14,8 +14,7 @@ import Testing
 @Suite("terminate_connections with a full backplane queue", .timeLimit(.minutes(3)))
 struct ClusterTerminateQueueTests {
     @Test func aTerminateReachesTheOtherNodeWhenTheAskedNodesQueueIsFull() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
             let full = PostgresCluster(configuration: configuration, queueLimit: 0, logger: TestHub.quietLogger)
             let other = PostgresCluster(configuration: configuration, logger: TestHub.quietLogger)
@@ -37,8 +36,6 @@ struct ClusterTerminateQueueTests {
                 await nodeA.stop()
                 await nodeB.stop()
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 }

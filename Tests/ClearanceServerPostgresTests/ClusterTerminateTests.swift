@@ -113,8 +113,7 @@ struct ClusterTerminateTests {
     /// (a termination is a row of the database, never a queued message), at the latest once
     /// the database keeps up again.
     @Test func aTerminateReachesTheOtherNodeWhenTheAskedNodesQueueIsFull() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
             var full = cluster
             full["CLEARANCE_BACKPLANE_URL"] = database.url + "?queue_limit=1"
@@ -150,8 +149,6 @@ struct ClusterTerminateTests {
                     }
                 }
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 

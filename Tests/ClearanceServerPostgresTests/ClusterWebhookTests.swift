@@ -52,8 +52,7 @@ struct ClusterWebhookTests {
     }
 
     @Test func aChannelSpanningTwoNodesIsOccupiedOnceAndVacatedOnce() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let receiver = try await PythonWebhookReceiver.start()
             try await withCleanup {
                 let nodes = try await Self.startNodes(2, database: database, webhookURL: receiver.url)
@@ -87,14 +86,11 @@ struct ClusterWebhookTests {
             } cleanup: {
                 await receiver.stop()
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 
     @Test func aWebhookQueuedByAKilledNodeIsDeliveredByTheOtherOnceTheReceiverIsBack() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let receiverPort = try LoopbackPort.free()
             let nodes = try await Self.startNodes(2, database: database, webhookURL: "http://127.0.0.1:\(receiverPort)/webhooks")
             try await withCleanup {
@@ -120,8 +116,6 @@ struct ClusterWebhookTests {
             } cleanup: {
                 for node in nodes { await node.stop(.kill) }
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 }

@@ -19,8 +19,7 @@ struct SealedBackplaneTests {
     /// private channel on every node, or a forged `member_added`, and `LISTEN` read private
     /// channels' data. Now it reads ciphertext only, and what it forges or replays is dropped.
     @Test func anotherRoleReadsOnlyCiphertextAndWhatItForgesOrReplaysNeverReachesASubscriber() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             try await Self.sql("CREATE ROLE intruder LOGIN", as: "postgres", database)
             let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
             try await ServeProcess.with(limits: TestHub.limits(), environment: cluster) { nodeB in
@@ -106,8 +105,6 @@ struct SealedBackplaneTests {
                     }
                 }
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 

@@ -9,8 +9,7 @@ import Testing
 @Suite("clearance serve backplane metric", .timeLimit(.minutes(3)))
 struct ServeBackplaneMetricsTests {
     @Test func backplaneConnectedFollowsTheDatabase() async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let port = try LoopbackPort.free()
             let metricsPort = try LoopbackPort.free()
             let configuration = try ServeProcess.writeConfiguration(port: port)
@@ -33,8 +32,6 @@ struct ServeBackplaneMetricsTests {
             } cleanup: {
                 await node.stop(.kill)
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 }

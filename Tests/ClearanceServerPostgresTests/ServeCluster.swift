@@ -13,16 +13,13 @@ enum ServeCluster {
         arguments: [String] = [], adjustApp: (inout HubAppConfiguration) -> Void = { _ in },
         _ body: (ServeProcess, ServeProcess, [String: String]) async throws -> Void
     ) async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
             try await withNode(environment: cluster, arguments: arguments, adjustApp: adjustApp) { nodeA in
                 try await withNode(environment: cluster, arguments: arguments, adjustApp: adjustApp) { nodeB in
                     try await body(nodeA, nodeB, cluster)
                 }
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 
@@ -32,16 +29,13 @@ enum ServeCluster {
     static func withTwoNodesAndDatabase(
         arguments: [String] = [], _ body: (ServeProcess, ServeProcess, ThrowawayPostgres) async throws -> Void
     ) async throws {
-        let database = try await ThrowawayPostgres.start()
-        try await withCleanup {
+        try await ThrowawayPostgres.with { database in
             let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
             try await withNode(environment: cluster, arguments: arguments) { nodeA in
                 try await withNode(environment: cluster, arguments: arguments) { nodeB in
                     try await body(nodeA, nodeB, database)
                 }
             }
-        } cleanup: {
-            await database.destroy()
         }
     }
 
