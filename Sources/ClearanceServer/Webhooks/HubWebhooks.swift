@@ -128,7 +128,7 @@ package final class HubWebhooks: WebhookEmitter {
             for await _ in wakes {
                 await moveIntake()
             }
-            await moveIntake(stopping: true)
+            await moveIntake()
         }
         try? await client.shutdown()
     }
@@ -161,10 +161,10 @@ package final class HubWebhooks: WebhookEmitter {
 
     /// Moves what was emitted into the queue. While the queue is unavailable (a database away)
     /// the events stay first in line and it tries again every 500 ms, until it is cancelled or
-    /// ``drain()`` ended. The last move (`stopping`: the hub stops, nothing will try again)
-    /// tries once: what the queue cannot take then is dropped, counted under its app, never
-    /// retried in a loop.
-    private func moveIntake(stopping: Bool = false) async {
+    /// ``drain()`` ended. Once the hub stops (drained or cancelled: nothing will try again), a
+    /// failed move drops what the queue could not take, counted under its app: the last move
+    /// tries once, never in a loop.
+    private func moveIntake() async {
         while true {
             let batch = intake.withLock { $0.takeAll() }
             guard !batch.isEmpty else { return }
@@ -178,7 +178,7 @@ package final class HubWebhooks: WebhookEmitter {
                 }
             } catch {
                 queueErrorLog.record(["reason": "\(Redactor.describe(error))"])
-                if stopping {
+                if drained.withLock({ $0 }) || Task.isCancelled {
                     return droppedFromIntake(batch, reason: "the hub stopped while the queue was unavailable")
                 }
                 // Kept first in line for the next try (or for the last move, once cancelled).
