@@ -41,4 +41,21 @@ struct BackplaneConnectionTests {
             }
         }
     }
+
+    /// An opening that fails after its owner closed the connection (a loaded machine's connect
+    /// timeout; here the database hangs up during the login) ends with `Closed`, as one that
+    /// opened does: the owner asked it to close, and the failure is moot.
+    @Test func anOpeningThatFailsAfterItsOwnerClosedItEndsClosed() async throws {
+        let database = try SilentListener()
+        var configuration = try PostgresBackplaneConfiguration(url: "postgres://clearance@127.0.0.1:\(database.port)/clearance", clusterKey: .test)
+        configuration.connection.options.connectTimeout = .seconds(600)  // it fails when the test hangs up, not before
+        let connection = BackplaneConnection(configuration: configuration, id: 1, logger: TestHub.quietLogger)
+        let work = Task { try await connection.run { _, _ in true } }
+        try await eventually("the connection is opening") { await connection.isOpening }
+        let closing = Task { await connection.close() }
+        try await eventually("its owner closed it") { await connection.isClosed }
+        #expect(database.hangUpNext(within: .seconds(30)), "the connection never reached the database")
+        await closing.value
+        await #expect(throws: BackplaneConnection.Closed.self) { try await work.value }
+    }
 }

@@ -29,4 +29,61 @@ struct BoundedConnectionTests {
             #expect(ContinuousClock.now - start < TestTiming.slowed(.seconds(1)))
         }
     }
+
+    /// A query written after the connection closed would never be answered, and its task, with
+    /// the connection it holds, never freed: `close()` refuses new work and lets the work that
+    /// runs end first.
+    @Test func closingLetsTheWorkRunningEndThenClosesAndRefusesMore() async throws {
+        try await ThrowawayPostgres.with { database in
+            let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
+            let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
+            let bounded = BoundedConnection(connection)
+            let (started, release) = (Gate(), Gate())
+            let work = Task {
+                try await bounded.run {
+                    started.open()
+                    await release.wait()
+                    var values: [Int] = []
+                    for try await (value) in try await connection.query("SELECT 2", logger: TestHub.quietLogger).decode(Int.self) { values.append(value) }
+                    return values
+                }
+            }
+            await started.wait()
+            let closing = Task { try await bounded.close() }
+            try await eventually("close() refuses new work") { (try? await bounded.run { 0 }) == nil }
+            #expect(!connection.isClosed, "closed while work was running")
+            release.open()
+            #expect(try await work.value == [2])
+            try await closing.value
+            #expect(connection.isClosed)
+            #expect(bounded.running == 0)
+        }
+    }
+
+    /// The database closes the connection between two queries of one piece of work: its caller
+    /// hears `ConnectionLost` as the connection closes, not after the next query (which
+    /// postgres-nio never answers: the work's own task is left behind).
+    @Test func workWhoseConnectionTheDatabaseClosesBetweenTwoQueriesEndsAsItCloses() async throws {
+        try await ThrowawayPostgres.with { database in
+            let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
+            let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
+            let bounded = BoundedConnection(connection)
+            let (firstAnswered, release, secondAsked) = (Gate(), Gate(), Gate())
+            let work = Task {
+                try await bounded.run {
+                    try await connection.query("SELECT 1", logger: TestHub.quietLogger)
+                    firstAnswered.open()
+                    await release.wait()
+                    secondAsked.open()
+                    return try await connection.query("SELECT 2", logger: TestHub.quietLogger)
+                }
+            }
+            await firstAnswered.wait()
+            try await database.stopDatabase()
+            try? await connection.closeFuture.get()
+            await #expect(throws: BoundedConnection.ConnectionLost.self) { try await work.value }
+            release.open()  // its second query goes to a closed connection, and is never answered
+            await secondAsked.wait()
+        }
+    }
 }

@@ -47,7 +47,15 @@ actor BackplaneConnection {
         }
         opening = task
         defer { opening = nil }
-        let connection = try await task.value
+        let connection: BoundedConnection
+        do {
+            connection = try await task.value
+        } catch {
+            // Its owner closed it while it opened: that, not how the opening ended (a loaded
+            // machine's connect timeout, a refused login), is what the caller must hear.
+            if closed { throw Closed() }
+            throw error
+        }
         guard !closed else {
             // Closed while it opened: nobody would close it later.
             try? await connection.close()
@@ -72,6 +80,9 @@ actor BackplaneConnection {
 
     /// Whether a connection is opening now (for tests).
     var isOpening: Bool { opening != nil }
+
+    /// Whether ``close()`` was called (for tests).
+    var isClosed: Bool { closed }
 
     /// Closes the connection, and one that is opening once it is open; opens none any more.
     func close() async {
