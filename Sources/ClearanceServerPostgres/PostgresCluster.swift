@@ -125,7 +125,7 @@ public final class PostgresCluster: ClusterTransport {
         defer { self.inbox.withLock { $0 = nil } }
         let clusterTerminations = clusterTerminations
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await clusterTerminations.run() }
+            group.addTask { await clusterTerminations.run(clock: inbox.clock) }
             await link.run(for: inbox)
             await clusterTerminations.stop(timeout: .zero)
         }

@@ -10,6 +10,10 @@
 public struct ClusterInbox: Sendable {
     let state: HubChannelState
 
+    /// The hub's clock: a transport times its heartbeats and judges silent nodes on it, and
+    /// stamps what it seals with its `date`, so that a test on a ``ManualHubClock`` moves them too.
+    public var clock: any HubClock { state.clock }
+
     /// The link is (again) up: `send` gets the messages to send before any other (`hello`,
     /// which asks every other node for its whole state, then this node's own). Drop what the
     /// transport queued before, in `send`: the whole state replaces it.

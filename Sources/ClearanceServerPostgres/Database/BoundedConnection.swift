@@ -13,8 +13,8 @@ import PostgresNIO
 /// ``close()`` refuses new work and lets the work already running end first (at most
 /// ``closeWait``): a query written while the connection closes was never answered, and its task,
 /// with the connection it holds, was never freed (a node stopping during its terminations poll:
-/// LeakSanitizer found the cycle). Work whose connection the database closes is still left
-/// behind, its caller answered.
+/// LeakSanitizer found the cycle). Work whose connection the database closes between two of its
+/// queries is still left behind, its caller answered (a LeakSanitizer suppression names it).
 final class BoundedConnection: Sendable {
     /// The connection closed before the work was done.
     struct ConnectionLost: Error, CustomStringConvertible {
@@ -34,13 +34,15 @@ final class BoundedConnection: Sendable {
     }
 
     /// How long ``close()`` lets the work running on the connection end before it closes it.
-    static let closeWait: Duration = .seconds(2)
+    let closeWait: Duration
 
     let connection: PostgresConnection
     private let waiting = Locked(Waiting())
 
-    init(_ connection: PostgresConnection) {
+    /// `connection`, whose ``close()`` lets running work end for at most `closeWait`.
+    init(_ connection: PostgresConnection, closeWait: Duration = .seconds(2)) {
         self.connection = connection
+        self.closeWait = closeWait
         let waiting = self.waiting
         connection.closeFuture.whenComplete { _ in
             let failures = waiting.withLock { waiting -> [@Sendable () -> Void] in
@@ -86,7 +88,7 @@ final class BoundedConnection: Sendable {
     /// and not once the connection closed by itself), then closes the connection.
     func close() async throws {
         waiting.withLock { $0.closing = true }
-        let deadline = ContinuousClock.now + Self.closeWait
+        let deadline = ContinuousClock.now + closeWait
         while waiting.withLock({ $0.running > 0 && !$0.closed }), ContinuousClock.now < deadline {
             do { try await Task.sleep(for: .milliseconds(5)) } catch { break }
         }

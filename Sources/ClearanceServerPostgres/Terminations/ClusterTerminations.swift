@@ -40,14 +40,16 @@ final class ClusterTerminations: Sendable {
         if dropped { logger.error("backplane.terminations.full", metadata: ["limit": "\(Self.limit)"]) }
     }
 
-    /// Writes what is pending and reads what other nodes wrote, until ``stop(timeout:)``.
-    func run() async {
+    /// Writes what is pending and reads what other nodes wrote, until ``stop(timeout:)``: every
+    /// ``pollInterval`` of the machine's time (a pace, not a deadline), ended rows collected every
+    /// minute of `clock` (the hub's), which also stamps what it seals.
+    func run(clock: any HubClock = SystemHubClock()) async {
         var seen: Int64 = 0
-        var collected = ContinuousClock.now
+        var collected = clock.now
         while !pending.isStopped, !Task.isCancelled {
             do {
                 while let next = pending.first {
-                    try await write(next)
+                    try await write(next, at: clock.date)
                     pending.removeFirst()
                 }
                 for (id, sealed) in try await read(after: seen) {
@@ -55,9 +57,9 @@ final class ClusterTerminations: Sendable {
                     guard let (origin, termination) = open(sealed), origin != node else { continue }
                     deliver(termination)
                 }
-                if ContinuousClock.now - collected > .seconds(60) {
+                if clock.now - collected > .seconds(60) {
                     try await connection.run { schema, connection in try await schema.forgetEndedTerminations(on: connection, logger: self.logger) }
-                    collected = .now
+                    collected = clock.now
                 }
             } catch {
                 logger.notice("backplane.terminations.unavailable", metadata: ["reason": "\(BackplaneLink.describe(error))"])
@@ -73,9 +75,9 @@ final class ClusterTerminations: Sendable {
         await pending.stop(closing: connection, within: timeout)
     }
 
-    private func write(_ termination: UserTermination) async throws {
+    private func write(_ termination: UserTermination, at now: Date) async throws {
         let body = [node, termination.appID, termination.userID].joined(separator: "\n")
-        let sealed = seal.seal(body, node: "terminations", sequence: 0, sentAt: Date(), carrier: .webhook)
+        let sealed = seal.seal(body, node: "terminations", sequence: 0, sentAt: now, carrier: .webhook)
         let (seconds, logger) = (max(termination.gracePeriod, 1), logger)
         try await connection.run { schema, connection in
             try await schema.recordTermination(sealed: sealed, seconds: seconds, on: connection, logger: logger)

@@ -122,7 +122,7 @@ final class BackplaneLink: Sendable {
             try await schema.heartbeat(node: nodeID, on: writer, logger: logger)
             try await listener.listen(on: schema.channel) { notifications in
                 await inbox.linkEstablished { queue.replace(with: $0) }
-                let since = ContinuousClock.now
+                let since = inbox.clock.now
                 logger.info("backplane.connected", metadata: ["node": "\(nodeID)", "database": "\(configuration)"])
                 states.send(.connected)
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -157,7 +157,8 @@ final class BackplaneLink: Sendable {
         guard let envelope = try? seal.open(sealed, node: node, carrier: .notification) else {
             return reject("does not open (another cluster key, or a forgery)", node: node)
         }
-        if let refusal = replays.withLock({ $0.admit(node: node, sequence: envelope.sequence, sentAt: envelope.sentAt, now: Date()) }) {
+        let now = inbox.clock.date
+        if let refusal = replays.withLock({ $0.admit(node: node, sequence: envelope.sequence, sentAt: envelope.sentAt, now: now) }) {
             return reject(refusal == .replayed ? "seen before (a replay)" : "sealed too long ago (a replay, or clocks apart)", node: node)
         }
         switch BackplanePayload(body: envelope.body) {
@@ -199,9 +200,8 @@ final class BackplaneLink: Sendable {
 
     /// Seals `body` and notifies every node of it: in the notification itself when it fits, else
     /// stored (sealed) with the notification carrying the row's id under the same number.
-    private func send(_ body: String, limit: Int, on writer: BoundedConnection) async throws {
+    private func send(_ body: String, limit: Int, at now: Date, on writer: BoundedConnection) async throws {
         let number = nextSequence()
-        let now = Date()
         var carried = body
         if body.utf8.count > limit {
             let id = try await schema.store(
@@ -220,7 +220,7 @@ final class BackplaneLink: Sendable {
         while !Task.isCancelled {
             let batch = await queue.next()
             for body in BackplanePayload.pack(batch, limit: limit) {
-                try await send(body, limit: limit, on: writer)
+                try await send(body, limit: limit, at: inbox.clock.date, on: writer)
             }
             if queue.takeResync() {
                 logger.notice("backplane.resync", metadata: ["dropped": "\(queue.dropped)"])
@@ -235,22 +235,25 @@ final class BackplaneLink: Sendable {
         }
     }
 
+    /// Records this node's heartbeat every heartbeat interval of the hub's clock, forgets the
+    /// nodes that stopped recording theirs, and collects garbage every minute of it.
     private func beating(on writer: BoundedConnection, inbox: ClusterInbox, since: ContinuousClock.Instant) async throws {
-        var collected = ContinuousClock.now
+        let clock = inbox.clock
+        var collected = clock.now
         while true {
-            try await Task.sleep(for: configuration.heartbeatInterval)
+            try await clock.sleep(for: configuration.heartbeatInterval)
             try await schema.heartbeat(node: nodeID, on: writer, logger: logger)
             let live = try await schema.liveNodes(within: configuration.nodeTimeout, on: writer, logger: logger)
             // Right after a reconnect every row may look old (the database was away for all):
             // judge the others only once they have had the time to come back.
-            if ContinuousClock.now - since >= configuration.nodeTimeout {
+            if clock.now - since >= configuration.nodeTimeout {
                 for node in await inbox.forgetNodes(notIn: live, silentFor: configuration.nodeTimeout) {
                     logger.info("backplane.node.gone", metadata: ["node": "\(node)"])
                 }
             }
-            if ContinuousClock.now - collected >= .seconds(60) {
+            if clock.now - collected >= .seconds(60) {
                 try await schema.collectGarbage(on: writer, logger: logger)
-                collected = .now
+                collected = clock.now
             }
         }
     }
