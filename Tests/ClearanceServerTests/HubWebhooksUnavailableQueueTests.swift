@@ -49,9 +49,11 @@ struct HubWebhooksUnavailableQueueTests {
         #expect(dropped.allSatisfy { line in
             ["app_id=\(TestHub.appID)", "events=2", "the hub stopped while the queue was unavailable"].allSatisfy(line.contains)
         }, "\(dropped)")
-        // The last move tried once more, then gave up (no retry loop after the hub stopped).
+        // No retry loop once the hub stopped: two attempts when the first failure was handled
+        // before drain() ended (the last move then tried once more), one when the hub had stopped
+        // by then (a loaded machine: that failed move dropped the events at once). None after.
         let attempts = queue.attempts
-        #expect(attempts >= 2)
+        #expect((1...2).contains(attempts))
         await run.value
         #expect(queue.attempts == attempts)
     }
