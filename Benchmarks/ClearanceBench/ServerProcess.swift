@@ -36,7 +36,7 @@ final class ServerProcess: Sendable {
         let directory = try makeDirectory()
         let configuration = directory.appendingPathComponent("hub.json")
         // Room above the largest figure (10,000 connections): the bench measures fan-out, not the limit.
-        let json = #"{"host":"127.0.0.1","port":0,"apps":[{"id":"\#(appID)","key":"\#(key)","secret":"\#(secret)"}],"limits":{"maxConnections":50000}}"#
+        let json = #"{"host":"127.0.0.1","port":0,"apps":[{"id":"\#(appID)","key":"\#(key)","secret":"\#(secret)"}],"limits":{"connections":{"maxConnections":50000}}}"#
         try Data(json.utf8).write(to: configuration)
         let arguments = ["serve", "--config", configuration.path, "--log-level", "error"] + (backplane.map { ["--backplane", $0.url] } ?? [])
         return try start(arguments, in: directory, environment: backplane.map { ["CLEARANCE_CLUSTER_KEY": $0.clusterKey] } ?? [:])

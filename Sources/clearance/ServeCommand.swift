@@ -53,9 +53,10 @@ struct ServeCommand: AsyncParsableCommand {
 
             Every option has an environment variable, named in its help (CLEARANCE_ and the option \
             in upper snake case: CLEARANCE_PORT, CLEARANCE_LOG_LEVEL, CLEARANCE_TLS_CERTIFICATE, …; \
-            the secrets keep CLEARANCE_APP_SECRET, CLEARANCE_BACKPLANE_URL, CLEARANCE_CLUSTER_KEY). \
-            A flag wins over its variable, which wins over the configuration file, which wins over \
-            the defaults. An empty variable counts as unset.
+            the secrets keep CLEARANCE_APP_SECRET, CLEARANCE_BACKPLANE_URL, CLEARANCE_CLUSTER_KEY), \
+            and so has every limit (CLEARANCE_LIMITS_ and its name in upper snake case, listed below; \
+            read again on SIGHUP). A flag wins over its variable, which wins over the configuration \
+            file, which wins over the defaults. An empty variable counts as unset.
 
             """ + HubLimits.helpText
     )
@@ -358,6 +359,12 @@ struct ServeCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError(String(describing: error))
             }
+            let flat = HubLimits.flatNames(inConfiguration: (try? Data(contentsOf: URL(fileURLWithPath: config))) ?? Data())
+            if !flat.isEmpty {
+                let places = flat.map { "\($0.grouped) for \($0.flat)" }.joined(separator: ", ")
+                FileHandle.standardError.write(Data(
+                    "warning: \(config) sets limits by their flat names, which still load but are deprecated: write \(places).\n".utf8))
+            }
             if !development {
                 let ignored = Self.developmentMembers(in: URL(fileURLWithPath: config))
                 if !ignored.isEmpty {
@@ -397,6 +404,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let port = try environment.int("--port", port, in: 0...65_535) { configuration.port = port }
         configuration.metrics = try metricsConfiguration(file: configuration.metrics)
         configuration.tls = try tls(file: configuration.tls)
+        do {
+            configuration.limits = try configuration.limits.applyingEnvironment(ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.message)
+        }
 
         var app = configuration.apps.first ?? HubAppConfiguration(id: "100001", key: "clearance-key", secret: "")
         if let appID = environment.string("--app-id", appID) { app.id = appID }

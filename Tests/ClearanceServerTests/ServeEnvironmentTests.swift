@@ -75,6 +75,9 @@ struct ServeEnvironmentTests {
             (["CLEARANCE_APP_SECRET": "s3cr3t-value-long-enough", "CLEARANCE_SECRET_FILE": "/dev/null"],
              "Both CLEARANCE_APP_SECRET and CLEARANCE_SECRET_FILE are set"),
             (["CLEARANCE_TLS_KEY": "/nonexistent/key.pem"], "--tls-key (CLEARANCE_TLS_KEY) needs --tls-certificate"),
+            (["CLEARANCE_LIMITS_ACTIVITY_TIMEOUT": "ten"],
+             "The environment variable CLEARANCE_LIMITS_ACTIVITY_TIMEOUT is not usable: it must hold a whole number"),
+            (["CLEARANCE_LIMITS_ACTIVITY_TIMEOUT": "0"], "The limit activityTimeout is out of range (allowed: 1 to 3600)"),
         ]
         for (environment, expected) in cases {
             let output = try await ClearanceExecutable.run(["serve"], environment: environment)
@@ -98,8 +101,46 @@ struct ServeEnvironmentTests {
         }
     }
 
-    /// `serve --help` lists every limit with its default and range, as the one declaration of them
-    /// says (HubLimits.settings, also behind Limits.md's table).
+    /// A limit's variable wins over the file: the hub announces the activity timeout it was given.
+    @Test func aLimitsVariableWinsOverTheFile() async throws {
+        try await ServeProcess.with(limits: TestHub.limits { $0.activityTimeout = 60 }, environment: ["CLEARANCE_LIMITS_ACTIVITY_TIMEOUT": "42"]) { serve in
+            let client = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
+            let frame = try await client.next(event: "pusher:connection_established")
+            #expect(frame.dataObject["activity_timeout"] as? Int == 42)
+            await client.disconnect()
+        }
+    }
+
+    /// A file that sets limits by their flat names still loads them, with one warning naming
+    /// each one's place in its group; a grouped file (as ServeProcess writes them) gets none.
+    @Test func flatLimitNamesLoadWithADeprecationWarningNamingTheirNewPlace() async throws {
+        let port = try LoopbackPort.free()
+        let configuration = try ServeProcess.writeConfiguration(port: port, limits: TestHub.limits())
+        defer { try? FileManager.default.removeItem(at: configuration) }
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: configuration)) as? [String: Any])
+        object["limits"] = ["activityTimeout": 42, "maxHTTPBodyBytes": 4_096]
+        let flat = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-flat-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: object).write(to: flat)
+        defer { try? FileManager.default.removeItem(at: flat) }
+        let serve = try await ServeProcess.start(configuration: flat, port: port)
+        try await withCleanup {
+            let warnings = serve.process.stderr.split(separator: "\n").filter { $0.contains("deprecated") }
+            #expect(warnings.count == 1, "\(serve.process.stderr)")
+            #expect(warnings.first?.contains("write limits.connections.activityTimeout for limits.activityTimeout, "
+                + "limits.httpAPI.maxHTTPBodyBytes for limits.maxHTTPBodyBytes") == true, "\(warnings)")
+            let client = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(port)/app/\(TestHub.key)?protocol=7")!)
+            let frame = try await client.next(event: "pusher:connection_established")
+            #expect(frame.dataObject["activity_timeout"] as? Int == 42)
+            await client.disconnect()
+        } cleanup: { await serve.stop(.kill) }
+        let grouped = try await ServeProcess.start(configuration: configuration, port: port)
+        await grouped.stop(.kill)
+        #expect(!grouped.process.stderr.contains("deprecated"), "\(grouped.process.stderr)")
+    }
+
+    /// `serve --help` lists every limit with its group, variable, default, range and line of doc,
+    /// as the one declaration of them says (HubLimits.settings, also behind Limits.md's table and
+    /// the README's).
     @Test func helpListsEveryLimitWithItsDefaultAndRange() async throws {
         let help = try await ClearanceExecutable.run(["serve", "--help"])
         #expect(help.status == 0)
@@ -109,8 +150,11 @@ struct ServeEnvironmentTests {
         let defaults = HubLimits()
         #expect(HubLimits.settings.count > 30)
         for setting in HubLimits.settings {
-            let line = flat("\(setting.name): \(setting.tableDefault(defaults)) (\(setting.tableRange))")
+            let line = flat("\(setting.name) (\(setting.environmentVariable)): \(setting.tableDefault(defaults)) (\(setting.tableRange)). \(setting.summary).")
             #expect(text.contains(line), "--help does not say \(line)")
+        }
+        for group in HubLimitsSetting.Group.allCases {
+            #expect(text.contains(group.title + ":"), "--help has no group \(group.title)")
         }
     }
 }

@@ -25,6 +25,8 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     case invalidAllowedOrigin(appID: String, origin: String, problem: WebOriginProblem)
     /// The configuration sets a limit that no longer exists; `replacement` took its place.
     case removedLimit(String, replacement: String)
+    /// An environment variable of a limit (`CLEARANCE_LIMITS_…`) holds text of another type.
+    case invalidEnvironmentValue(variable: String, expected: String)
     /// A webhook target lists an event name Pusher does not have.
     case unknownWebhookEvent(String)
     /// A webhook target's URL is not an absolute `http` or `https` URL.
@@ -72,6 +74,8 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case let .invalidAllowedOrigin(id, origin, problem):
             .init(.invalidAllowedOrigin, "The app \(id) allows the origin '\(origin)', which is not usable: \(problem) (write an origin as https://app.example.com or http://localhost:8080).")
         case let .removedLimit(name, replacement): .init(.removedLimit, "The limit \(name) was removed: set \(replacement) instead (see the operator's guide, \"Hub limits\").")
+        case let .invalidEnvironmentValue(variable, expected):
+            .init(.invalidEnvironmentValue, "The environment variable \(variable) is not usable: it must hold \(expected) (or be empty: unset).")
         case let .unknownWebhookEvent(name):
             .init(.unknownWebhookEvent, "The webhook event \(name) is unknown (known: \(WebhookEventKind.allCases.map(\.rawValue).joined(separator: ", "))).")
         case let .invalidWebhookURL(appID, reason): .init(.invalidWebhookURL, "A webhook URL of the app \(appID) is not usable: \(reason).")
@@ -98,6 +102,6 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
         case conflictingLimits, removedLimit, unknownWebhookEvent, invalidWebhookURL, insecureWebhookURL, noWebhookEvents
         case reservedWebhookHeader, invalidWebhookHeader, invalidAllowedOrigin, invalidMetricsEndpoint, unknownMember
-        case duplicateWebhookTarget
+        case duplicateWebhookTarget, invalidEnvironmentValue
     }
 }

@@ -1,5 +1,9 @@
+import Foundation
+
 /// The hub's protocol limits and timers. Every member has a default, and a configuration file
-/// may set any subset of them.
+/// may set any subset of them, each in the object of its group (connections, HTTP API, channels
+/// and events, webhooks: `"limits": {"connections": {"activityTimeout": 60}}`; the flat names
+/// of earlier versions still load), or its environment variable (``applyingEnvironment(_:)``).
 ///
 /// Durations are in seconds (fractions allowed, so tests can run fast). Every member has an
 /// allowed range (listed on each member; ``HubConfiguration/validate()`` refuses a value outside
@@ -190,13 +194,37 @@ public struct HubLimits: Sendable, Hashable, Codable {
             throw HubConfigurationError.removedLimit(
                 "userAuthenticationTimeout", replacement: "the app's \"authorizedConnections\": true and \"authorizedConnectionTimeout\"")
         }
-        self = try ConfigurationMember.decode(Self.settings.map(\.member), from: decoder, startingFrom: HubLimits())
+        self = try ConfigurationMember.decode(Self.settings.map(\.member) + Self.groupMembers, from: decoder, startingFrom: HubLimits())
     }
 
-    /// Writes every member (an optional one only when set), by the names ``init(from:)`` reads.
+    /// Writes every member (an optional one only when set) in its group's object, as
+    /// ``init(from:)`` reads them: `{"connections": {"activityTimeout": 120, …}, "httpAPI": {…}, …}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: SettingKey.self)
-        for setting in Self.settings { try setting.encode(&container, self) }
+        for group in HubLimitsSetting.Group.allCases {
+            var nested = container.nestedContainer(keyedBy: SettingKey.self, forKey: SettingKey(group.rawValue))
+            for setting in Self.settings where setting.group == group { try setting.encode(&nested, self) }
+        }
+    }
+
+    /// Each group as a member of `"limits"`: an object of that group's settings, read after the
+    /// flat names (deprecated: ``flatNames(inConfiguration:)``), so that the group's wins.
+    private static let groupMembers: [ConfigurationMember<HubLimits>] = HubLimitsSetting.Group.allCases.map { group in
+        ConfigurationMember(group.rawValue) { container, key, limits in
+            guard container.contains(key), try !container.decodeNil(forKey: key) else { return }
+            let members = settings.filter { $0.group == group }.map(\.member)
+            limits = try ConfigurationMember.decode(members, from: container.superDecoder(forKey: key), startingFrom: limits)
+        }
+    }
+
+    /// The limits a configuration file (its JSON text) sets by their flat names (`"limits":
+    /// {"activityTimeout": 60}`), each with its place in its group
+    /// (`limits.connections.activityTimeout`): they still load, and `clearance serve` warns of them.
+    package static func flatNames(inConfiguration data: Data) -> [(flat: String, grouped: String)] {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let limits = object["limits"] as? [String: Any]
+        else { return [] }
+        return settings.filter { limits[$0.name] != nil }.map { ("limits.\($0.name)", "limits.\($0.group.rawValue).\($0.name)") }
     }
 
     /// Members that were removed, refused by name when a configuration still sets them.
@@ -258,62 +286,120 @@ public struct HubLimits: Sendable, Hashable, Codable {
     /// The range of ``backendEventsPerSecond`` and ``readRequestsPerSecond``, and of an app's.
     static let requestRateRange = 1...1_000_000
 
-    /// The members for `clearance serve --help`, one per line with its default and range, from
-    /// ``settings``.
+    /// The members for `clearance serve --help`, by group, each with its environment variable,
+    /// default, range and line of doc, from ``settings``.
     package static var helpText: String {
         let defaults = HubLimits()
-        return "The \"limits\" object of --config (durations in seconds; Limits.md says what each bounds and "
-            + "what happens past it), each member with its default and range:\n"
-            + settings.map { "  \($0.name): \($0.tableDefault(defaults)) (\($0.tableRange))" }.joined(separator: "\n")
+        var text = "The \"limits\" object of --config (durations in seconds; Limits.md says what each bounds and what happens "
+            + "past it), by group: each member, its environment variable (which wins over the file; an empty one counts as "
+            + "unset), its default and range, and what it bounds:"
+        for group in HubLimitsSetting.Group.allCases {
+            text += "\n\(group.title):"
+            for setting in settings where setting.group == group {
+                text += "\n  \(setting.name) (\(setting.environmentVariable)): \(setting.tableDefault(defaults)) (\(setting.tableRange)). "
+                    + "\(setting.summary)."
+            }
+        }
+        return text
     }
 
-    /// Every member, declared once: its name, its range and how the table of limits shows it
-    /// (<doc:Limits>, checked against this list by a test). Decoding, encoding, the unknown-member
-    /// check and validation go through it; a new member is one line here (and its stored
-    /// property, with its default, above).
+    /// The README's table of settings (Markdown), by group, from ``settings``; a test compares
+    /// the README with it.
+    package static var settingsTable: String {
+        let defaults = HubLimits()
+        var lines: [String] = []
+        for group in HubLimitsSetting.Group.allCases {
+            lines += ["", "**\(group.title)**", "", "| `limits` member | Environment variable | Default | Range | What it bounds |", "|---|---|---|---|---|"]
+            for setting in settings where setting.group == group {
+                lines.append("| `\(setting.name)` | `\(setting.environmentVariable)` | \(setting.tableDefault(defaults)) | \(setting.tableRange) | \(setting.summary) |")
+            }
+        }
+        return lines.dropFirst().joined(separator: "\n")
+    }
+
+    /// These limits with every setting whose environment variable (``HubLimitsSetting/environmentVariable``)
+    /// `environment` sets, non-empty, replaced by its value: the variable wins over the file. The
+    /// range is checked later, with the rest (``HubConfiguration/validate()``).
+    /// - Throws: ``HubConfigurationError/invalidEnvironmentValue(variable:expected:)`` for text of
+    ///   another type ("ten" for a whole number).
+    public func applyingEnvironment(_ environment: [String: String]) throws(HubConfigurationError) -> HubLimits {
+        var limits = self
+        for setting in Self.settings {
+            guard let text = environment[setting.environmentVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { continue }
+            guard setting.parse(&limits, text) else {
+                throw .invalidEnvironmentValue(variable: setting.environmentVariable, expected: setting.expected)
+            }
+        }
+        return limits
+    }
+
+    /// Every member, declared once, by group: its name, its range, one line of doc and how the
+    /// tables show it (<doc:Limits> and the README's settings, both checked against this list by
+    /// a test). Decoding, encoding, the environment (``applyingEnvironment(_:)``), the
+    /// unknown-member check, validation and `clearance serve --help` go through it; a new member
+    /// is one line here (and its stored property, with its default and its doc, above).
     package static let settings: [HubLimitsSetting] = [
-        .count("activityTimeout", \.activityTimeout, 1...3_600, unit: .seconds),
-        .seconds("pongTimeout", \.pongTimeout, atMost: 3_600),
-        .flag("serverPings", \.serverPings),
-        .seconds("inactivityTimeout", \.inactivityTimeout, atMost: 604_800),
-        .count("maxChannelNameLength", \.maxChannelNameLength, 1...1_024),
-        .count("maxEventDataBytes", \.maxEventDataBytes, 1...16_777_216, unit: .bytes),
-        .count("maxPresenceMembers", \.maxPresenceMembers, presenceMemberRange),
-        .count("maxPresenceUserInfoBytes", \.maxPresenceUserInfoBytes, 2...1_048_576, unit: .bytes),
-        .count("clientEventsPerSecond", \.clientEventsPerSecond, clientEventRange),
-        .count("maxMessageBytes", \.maxMessageBytes, 1_024...16_777_216, unit: .bytes),
-        .count("maxChannelsPerEvent", \.maxChannelsPerEvent, 1...10_000),
-        .count("maxEventsPerBatch", \.maxEventsPerBatch, 1...1_000),
-        .count("maxEventNameLength", \.maxEventNameLength, 1...1_024),
-        .count("maxHTTPBodyBytes", \.maxHTTPBodyBytes, 1_024...67_108_864, unit: .bytes),
-        .count("maxConnections", \.maxConnections, connectionRange),
-        .count("maxHTTPConnections", \.maxHTTPConnections, 1...1_000_000),
-        .optionalCount("maxConnectionsPerIP", \.maxConnectionsPerIP, 1...1_000_000),
-        .count("maxSubscriptions", \.maxSubscriptions, 1...100_000_000),
-        .count("maxChannelsPerConnection", \.maxChannelsPerConnection, 1...100_000),
-        .count("subscriptionChangesPerSecond", \.subscriptionChangesPerSecond, 1...100_000,
-               defaultNote: " (after a burst of `maxChannelsPerConnection`)"),
-        .seconds("httpIdleTimeout", \.httpIdleTimeout, atMost: 3_600),
-        .seconds("httpRequestTimeout", \.httpRequestTimeout, atMost: 3_600),
-        .count("maxOutboundBytes", \.maxOutboundBytes, 65_536...1_073_741_824, unit: .bytes, rangeNote: ", ≥ 2 events"),
+        .count("activityTimeout", \.activityTimeout, 1...3_600, unit: .seconds)
+            .about(.connections, "Seconds of client silence before the hub pings (announced as activity_timeout)"),
+        .seconds("pongTimeout", \.pongTimeout, atMost: 3_600).about(.connections, "Seconds to answer the hub's ping before a close with 4201"),
+        .flag("serverPings", \.serverPings).about(.connections, "Whether the hub pings silent clients (off: inactivityTimeout closes them)"),
+        .seconds("inactivityTimeout", \.inactivityTimeout, atMost: 604_800)
+            .about(.connections, "Seconds of total silence before a close with 4202, when serverPings is off"),
+        .count("maxMessageBytes", \.maxMessageBytes, 1_024...16_777_216, unit: .bytes)
+            .about(.connections, "Largest WebSocket message the hub reads (bigger: close with 1009)"),
+        .count("maxConnections", \.maxConnections, connectionRange).about(.connections, "WebSocket connections across all apps (more: 4100)"),
+        .optionalCount("maxConnectionsPerIP", \.maxConnectionsPerIP, 1...1_000_000)
+            .about(.connections, "Sockets from one IP address (more: closed at accept)"),
+        .count("maxUnauthorizedConnectionsPerIP", \.maxUnauthorizedConnectionsPerIP, 1...1_000_000)
+            .about(.connections, "Connections from one IP address not yet authorized, on apps that require it"),
+        .count("maxOutboundBytes", \.maxOutboundBytes, 65_536...1_073_741_824, unit: .bytes, rangeNote: ", ≥ 2 events")
+            .about(.connections, "Bytes one WebSocket may leave unsent before a close with 4100"),
         .count("maxTotalOutboundBytes", \.maxTotalOutboundBytes, 1_048_576...68_719_476_736, unit: .bytes,
-               rangeNote: ", ≥ `maxOutboundBytes`"),
-        .seconds("closeTimeout", \.closeTimeout, atMost: 600),
-        .seconds("shutdownSpread", \.shutdownSpread, atMost: 60, zeroAllowed: true),
-        .seconds("cacheTTL", \.cacheTTL, atMost: 86_400),
-        .count("maxCachedChannels", \.maxCachedChannels, 0...1_000_000),
-        .seconds("webhookBatchWindow", \.webhookBatchWindow, atMost: 60, zeroAllowed: true),
-        .seconds("webhookAttemptTimeout", \.webhookAttemptTimeout, atMost: 60),
-        .seconds("webhookRetryDuration", \.webhookRetryDuration, atMost: 86_400, zeroAllowed: true),
-        .seconds("webhookFirstRetryDelay", \.webhookFirstRetryDelay, atMost: 60),
-        .seconds("webhookShutdownWait", \.webhookShutdownWait, atMost: 300, zeroAllowed: true),
-        .count("maxQueuedWebhooks", \.maxQueuedWebhooks, 1...10_000_000),
-        .count("maxQueuedWebhookBytes", \.maxQueuedWebhookBytes, 1_048_576...17_179_869_184, unit: .bytes),
-        .count("maxWebhookBatchBytes", \.maxWebhookBatchBytes, 4_096...16_777_216, unit: .bytes),
-        .fraction("appShare", \.appShare, atMost: 1),
-        .count("maxUnauthorizedConnectionsPerIP", \.maxUnauthorizedConnectionsPerIP, 1...1_000_000),
-        .seconds("terminationGracePeriod", \.terminationGracePeriod, atMost: 86_400, zeroAllowed: true),
-        .optionalCount("backendEventsPerSecond", \.backendEventsPerSecond, requestRateRange),
-        .optionalCount("readRequestsPerSecond", \.readRequestsPerSecond, requestRateRange),
+               rangeNote: ", ≥ `maxOutboundBytes`").about(.connections, "Bytes all WebSockets together may leave unsent"),
+        .seconds("closeTimeout", \.closeTimeout, atMost: 600).about(.connections, "Seconds the hub waits for a client to answer its close"),
+        .seconds("shutdownSpread", \.shutdownSpread, atMost: 60, zeroAllowed: true)
+            .about(.connections, "Seconds over which a stopping hub spreads its close frames"),
+        .fraction("appShare", \.appShare, atMost: 1)
+            .about(.connections, "Largest part of each shared budget one app may hold, when the hub serves several"),
+        .seconds("terminationGracePeriod", \.terminationGracePeriod, atMost: 86_400, zeroAllowed: true)
+            .about(.connections, "Seconds after terminate_connections during which that user cannot come back"),
+        .count("maxHTTPConnections", \.maxHTTPConnections, 1...1_000_000).about(.httpAPI, "Sockets that are not (yet) WebSockets"),
+        .count("maxHTTPBodyBytes", \.maxHTTPBodyBytes, 1_024...67_108_864, unit: .bytes).about(.httpAPI, "Largest HTTP request body the hub reads"),
+        .seconds("httpIdleTimeout", \.httpIdleTimeout, atMost: 3_600).about(.httpAPI, "Seconds an HTTP connection may make no progress"),
+        .seconds("httpRequestTimeout", \.httpRequestTimeout, atMost: 3_600).about(.httpAPI, "Seconds within which a request's head and body must arrive"),
+        .count("maxChannelsPerEvent", \.maxChannelsPerEvent, 1...10_000).about(.httpAPI, "Channels one HTTP API event may name"),
+        .count("maxEventsPerBatch", \.maxEventsPerBatch, 1...1_000).about(.httpAPI, "Events in one batch_events call"),
+        .optionalCount("backendEventsPerSecond", \.backendEventsPerSecond, requestRateRange)
+            .about(.httpAPI, "Events each app may publish per second (more: 429)"),
+        .optionalCount("readRequestsPerSecond", \.readRequestsPerSecond, requestRateRange)
+            .about(.httpAPI, "Channel reads each app may make per second (more: 429)"),
+        .count("maxChannelNameLength", \.maxChannelNameLength, 1...1_024).about(.channels, "Longest channel name"),
+        .count("maxEventNameLength", \.maxEventNameLength, 1...1_024).about(.channels, "Longest event name"),
+        .count("maxEventDataBytes", \.maxEventDataBytes, 1...16_777_216, unit: .bytes)
+            .about(.channels, "Largest event data, from clients and the HTTP API"),
+        .count("clientEventsPerSecond", \.clientEventsPerSecond, clientEventRange)
+            .about(.channels, "Client events each connection may send per second (more: 4301)"),
+        .count("maxPresenceMembers", \.maxPresenceMembers, presenceMemberRange).about(.channels, "Distinct users in one presence channel"),
+        .count("maxPresenceUserInfoBytes", \.maxPresenceUserInfoBytes, 2...1_048_576, unit: .bytes)
+            .about(.channels, "Largest presence user_info"),
+        .count("maxSubscriptions", \.maxSubscriptions, 1...100_000_000).about(.channels, "Subscriptions across all connections"),
+        .count("maxChannelsPerConnection", \.maxChannelsPerConnection, 1...100_000).about(.channels, "Channels one connection may be subscribed to"),
+        .count("subscriptionChangesPerSecond", \.subscriptionChangesPerSecond, 1...100_000,
+               defaultNote: " (after a burst of `maxChannelsPerConnection`)")
+            .about(.channels, "Subscribes and unsubscribes each connection may send per second"),
+        .seconds("cacheTTL", \.cacheTTL, atMost: 86_400).about(.channels, "Seconds a cache channel keeps its last event"),
+        .count("maxCachedChannels", \.maxCachedChannels, 0...1_000_000).about(.channels, "Cache channels whose last event the hub keeps"),
+        .seconds("webhookBatchWindow", \.webhookBatchWindow, atMost: 60, zeroAllowed: true)
+            .about(.webhooks, "Seconds a target's events gather before one POST"),
+        .seconds("webhookAttemptTimeout", \.webhookAttemptTimeout, atMost: 60).about(.webhooks, "Seconds one POST may take"),
+        .seconds("webhookRetryDuration", \.webhookRetryDuration, atMost: 86_400, zeroAllowed: true)
+            .about(.webhooks, "Seconds a failed webhook is retried, with back-off"),
+        .seconds("webhookFirstRetryDelay", \.webhookFirstRetryDelay, atMost: 60).about(.webhooks, "Seconds before the first retry"),
+        .seconds("webhookShutdownWait", \.webhookShutdownWait, atMost: 300, zeroAllowed: true)
+            .about(.webhooks, "Seconds a stopping hub waits for pending webhooks"),
+        .count("maxQueuedWebhooks", \.maxQueuedWebhooks, 1...10_000_000).about(.webhooks, "Webhook events waiting for delivery"),
+        .count("maxQueuedWebhookBytes", \.maxQueuedWebhookBytes, 1_048_576...17_179_869_184, unit: .bytes)
+            .about(.webhooks, "Bytes of webhook events waiting for delivery"),
+        .count("maxWebhookBatchBytes", \.maxWebhookBatchBytes, 4_096...16_777_216, unit: .bytes).about(.webhooks, "Largest webhook POST body"),
     ]
 }

@@ -1,15 +1,36 @@
-/// One member of ``HubLimits``, declared once (``HubLimits/settings``): its name, its range, how
-/// it is read from and written to a configuration file, and how the table of limits shows its
-/// default and range. Decoding, encoding, the unknown-member check, validation, the range in an
-/// error message and the documentation's table of limits (checked by a test) all come from it.
+/// One member of ``HubLimits``, declared once (``HubLimits/settings``): its name, its group, one
+/// line of doc, its range, how it is read from a configuration file and from its environment
+/// variable, how it is written, and how the tables show its default and range. Decoding,
+/// encoding, the environment, the unknown-member check, validation, the range in an error
+/// message, `clearance serve --help` and the tables of Limits.md and the README (both checked by
+/// a test) all come from it.
 package struct HubLimitsSetting: Sendable {
     /// What a number counts, for the table of limits.
     enum Unit: Sendable {
         case count, bytes, seconds
     }
 
+    /// The concern a setting belongs to, in the order the help and the README list them.
+    package enum Group: String, Sendable, CaseIterable {
+        case connections, httpAPI, channels, webhooks
+
+        /// Its title in the help and the README.
+        package var title: String {
+            switch self {
+            case .connections: "Connections"
+            case .httpAPI: "HTTP API"
+            case .channels: "Channels and events"
+            case .webhooks: "Webhooks"
+            }
+        }
+    }
+
     /// Its member name in `"limits": {…}`.
     package let name: String
+    /// Its group (``about(_:_:)``).
+    package private(set) var group: Group = .connections
+    /// What it bounds, in one line (``about(_:_:)``).
+    package private(set) var summary = ""
     /// The range as an error message says it: "1 to 3600", "more than 0 to 3600 seconds".
     package let range: String
     /// The default and the range as the table of limits shows them: "1 MiB", "64 KiB…1 GiB".
@@ -19,6 +40,10 @@ package struct HubLimitsSetting: Sendable {
     let holds: @Sendable (HubLimits) -> Bool
     /// How the member is read: set when the file has it, the default kept otherwise.
     let member: ConfigurationMember<HubLimits>
+    /// Sets the member from its environment variable's text; false for text of another type.
+    let parse: @Sendable (inout HubLimits, String) -> Bool
+    /// What its environment variable must hold, for an error message.
+    let expected: String
     /// Writes the member (not an optional one that is unset).
     let encode: @Sendable (inout KeyedEncodingContainer<SettingKey>, HubLimits) throws -> Void
 
@@ -33,6 +58,12 @@ package struct HubLimitsSetting: Sendable {
             tableRange: format(range.lowerBound, unit, suffix: false) + "…" + format(range.upperBound, unit) + rangeNote,
             holds: { range.contains($0[keyPath: member]) },
             member: .optional(name, member),
+            parse: { limits, text in
+                guard let value = Int(text) else { return false }
+                limits[keyPath: member] = value
+                return true
+            },
+            expected: "a whole number",
             encode: { container, limits in try container.encode(limits[keyPath: member], forKey: SettingKey(name)) })
     }
 
@@ -44,6 +75,16 @@ package struct HubLimitsSetting: Sendable {
             tableRange: format(range.lowerBound, .count) + "…" + format(range.upperBound, .count),
             holds: { $0[keyPath: member].map(range.contains) ?? true },
             member: .optional(name, member),
+            parse: { limits, text in
+                if text == "none" {
+                    limits[keyPath: member] = nil
+                    return true
+                }
+                guard let value = Int(text) else { return false }
+                limits[keyPath: member] = value
+                return true
+            },
+            expected: "a whole number, or none",
             encode: { container, limits in try container.encodeIfPresent(limits[keyPath: member], forKey: SettingKey(name)) })
     }
 
@@ -70,6 +111,12 @@ package struct HubLimitsSetting: Sendable {
                 return (zeroAllowed ? value >= 0 : value > 0) && value <= limit
             },
             member: .optional(name, member),
+            parse: { limits, text in
+                guard let value = Double(text), value.isFinite else { return false }
+                limits[keyPath: member] = value
+                return true
+            },
+            expected: "a number",
             encode: { container, limits in try container.encode(limits[keyPath: member], forKey: SettingKey(name)) })
     }
 
@@ -80,7 +127,41 @@ package struct HubLimitsSetting: Sendable {
             tableDefault: { $0[keyPath: member] ? "on" : "off" }, tableRange: "on, off",
             holds: { _ in true },
             member: .optional(name, member),
+            parse: { limits, text in
+                switch text.lowercased() {
+                case "true", "on", "1": limits[keyPath: member] = true
+                case "false", "off", "0": limits[keyPath: member] = false
+                default: return false
+                }
+                return true
+            },
+            expected: "true or false",
             encode: { container, limits in try container.encode(limits[keyPath: member], forKey: SettingKey(name)) })
+    }
+
+    /// The setting in `group`, with `summary` (one line: what it bounds) for the help and the README.
+    func about(_ group: Group, _ summary: String) -> HubLimitsSetting {
+        var setting = self
+        setting.group = group
+        setting.summary = summary
+        return setting
+    }
+
+    /// Its environment variable: `CLEARANCE_LIMITS_` and its name in upper snake case
+    /// (`activityTimeout`: `CLEARANCE_LIMITS_ACTIVITY_TIMEOUT`, `maxHTTPBodyBytes`:
+    /// `CLEARANCE_LIMITS_MAX_HTTP_BODY_BYTES`).
+    package var environmentVariable: String {
+        let characters = Array(name)
+        var words = ""
+        for (index, character) in characters.enumerated() {
+            if index > 0, character.isUppercase {
+                let previous = characters[index - 1]
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) { words += "_" }
+            }
+            words.append(character)
+        }
+        return "CLEARANCE_LIMITS_" + words.uppercased()
     }
 
     /// `value` as the table shows it: digits grouped by thousands; bytes in KiB, MiB or GiB when
