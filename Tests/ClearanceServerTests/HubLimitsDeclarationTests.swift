@@ -104,18 +104,19 @@ struct HubLimitsDeclarationTests {
         #expect(byName["pongTimeout"]?.range == "more than 0 to 3600 seconds")
     }
 
-    /// The README's table of settings, between its two markers, is ``HubLimits/settingsTable``.
-    @Test func theReadmesTableOfSettingsIsTheDeclaration() throws {
-        let readme = try String(contentsOf: try PackageRoot.url().appending(path: "README.md"), encoding: .utf8)
+    /// The operator's guide's table of settings, between its two markers, is ``HubLimits/settingsTable``.
+    @Test func theOperatorsGuidesTableOfSettingsIsTheDeclaration() throws {
+        let guide = "Sources/ClearanceServer/Documentation.docc/OperatorsGuide.md"
+        let readme = try String(contentsOf: try PackageRoot.url().appending(path: guide), encoding: .utf8)
         let begin = "<!-- settings table: made from HubLimits.settings, checked by HubLimitsDeclarationTests -->\n"
         let end = "\n<!-- end of the settings table -->"
-        let start = try #require(readme.range(of: begin), "README.md has no settings table")
+        let start = try #require(readme.range(of: begin), "\(guide) has no settings table")
         let stop = try #require(readme.range(of: end, range: start.upperBound..<readme.endIndex), "the settings table has no end marker")
         let table = String(readme[start.upperBound..<stop.lowerBound]).trimmingCharacters(in: .newlines)
         if table != HubLimits.settingsTable, ProcessInfo.processInfo.environment["CLEARANCE_PRINT_SETTINGS_TABLE"] != nil {
             print(HubLimits.settingsTable)
         }
-        #expect(table == HubLimits.settingsTable, "README.md's settings table differs from HubLimits.settings (run this test with CLEARANCE_PRINT_SETTINGS_TABLE=1 to print it)")
+        #expect(table == HubLimits.settingsTable, "\(guide)'s settings table differs from HubLimits.settings (run this test with CLEARANCE_PRINT_SETTINGS_TABLE=1 to print it)")
     }
 
     @Test func everySettingHasAGroupALineOfDocAndItsOwnEnvironmentVariable() {

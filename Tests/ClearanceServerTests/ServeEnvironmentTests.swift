@@ -140,7 +140,7 @@ struct ServeEnvironmentTests {
 
     /// `serve --help` lists every limit with its group, variable, default, range and line of doc,
     /// as the one declaration of them says (HubLimits.settings, also behind Limits.md's table and
-    /// the README's).
+    /// the operator's guide's).
     @Test func helpListsEveryLimitWithItsDefaultAndRange() async throws {
         let help = try await ClearanceExecutable.run(["serve", "--help"])
         #expect(help.status == 0)

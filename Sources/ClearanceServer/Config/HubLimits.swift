@@ -303,8 +303,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
         return text
     }
 
-    /// The README's table of settings (Markdown), by group, from ``settings``; a test compares
-    /// the README with it.
+    /// The operator's guide's table of settings (Markdown), by group, from ``settings``; a test
+    /// compares the guide with it.
     package static var settingsTable: String {
         let defaults = HubLimits()
         var lines: [String] = []
@@ -317,8 +317,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
         return lines.dropFirst().joined(separator: "\n")
     }
 
-    /// These limits with every setting whose environment variable (``HubLimitsSetting/environmentVariable``)
-    /// `environment` sets, non-empty, replaced by its value: the variable wins over the file. The
+    /// These limits with every setting whose environment variable (`CLEARANCE_LIMITS_` and its
+    /// name in upper snake case: `CLEARANCE_LIMITS_MAX_CONNECTIONS`) `environment` sets, non-empty, replaced by its value: the variable wins over the file. The
     /// range is checked later, with the rest (``HubConfiguration/validate()``).
     /// - Throws: ``HubConfigurationError/invalidEnvironmentValue(variable:expected:)`` for text of
     ///   another type ("ten" for a whole number).
@@ -334,8 +334,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
     }
 
     /// Every member, declared once, by group: its name, its range, one line of doc and how the
-    /// tables show it (<doc:Limits> and the README's settings, both checked against this list by
-    /// a test). Decoding, encoding, the environment (``applyingEnvironment(_:)``), the
+    /// tables show it (<doc:Limits> and the operator's guide's settings, both checked against this
+    /// list by a test). Decoding, encoding, the environment (``applyingEnvironment(_:)``), the
     /// unknown-member check, validation and `clearance serve --help` go through it; a new member
     /// is one line here (and its stored property, with its default and its doc, above).
     package static let settings: [HubLimitsSetting] = [

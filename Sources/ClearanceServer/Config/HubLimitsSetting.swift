@@ -2,19 +2,19 @@
 /// line of doc, its range, how it is read from a configuration file and from its environment
 /// variable, how it is written, and how the tables show its default and range. Decoding,
 /// encoding, the environment, the unknown-member check, validation, the range in an error
-/// message, `clearance serve --help` and the tables of Limits.md and the README (both checked by
-/// a test) all come from it.
+/// message, `clearance serve --help` and the tables of Limits.md and of the operator's guide's
+/// settings (both checked by a test) all come from it.
 package struct HubLimitsSetting: Sendable {
     /// What a number counts, for the table of limits.
     enum Unit: Sendable {
         case count, bytes, seconds
     }
 
-    /// The concern a setting belongs to, in the order the help and the README list them.
+    /// The concern a setting belongs to, in the order the help and the operator's guide list them.
     package enum Group: String, Sendable, CaseIterable {
         case connections, httpAPI, channels, webhooks
 
-        /// Its title in the help and the README.
+        /// Its title in the help and the operator's guide.
         package var title: String {
             switch self {
             case .connections: "Connections"
@@ -139,7 +139,7 @@ package struct HubLimitsSetting: Sendable {
             encode: { container, limits in try container.encode(limits[keyPath: member], forKey: SettingKey(name)) })
     }
 
-    /// The setting in `group`, with `summary` (one line: what it bounds) for the help and the README.
+    /// The setting in `group`, with `summary` (one line: what it bounds) for the help and the guide.
     func about(_ group: Group, _ summary: String) -> HubLimitsSetting {
         var setting = self
         setting.group = group
