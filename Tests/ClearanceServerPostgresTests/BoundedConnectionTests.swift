@@ -9,16 +9,28 @@ import Testing
 /// node unable to stop after its database restarted).
 @Suite("Bounded queries", .timeLimit(.minutes(1)))
 struct BoundedConnectionTests {
-    @Test func aQueryOnAClosedConnectionFailsAtOnce() async throws {
+    /// Runs `body` with a throwaway database, a connection to it and that connection bounded
+    /// (its close waiting `closeWait` at most for running work).
+    static func withConnection(
+        closeWait: Duration = .seconds(2), _ body: (ThrowawayPostgres, PostgresConnection, BoundedConnection) async throws -> Void
+    ) async throws {
         try await ThrowawayPostgres.with { database in
             let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
             let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
-            let bounded = BoundedConnection(connection)
-            let answer = try await bounded.run {
-                var values: [Int] = []
-                for try await (value) in try await connection.query("SELECT 1", logger: TestHub.quietLogger).decode(Int.self) { values.append(value) }
-                return values
-            }
+            try await body(database, connection, BoundedConnection(connection, closeWait: closeWait))
+        }
+    }
+
+    /// The whole numbers `query` answers.
+    static func values(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [Int] {
+        var values: [Int] = []
+        for try await value in try await connection.query(query, logger: TestHub.quietLogger).decode(Int.self) { values.append(value) }
+        return values
+    }
+
+    @Test func aQueryOnAClosedConnectionFailsAtOnce() async throws {
+        try await Self.withConnection { database, connection, bounded in
+            let answer = try await bounded.run { try await Self.values("SELECT 1", on: connection) }
             #expect(answer == [1])
             try await database.stopDatabase()
             try? await connection.closeFuture.get()
@@ -34,19 +46,14 @@ struct BoundedConnectionTests {
     /// the connection it holds, never freed: `close()` refuses new work and lets the work that
     /// runs end first.
     @Test func closingLetsTheWorkRunningEndThenClosesAndRefusesMore() async throws {
-        try await ThrowawayPostgres.with { database in
-            let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
-            let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
-            // A wait longer than any test: the close must wait for the release, however loaded the machine.
-            let bounded = BoundedConnection(connection, closeWait: .seconds(3_600))
+        // A wait longer than any test: the close must wait for the release, however loaded the machine.
+        try await Self.withConnection(closeWait: .seconds(3_600)) { _, connection, bounded in
             let (started, release) = (Gate(), Gate())
             let work = Task {
                 try await bounded.run {
                     started.open()
                     await release.wait()
-                    var values: [Int] = []
-                    for try await (value) in try await connection.query("SELECT 2", logger: TestHub.quietLogger).decode(Int.self) { values.append(value) }
-                    return values
+                    return try await Self.values("SELECT 2", on: connection)
                 }
             }
             await started.wait()
@@ -66,10 +73,7 @@ struct BoundedConnectionTests {
     /// postgres-nio never answers: the work's own task is left behind, the case that
     /// scripts/sanitize-suppressions/leak.supp names `BoundedConnectionC3run`).
     @Test func workWhoseConnectionTheDatabaseClosesBetweenTwoQueriesEndsAsItCloses() async throws {
-        try await ThrowawayPostgres.with { database in
-            let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
-            let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
-            let bounded = BoundedConnection(connection)
+        try await Self.withConnection { database, connection, bounded in
             let (firstAnswered, release, secondAsked) = (Gate(), Gate(), Gate())
             let work = Task {
                 try await bounded.run {
@@ -91,10 +95,7 @@ struct BoundedConnectionTests {
 
     /// Work that never ends holds a close for `closeWait` at most.
     @Test func workThatNeverEndsHoldsACloseForItsWaitAtMost() async throws {
-        try await ThrowawayPostgres.with { database in
-            let configuration = try PostgresBackplaneConfiguration(url: database.url, clusterKey: .test)
-            let connection = try await PostgresConnection.connect(configuration: configuration.connection, id: 1, logger: TestHub.quietLogger)
-            let bounded = BoundedConnection(connection, closeWait: .milliseconds(50))
+        try await Self.withConnection(closeWait: .milliseconds(50)) { _, connection, bounded in
             let (started, never) = (Gate(), Gate())
             let work = Task { try await bounded.run { started.open(); await never.wait(); return 0 } }
             await started.wait()

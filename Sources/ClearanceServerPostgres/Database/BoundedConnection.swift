@@ -38,12 +38,14 @@ final class BoundedConnection: Sendable {
 
     let connection: PostgresConnection
     private let waiting = Locked(Waiting())
+    /// Opened once ``close()`` was called and no work runs, or once the connection closed.
+    private let idle = Latch()
 
     /// `connection`, whose ``close()`` lets running work end for at most `closeWait`.
     init(_ connection: PostgresConnection, closeWait: Duration = .seconds(2)) {
         self.connection = connection
         self.closeWait = closeWait
-        let waiting = self.waiting
+        let (waiting, idle) = (self.waiting, self.idle)
         connection.closeFuture.whenComplete { _ in
             let failures = waiting.withLock { waiting -> [@Sendable () -> Void] in
                 waiting.closed = true
@@ -51,6 +53,7 @@ final class BoundedConnection: Sendable {
                 return Array(waiting.failures.values)
             }
             for fail in failures { fail() }
+            idle.open()
         }
     }
 
@@ -71,7 +74,7 @@ final class BoundedConnection: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 outcome.install(continuation)
                 Task {
-                    defer { self.waiting.withLock { $0.running -= 1 } }
+                    defer { self.ended() }
                     do {
                         outcome.resume(with: .success(try await work()))
                     } catch {
@@ -87,12 +90,21 @@ final class BoundedConnection: Sendable {
     /// Refuses new work (``ConnectionLost``), lets the work running end (at most ``closeWait``,
     /// and not once the connection closed by itself), then closes the connection.
     func close() async throws {
-        waiting.withLock { $0.closing = true }
-        let deadline = ContinuousClock.now + closeWait
-        while waiting.withLock({ $0.running > 0 && !$0.closed }), ContinuousClock.now < deadline {
-            do { try await Task.sleep(for: .milliseconds(5)) } catch { break }
+        let busy = waiting.withLock { waiting -> Bool in
+            waiting.closing = true
+            return waiting.running > 0
         }
+        if busy { await idle.wait(atMost: closeWait) }
         try await connection.close()
+    }
+
+    /// A piece of work's task ended: the last one lets a waiting ``close()`` go.
+    private func ended() {
+        let last = waiting.withLock { waiting -> Bool in
+            waiting.running -= 1
+            return waiting.running == 0 && waiting.closing
+        }
+        if last { idle.open() }
     }
 
     /// How many pieces of work are running (for tests).
