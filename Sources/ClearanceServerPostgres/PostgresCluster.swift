@@ -124,6 +124,7 @@ public final class PostgresCluster: ClusterTransport {
         // the link ends, or the two would keep each other (and the hub's state) alive for good.
         defer { self.inbox.withLock { $0 = nil } }
         let clusterTerminations = clusterTerminations
+        occupancy.use(clock: inbox.clock)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await clusterTerminations.run(clock: inbox.clock) }
             await link.run(for: inbox)

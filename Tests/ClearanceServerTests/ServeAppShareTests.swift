@@ -44,10 +44,12 @@ struct ServeAppShareTests {
     }
 
     @Test func twoHundredAnonymousSocketsOfOneAppLeaveAnotherAppEveryKindOfSubscription() async throws {
-        // The recipe as found: 200 sockets, 1,000 channels each, the hub's 200,000 subscriptions.
-        // Under a sanitizer (everything several times slower), 50 sockets against 40,000.
-        let sanitized = TestTiming.sanitized
-        let (sockets, maxSubscriptions) = sanitized ? (50, 40_000) : (200, 200_000)
+        // The recipe as found was 200 sockets of 1,000 channels each against the hub's default
+        // 200,000 subscriptions. Scaled down a quarter (50 sockets against 40,000), as it always
+        // was under a sanitizer: the parts are the same shares of the budget, and what the hub
+        // does past its part is the same, but the 200,000 subscribes cost the debug hub and the
+        // Python flood 55 s of CPU, a fifth of the whole suite's on a 2-core machine.
+        let (sockets, maxSubscriptions) = (50, 40_000)
         let part = maxSubscriptions / 4
         // A socket waiting its turn reads nothing and sends nothing: on a loaded machine its turn
         // came after the hub's ping (120 s of silence) and pong deadline, and the hub closed it.

@@ -5,8 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A throwaway PostgreSQL cluster, for the cluster tests and the cross-node benchmark: `initdb`
-/// in a temporary directory, a server on a free loopback port (trust authentication, user
+/// A throwaway PostgreSQL cluster, for the cluster tests and the cross-node benchmark: a copy of
+/// a data directory `initdb` made once per process (``ThrowawayPostgresTemplate``) in a temporary
+/// directory, a server on a free loopback port (trust authentication, user
 /// `postgres`, durability off), stopped and started with `pg_ctl` like a real database restart,
 /// and removed by ``destroy()``. For development only.
 ///
@@ -44,7 +45,8 @@ package final class ThrowawayPostgres: Sendable {
         if isRoot { try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: directory.path) }
         let server = ThrowawayPostgres(port: try LoopbackPort.free(), directory: directory, binaries: binaries)
         do {
-            try await server.command("initdb", ["-D", server.data.path, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
+            let template = try await ThrowawayPostgresTemplate.shared.dataDirectory(binaries: binaries)
+            try await server.command("/bin/cp", ["-a", template.path, server.data.path], asPostgres: false)
             try await server.startDatabase()
         } catch {
             await server.destroy()
@@ -74,14 +76,22 @@ package final class ThrowawayPostgres: Sendable {
     /// The server's log (for failure messages).
     package var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
-    /// Runs a PostgreSQL program to its end, through `bash`, its output to a file. Foundation's
-    /// `Process` learns that a child ended when every copy of a descriptor it gave the child is
-    /// closed, and the server `pg_ctl start` leaves running would keep such a copy: bash
-    /// closes every descriptor above 2 first.
-    private func command(_ name: String, _ arguments: [String]) async throws {
-        let program = binaries.appendingPathComponent(name).path
-        let output = directory.appendingPathComponent("\(name).out")
-        let words = (Self.isRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] : [program]) + arguments
+    /// Runs a PostgreSQL program (`name` in its directory; or any program, by its path) to its
+    /// end, through `bash`, as the `postgres` user unless `asPostgres` is false, its output to a
+    /// file in `directory`. Foundation's `Process` learns that a child ended when every copy of a
+    /// descriptor it gave the child is closed, and the server `pg_ctl start` leaves running would
+    /// keep such a copy: bash closes every descriptor above 2 first.
+    func command(_ name: String, _ arguments: [String], asPostgres: Bool = true) async throws {
+        try await Self.command(name, arguments, binaries: binaries, directory: directory, asPostgres: asPostgres, log: logText)
+    }
+
+    /// ``command(_:_:asPostgres:)`` with its binaries and its directory given.
+    static func command(
+        _ name: String, _ arguments: [String], binaries: URL, directory: URL, asPostgres: Bool = true, log: @autoclosure () -> String = ""
+    ) async throws {
+        let program = name.hasPrefix("/") ? name : binaries.appendingPathComponent(name).path
+        let output = directory.appendingPathComponent("\(URL(fileURLWithPath: name).lastPathComponent).out")
+        let words = (isRoot && asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] : [program]) + arguments
         let script = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; exec "$@""#
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -95,7 +105,7 @@ package final class ThrowawayPostgres: Sendable {
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
                 process.terminate()
-                throw Failure(description: "\(name) did not finish within 90 s: \(logText.suffix(2_000))")
+                throw Failure(description: "\(name) did not finish within 90 s: \(log().suffix(2_000))")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -104,14 +114,14 @@ package final class ThrowawayPostgres: Sendable {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            throw Failure(description: "\(name) failed (\(process.terminationStatus)): \(printed.suffix(1_000)) \(logText.suffix(2_000))")
+            throw Failure(description: "\(name) failed (\(process.terminationStatus)): \(printed.suffix(1_000)) \(log().suffix(2_000))")
         }
     }
 
-    private static var isRoot: Bool { getuid() == 0 }
+    static var isRoot: Bool { getuid() == 0 }
 
     /// The directory of `initdb` and `pg_ctl`: `$PATH`, else Debian's `/usr/lib/postgresql/<version>/bin`.
-    private static func findBinaries() throws -> URL {
+    static func findBinaries() throws -> URL {
         let manager = FileManager.default
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         for directory in path.split(separator: ":") where manager.isExecutableFile(atPath: "\(directory)/initdb") {

@@ -27,6 +27,9 @@ final class PostgresOccupancy: ClusterOccupancy {
     private let logger: Logger
     private let pending = PendingWrites<Change>(limit: PostgresOccupancy.limit)
     private let emitter = Locked<(any WebhookEmitter)?>(nil)
+    /// The hub's clock (``use(clock:)``), which times the sweeps and stamps the seals; the
+    /// machine's until the cluster runs for a hub.
+    private let clock = Locked<any HubClock>(SystemHubClock())
 
     init(configuration: PostgresBackplaneConfiguration, node: String, logger: Logger) {
         connection = BackplaneConnection(configuration: configuration, id: 4, logger: logger)
@@ -39,6 +42,12 @@ final class PostgresOccupancy: ClusterOccupancy {
 
     var sweepInterval: Duration { configuration.heartbeatInterval }
 
+    /// Times the sweeps and stamps the seals on `clock`, the hub's (``PostgresCluster`` hands it
+    /// over with the hub's inbox). The pace at which the queue is looked at stays the machine's.
+    func use(clock: any HubClock) {
+        self.clock.withLock { $0 = clock }
+    }
+
     /// Queues a change of this node's share (never waits).
     func record(_ change: Change) {
         let overflowing = pending.append(change)
@@ -49,7 +58,7 @@ final class PostgresOccupancy: ClusterOccupancy {
     /// until ``stop(timeout:)``.
     func run(emitting webhooks: any WebhookEmitter) async {
         emitter.withLock { $0 = webhooks }
-        var swept = ContinuousClock.now - sweepInterval
+        var swept: ContinuousClock.Instant?
         while !pending.isStopped, !Task.isCancelled {
             let change = pending.first
             do {
@@ -57,9 +66,10 @@ final class PostgresOccupancy: ClusterOccupancy {
                     try await apply(change)
                     pending.removeFirst()
                 }
-                if ContinuousClock.now - swept >= sweepInterval {
+                let now = clock.withLock { $0.now }
+                if swept.map({ now - $0 >= sweepInterval }) ?? true {
                     try await sweep()
-                    swept = .now
+                    swept = now
                 }
             } catch {
                 logger.notice("backplane.occupancy.unavailable", metadata: ["reason": "\(BackplaneLink.describe(error))"])
@@ -85,7 +95,7 @@ final class PostgresOccupancy: ClusterOccupancy {
         let body = [appID, channel] + (userID.map { [$0] } ?? [])
         let placeKey = key.name(body.joined(separator: "\n"))
         if change.isGain {
-            let sealed = seal.seal(body.joined(separator: "\n"), node: "occupancy", sequence: 0, sentAt: Date(), carrier: .webhook)
+            let sealed = seal.seal(body.joined(separator: "\n"), node: "occupancy", sequence: 0, sentAt: clock.withLock { $0.date }, carrier: .webhook)
             let first = try await connection.run { schema, connection in
                 try await schema.heartbeat(node: node, on: connection, logger: logger)
                 return try await schema.occupy(channelKey: placeKey, sealed: sealed, node: node, on: connection, logger: logger)

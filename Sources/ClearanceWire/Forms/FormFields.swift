@@ -27,22 +27,32 @@ package struct FormFields: Sendable, Equatable {
     package private(set) var fields: [Field] = []
     package private(set) var isMalformed = false
 
-    /// Parses `text` (a body, or a query without its `?`).
+    /// Parses `text` (a body, or a query without its `?`): split at each `&` byte, each part at
+    /// its first `=` byte, as the WHATWG URL standard reads a form. It walks the UTF-8 bytes, not
+    /// the characters (a body may hold a 60 KB field).
     package init(parsing text: String) {
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let name: Substring
-            let value: Substring
-            if let equals = pair.firstIndex(of: "=") {
-                name = pair[..<equals]
-                value = pair[pair.index(after: equals)...]
-            } else {
-                name = pair[...]
-                value = ""
+        let ampersand = UInt8(ascii: "&"), equals = UInt8(ascii: "=")
+        Array(text.utf8).withUnsafeBufferPointer { bytes in
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                var separator: Int?
+                while end < bytes.count, bytes[end] != ampersand {
+                    if separator == nil, bytes[end] == equals { separator = end }
+                    end += 1
+                }
+                if end > start {
+                    let name = UnsafeBufferPointer(rebasing: bytes[start..<(separator ?? end)])
+                    let value = UnsafeBufferPointer(rebasing: bytes[(separator.map { $0 + 1 } ?? end)..<end])
+                    let decodedName = PercentEncoding.decode(utf8: name, plusAsSpace: true)
+                    let decodedValue = PercentEncoding.decode(utf8: value, plusAsSpace: true)
+                    if decodedName == nil || decodedValue == nil { isMalformed = true }
+                    fields.append(Field(
+                        name: decodedName ?? String(decoding: name, as: UTF8.self),
+                        value: decodedValue ?? String(decoding: value, as: UTF8.self)))
+                }
+                start = end + 1
             }
-            let decodedName = PercentEncoding.decode(name, plusAsSpace: true)
-            let decodedValue = PercentEncoding.decode(value, plusAsSpace: true)
-            if decodedName == nil || decodedValue == nil { isMalformed = true }
-            fields.append(Field(name: decodedName ?? String(name), value: decodedValue ?? String(value)))
         }
     }
 

@@ -35,31 +35,51 @@ package enum PercentEncoding {
     /// Decodes `%HH` escapes (and `+` as a space when asked). Nil for a malformed escape or a
     /// result that is not valid UTF-8.
     package static func decode(_ text: some StringProtocol, plusAsSpace: Bool = false) -> String? {
-        let utf8 = Array(text.utf8)
-        guard utf8.contains(UInt8(ascii: "%")) || (plusAsSpace && utf8.contains(UInt8(ascii: "+"))) else {
-            return String(text)
-        }
-        var output: [UInt8] = []
-        output.reserveCapacity(utf8.count)
+        Array(text.utf8).withUnsafeBufferPointer { decode(utf8: $0, plusAsSpace: plusAsSpace) }
+    }
+
+    /// ``decode(_:plusAsSpace:)`` of UTF-8 bytes. It walks raw bytes: form bodies can be large
+    /// (a 60 KB field is allowed), and walking a string by its characters took half of such a
+    /// request's time in a debug build.
+    package static func decode(utf8: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool = false) -> String? {
+        let percent = UInt8(ascii: "%"), plus = UInt8(ascii: "+")
+        var escaped = false
         var index = 0
+        while index < utf8.count, !escaped {
+            escaped = utf8[index] == percent || (plusAsSpace && utf8[index] == plus)
+            index += 1
+        }
+        guard escaped else { return validUTF8(utf8) }
+        var output = [UInt8](repeating: 0, count: utf8.count)
+        var written = 0
+        index = 0
         while index < utf8.count {
             let byte = utf8[index]
-            if byte == UInt8(ascii: "%") {
+            if byte == percent {
                 guard index + 2 < utf8.count, let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) else {
                     return nil
                 }
-                output.append(high << 4 | low)
+                output[written] = high << 4 | low
                 index += 3
             } else {
-                output.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                output[written] = plusAsSpace && byte == plus ? UInt8(ascii: " ") : byte
                 index += 1
             }
+            written += 1
         }
-        return validUTF8(output)
+        return output.withUnsafeBufferPointer { validUTF8(UnsafeBufferPointer(rebasing: $0[..<written])) }
     }
 
     /// `bytes` as a string, or nil when they are not valid UTF-8.
     package static func validUTF8(_ bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBufferPointer { validUTF8($0) }
+    }
+
+    /// `bytes` as a string, or nil when they are not valid UTF-8.
+    package static func validUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            return String(validating: bytes, as: UTF8.self)
+        }
         var decoder = UTF8()
         var iterator = bytes.makeIterator()
         var result = ""

@@ -218,7 +218,7 @@ package struct JSONScanner {
                 default:
                     throw .invalidEscape(offset: index)
                 }
-            case 0x00..<0x20:
+            case let byte where byte < 0x20:  // not `0x00..<0x20`: a debug build calls Range's `~=` per byte
                 throw .controlCharacterInString(offset: index)
             default:
                 index += 1
@@ -234,10 +234,12 @@ package struct JSONScanner {
         var output: [UInt8] = []
         output.reserveCapacity(end - position)
         while position < end {
-            let byte = bytes[position]
-            guard byte == UInt8(ascii: "\\") else {
-                output.append(byte)
-                position += 1
+            // The bytes up to the next escape are copied whole.
+            var run = position
+            while run < end, bytes[run] != UInt8(ascii: "\\") { run += 1 }
+            if run > position {
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[position..<run]))
+                position = run
                 continue
             }
             let escape = bytes[position + 1]

@@ -77,26 +77,45 @@ package struct JSONWriter {
     }
 
     package static func appendString(_ string: String, to output: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { appendString(utf8: $0, to: &output) }
+    }
+
+    /// `bytes` (UTF-8) as a JSON string literal: runs of bytes that need no escape are copied
+    /// whole (an event's data can be 10 KB, and byte by byte cost a debug build dearly).
+    private static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         let hexDigits: StaticString = "0123456789abcdef"
-        output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        output.append(quote)
+        var runStart = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == quote || byte == backslash else {
+                index += 1
+                continue
+            }
+            if index > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+            output.append(backslash)
             switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            case quote, backslash: output.append(byte)
+            case 0x08: output.append(UInt8(ascii: "b"))
+            case 0x0C: output.append(UInt8(ascii: "f"))
+            case 0x0A: output.append(UInt8(ascii: "n"))
+            case 0x0D: output.append(UInt8(ascii: "r"))
+            case 0x09: output.append(UInt8(ascii: "t"))
+            default:
+                output.append(UInt8(ascii: "u"))
+                output.append(UInt8(ascii: "0"))
+                output.append(UInt8(ascii: "0"))
                 output.append(hexDigits.utf8Start[Int(byte >> 4)])
                 output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
-            default:
-                output.append(byte)
             }
+            index += 1
+            runStart = index
         }
-        output.append(UInt8(ascii: "\""))
+        if index > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+        output.append(quote)
     }
 
     /// `{"k1":"v1","k2":"v2"}`: an object of string members, in the order given, built in one
