@@ -15,7 +15,7 @@ struct ServeDevelopmentLedgerTests {
     /// cost the debug hub 51 s of CPU, the most of any test, on a 2-core machine that every other
     /// test shares (and 505 s under AddressSanitizer on a loaded machine).
     @Test func sevenHundredUniqueRefusedRequestsOf60KBOfEachKindAddAtMost32MB() async throws {
-        try await ServeProcess.with(limits: TestHub.limits()) { serve in
+        try await ServeProcess.with(limits: TestHub.limits(), environment: ServeProcess.memoryMeasuringEnvironment) { serve in
             // Warm up: the first requests of each kind allocate what every later one reuses.
             // (Each flood ends when every one of its requests was answered.)
             try await Self.flood(serve, count: 50)
