@@ -74,7 +74,8 @@ final class RawWebSocket: @unchecked Sendable {
         }
         let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
         frame.append(contentsOf: mask)
-        try sendAll(frame + Self.masked(payload, with: mask))
+        frame.append(contentsOf: Self.masked(payload, with: mask))
+        try sendAll(frame)
     }
 
     /// `payload` masked with the 4 bytes of `mask`. Through raw buffers: in a debug build the

@@ -32,7 +32,8 @@ package struct FormFields: Sendable, Equatable {
     /// the characters (a body may hold a 60 KB field).
     package init(parsing text: String) {
         let ampersand = UInt8(ascii: "&"), equals = UInt8(ascii: "=")
-        Array(text.utf8).withUnsafeBufferPointer { bytes in
+        var text = text
+        text.withUTF8 { bytes in
             var start = 0
             while start < bytes.count {
                 var end = start
