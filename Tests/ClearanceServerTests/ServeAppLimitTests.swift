@@ -19,7 +19,7 @@ struct ServeAppLimitTests {
         ])
         defer { try? FileManager.default.removeItem(at: file) }
         let serve = try await ServeProcess.start(configuration: file, port: port, development: false)
-        try await withCleanup {
+        try await serve.killed {
             let body = #"{"name":"burst","channels":["news"],"data":"x"}"#
             let http = serve.http
             // Forty at once (more under a sanitizer) against five per second: however slow the machine, most are refused.
@@ -57,7 +57,7 @@ struct ServeAppLimitTests {
             // (That requests failing their signature never spend the budget needs a full budget,
             // which a real process's clock gives only by waiting: `HubAppRateTests` shows it on
             // the hub's clock.)
-        } cleanup: { await serve.stop(.kill) }
+        }
     }
 
     /// The test app with `limits` added, then ``otherApp``, as the JSON of `apps`.

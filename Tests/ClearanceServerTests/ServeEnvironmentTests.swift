@@ -60,9 +60,9 @@ struct ServeEnvironmentTests {
         let refused = try await ClearanceExecutable.run(["serve", "--config", configuration.path])
         #expect(refused.status != 0 && refused.stderr.contains("is not the private key of the certificate"), "\(refused.stderr)")
         let serve = try await ServeProcess.start(configuration: configuration, port: port, development: false, arguments: ["--tls-key", authority.keyFile.path])
-        try await withCleanup {
+        try await serve.killed {
             #expect(serve.process.stdout.contains("ready ws=wss://127.0.0.1:\(port)/"), "\(serve.process.stdout)")
-        } cleanup: { await serve.stop(.kill) }
+        }
     }
 
     @Test func aBadValueIsAnErrorNamingItsVariable() async throws {
@@ -123,7 +123,7 @@ struct ServeEnvironmentTests {
         try JSONSerialization.data(withJSONObject: object).write(to: flat)
         defer { try? FileManager.default.removeItem(at: flat) }
         let serve = try await ServeProcess.start(configuration: flat, port: port)
-        try await withCleanup {
+        try await serve.killed {
             let warnings = serve.process.stderr.split(separator: "\n").filter { $0.contains("deprecated") }
             #expect(warnings.count == 1, "\(serve.process.stderr)")
             #expect(warnings.first?.contains("write limits.connections.activityTimeout for limits.activityTimeout, "
@@ -132,7 +132,7 @@ struct ServeEnvironmentTests {
             let frame = try await client.next(event: "pusher:connection_established")
             #expect(frame.dataObject["activity_timeout"] as? Int == 42)
             await client.disconnect()
-        } cleanup: { await serve.stop(.kill) }
+        }
         let grouped = try await ServeProcess.start(configuration: configuration, port: port)
         await grouped.stop(.kill)
         #expect(!grouped.process.stderr.contains("deprecated"), "\(grouped.process.stderr)")

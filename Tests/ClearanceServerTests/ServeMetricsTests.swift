@@ -88,7 +88,7 @@ struct ServeMetricsTests {
             #expect(try await metrics.raw("GET", "/ready").status == 200)
             var clients: [TestWebSocketClient] = []
             for _ in 0..<4 { clients.append(try await serve.connectedClient()) }
-            #expect(kill(serve.process.pid, SIGTERM) == 0)
+            #expect(serve.process.send(SIGTERM))
             try await eventually("/ready answers 503") { try await metrics.raw("GET", "/ready").status == 503 }
             // Still draining: the hub's connections are closed over 3 s, and it is still running.
             #expect(serve.process.isRunning)
@@ -115,10 +115,10 @@ struct ServeMetricsTests {
         let file = try ServeProcess.writeConfiguration(port: port, members: ["metrics": #"{"port": \#(fromFile)}"#])
         defer { try? FileManager.default.removeItem(at: file) }
         let serve = try await ServeProcess.start(configuration: file, port: port, development: false)
-        try await withCleanup {
+        try await serve.killed {
             let scrape = try await PrometheusScrape.scrape("http://127.0.0.1:\(fromFile)/metrics")
             #expect(scrape.value("clearance_connections_total", ["app_id": TestHub.appID]) == 0)
-        } cleanup: { await serve.stop(.kill) }
+        }
     }
 
     @Test func badMetricsPortIsAClearErrorAtStart() async throws {

@@ -24,7 +24,7 @@ struct ServeProductionModeTests {
         let configuration = try ServeProcess.writeConfiguration(port: port, limits: TestHub.limits(), members: ["pugpig": #"{"tokenLifetime": 60}"#])
         defer { try? FileManager.default.removeItem(at: configuration) }
         let serve = try await ServeProcess.start(configuration: configuration, port: port, development: false)
-        try await withCleanup {
+        try await serve.killed {
             for path in Self.developmentPaths {
                 for method in ["GET", "POST"] {
                     let answer = try await serve.http.raw(method, path, body: Data("socket_id=1.2&channel_name=private-a".utf8),
@@ -53,7 +53,7 @@ struct ServeProductionModeTests {
             try await eventually("the warning on stderr") {
                 serve.process.stderr.contains("warning: production mode ignores users, pugpig of \(configuration.path)")
             }
-        } cleanup: { await serve.stop(.kill) }
+        }
     }
 
     @Test func withoutAConfigurationOneAppStartsWithAGeneratedSecretAndNoUser() async throws {

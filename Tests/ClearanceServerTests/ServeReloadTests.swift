@@ -46,7 +46,7 @@ struct ServeReloadTests {
         let file = try ServeProcess.writeConfiguration(port: port, limits: TestHub.limits())
         defer { try? FileManager.default.removeItem(at: file) }
         let serve = try await ServeProcess.start(configuration: file, port: port, development: false)
-        try await withCleanup {
+        try await serve.killed {
             let kept = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(port)/app/\(TestHub.key)?protocol=7")!)
             let established = try await kept.next(event: "pusher:connection_established")
             let socketID = try #require(established.dataObject["socket_id"] as? String)
@@ -118,7 +118,7 @@ struct ServeReloadTests {
                 "POST", otherSigner.eventsPath, body: #"{"name":"x","channels":["other-news"],"data":"6"}"#, signer: otherSigner)
             #expect(gone.status == 404)
             #expect(serve.process.isRunning)
-        } cleanup: { await serve.stop(.kill) }
+        }
     }
 
     @Test func sighupPresentsANewCertificateToNewConnectionsAndKeepsTheOldWhenTheNewCannotBeUsed() async throws {
@@ -139,7 +139,7 @@ struct ServeReloadTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let serve = try await ServeProcess.start(
             configuration: file, port: port, development: false, arguments: ["--tls-certificate", certificate.path, "--tls-key", key.path])
-        try await withCleanup {
+        try await serve.killed {
             let before = try await Self.connects(port: port, trusting: first)
             #expect(before.connected)
 
@@ -157,7 +157,7 @@ struct ServeReloadTests {
             let refused = try await Self.hangUp(serve)
             #expect(refused.hasPrefix("reload refused: ") && refused.contains("is not the private key of the certificate"), "\(refused)")
             #expect(try await Self.connectsThenLeaves(port: port, trusting: second))
-        } cleanup: { await serve.stop(.kill) }
+        }
     }
 
     /// Whether a ``ChannelClient`` that trusts `authority` connects over `wss://`; the client

@@ -21,7 +21,7 @@ struct ServeTLSTests {
         let serve = try await ServeProcess.start(
             configuration: configuration, port: port, development: false,
             arguments: ["--tls-certificate", authority.certificateFile.path, "--tls-key", authority.keyFile.path])
-        try await withCleanup {
+        try await serve.killed {
             let stdout = serve.process.stdout
             #expect(stdout.contains("ready ws=wss://127.0.0.1:\(port)/app/\(TestHub.key)") && stdout.contains("http=https://127.0.0.1:\(port)"), "\(stdout)")
 
@@ -53,7 +53,7 @@ struct ServeTLSTests {
             // Plain HTTP to the TLS port is not served.
             let plain = try await PythonPeer.run("channels_trigger.py", trigger)
             #expect(plain.status != 0)
-        } cleanup: { await serve.stop(.kill) }
+        }
     }
 
     @Test func aChannelClientWithoutTheCANeverConnects() async throws {

@@ -48,7 +48,7 @@ struct ServeUnknownMemberTests {
         let file = try ServeProcess.writeConfiguration(port: port, limits: TestHub.limits())
         defer { try? FileManager.default.removeItem(at: file) }
         let serve = try await ServeProcess.start(configuration: file, port: port, development: false)
-        try await withCleanup {
+        try await serve.killed {
             let kept = try await serve.connectedClient()
             kept.send(#"{"event":"pusher:subscribe","data":{"channel":"news"}}"#)
             _ = try await kept.next(event: "pusher_internal:subscription_succeeded")
@@ -84,7 +84,7 @@ struct ServeUnknownMemberTests {
             #expect(afterwards.status == 200, "\(afterwards.status) \(afterwards.body)")
             #expect(try await kept.next(event: "after").rawData as? String == "3")
             #expect(serve.process.isRunning)
-        } cleanup: { await serve.stop(.kill) }
+        }
     }
 
     /// Sends SIGHUP and returns the `reloaded …` line, failing on a refusal.

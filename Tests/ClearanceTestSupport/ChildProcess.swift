@@ -27,6 +27,8 @@ package final class ChildProcess: Sendable {
     private let process: Process
     private let stdinPipe: Pipe
     private let captured = Locked((stdout: Data(), stderr: Data(), readersDone: 0))
+    /// Whether the test asked it to end (``stop(_:)`` or ``send(_:)``).
+    private let endAsked = Locked(false)
 
     private init(process: Process, stdin: Pipe, commandLine: String) {
         self.process = process
@@ -80,6 +82,24 @@ package final class ChildProcess: Sendable {
     /// Everything it wrote to standard error so far.
     package var stderr: String { String(decoding: captured.withLock { $0.stderr }, as: UTF8.self) }
 
+    /// Whether it ended although nothing asked it to (no ``stop(_:)``, no ``send(_:)``): a crash,
+    /// or an exit of its own.
+    package var endedUnasked: Bool { !process.isRunning && !endAsked.withLock { $0 } }
+
+    /// How it ended, for messages: its exit status, or the signal that ended it.
+    package var ending: String {
+        guard !process.isRunning else { return "still running" }
+        return process.terminationReason == .uncaughtSignal ? "ended by signal \(status)" : "exited with status \(status)"
+    }
+
+    /// Sends `signal` to it, as an ending the test asked for (see ``endedUnasked``); false when
+    /// it could not be sent.
+    @discardableResult
+    package func send(_ signal: Int32) -> Bool {
+        endAsked.withLock { $0 = true }
+        return kill(pid, signal) == 0
+    }
+
     /// Writes to its standard input.
     package func write(_ data: Data) { stdinPipe.fileHandleForWriting.write(data) }
 
@@ -113,6 +133,7 @@ package final class ChildProcess: Sendable {
 
     /// Sends the signal and waits for the process to end (and its output to be read to the end).
     package func stop(_ how: Stop = .terminate(grace: .seconds(10))) async {
+        endAsked.withLock { $0 = true }
         switch how {
         case .terminate(let grace): await signal(SIGTERM, escalatingAfter: grace)
         case .interrupt(let grace): await signal(SIGINT, escalatingAfter: grace)

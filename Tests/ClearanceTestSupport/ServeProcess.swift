@@ -1,6 +1,7 @@
 import ClearanceDevelopment
 import ClearanceServer
 import Foundation
+import Testing
 
 /// `clearance serve` as users run it: its own process, a configuration file, a fixed port, so
 /// that it can be stopped with a real signal (SIGTERM for a planned restart, SIGKILL for a
@@ -99,7 +100,23 @@ package struct ServeProcess: Sendable {
         let serve = try await start(
             configuration: configuration, port: port, development: development, arguments: arguments, environment: environment,
             descriptorLimit: descriptorLimit)
-        try await withCleanup { try await body(serve) } cleanup: { await serve.stop(.kill) }
+        try await serve.killed { try await body(serve) }
+    }
+
+    /// Runs `body`, then kills the process (also when `body` throws). When `body` throws, the
+    /// last lines the process wrote to its standard error are recorded with the failure: a
+    /// hub's warnings (a refused socket, a deadline) are often what explains it.
+    package func killed<T>(after body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            await stop(.kill)
+            return result
+        } catch {
+            let ending = process.isRunning ? "" : " (it had \(process.ending))"
+            await stop(.kill)
+            Issue.record("clearance serve's last output\(ending), for the failure above (\(error)):\n\(process.stderr.suffix(3_000))")
+            throw error
+        }
     }
 
     /// The environment for a child whose resident memory a test bounds: under AddressSanitizer
@@ -134,8 +151,13 @@ package struct ServeProcess: Sendable {
         process.stderr.split(separator: "\n").contains { $0.contains("hub.connection.closed") && $0.contains(socketID) }
     }
 
-    /// Stops it with `how` and waits for its end.
+    /// Stops it with `how` and waits for its end. A hub that ended before the test stopped it
+    /// (a crash, or an exit of its own) is a failure of the test, recorded with its last output:
+    /// `clearance serve` never ends unasked.
     package func stop(_ how: ChildProcess.Stop = .terminate(grace: .seconds(15))) async {
+        if process.endedUnasked {
+            Issue.record("clearance serve \(process.ending) before the test stopped it; its last output:\n\(process.stderr.suffix(3_000))")
+        }
         await process.stop(how)
     }
 }

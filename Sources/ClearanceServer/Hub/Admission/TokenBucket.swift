@@ -27,11 +27,18 @@ struct TokenBucket: Sendable {
         tokens = max(0, tokens - Double(count))
     }
 
+    /// Adds what the time since the last refill earned. An instant older than the last refill
+    /// (callers read the clock before they take the lock that guards the bucket, so two of them
+    /// can arrive out of order) adds nothing and does not move the refill time back: the time
+    /// between them is never earned twice.
     private mutating func refill(at now: ContinuousClock.Instant) {
-        if let refilledAt, now > refilledAt {
-            let (seconds, attoseconds) = (now - refilledAt).components
-            tokens = min(capacity, tokens + (Double(seconds) + Double(attoseconds) / 1e18) * perSecond)
+        guard let refilledAt else {
+            refilledAt = now
+            return
         }
-        refilledAt = now
+        guard now > refilledAt else { return }
+        let (seconds, attoseconds) = (now - refilledAt).components
+        tokens = min(capacity, tokens + (Double(seconds) + Double(attoseconds) / 1e18) * perSecond)
+        self.refilledAt = now
     }
 }
