@@ -32,7 +32,7 @@ struct ChannelsBench {
         let quiet = Logger.silent("bench")
         let user = DevelopmentUser(token: "bench-\(UUID().uuidString)", id: "bench")
         // One connection holds every channel: past the default limit of 1,000 when asked for more.
-        let limits = HubLimits { $0.maxChannelsPerConnection = max($0.maxChannelsPerConnection, channels) }
+        let limits = HubLimits { $0.channels.maxChannelsPerConnection = max($0.channels.maxChannelsPerConnection, channels) }
         let configuration = HubConfiguration(
             port: 0, apps: [HubAppConfiguration(id: "100001", key: "bench-key", secret: HubConfiguration.randomSecret())], limits: limits)
         let hub = try await DevelopmentHub(configuration: configuration, users: [user]).start(logger: quiet)

@@ -51,9 +51,9 @@ enum HTTPAPIFuzzing {
 
     private static func check(_ members: [String: JSONValue]) throws(FuzzViolation) {
         guard let event = try? TriggerEvent(members, limits: limits, channelNames: .default) else { return }
-        try FuzzViolation.require(!event.name.isEmpty && event.name.utf8.count <= limits.maxEventNameLength, "event name out of limits")
-        try FuzzViolation.require(event.data.utf8.count <= limits.maxEventDataBytes, "event data over the limit")
-        try FuzzViolation.require(!event.channels.isEmpty && event.channels.count <= limits.maxChannelsPerEvent, "channel count out of limits")
+        try FuzzViolation.require(!event.name.isEmpty && event.name.utf8.count <= limits.channels.maxEventNameLength, "event name out of limits")
+        try FuzzViolation.require(event.data.utf8.count <= limits.channels.maxEventDataBytes, "event data over the limit")
+        try FuzzViolation.require(!event.channels.isEmpty && event.channels.count <= limits.httpAPI.maxChannelsPerEvent, "channel count out of limits")
         try FuzzViolation.require(Set(event.channels).count == event.channels.count, "a channel named twice")
         for channel in event.channels {
             try FuzzViolation.require(ChannelNameLimits.default.isValid(channel), "accepted channel name \(channel)")

@@ -25,7 +25,7 @@ struct ChannelsDemo {
         let bob = DevelopmentUser(token: "bob-\(UUID().uuidString)", id: "bob", info: .object(["name": .string("Bob")]))
         func developmentHub(port: Int) -> DevelopmentHub {
             DevelopmentHub(
-                configuration: HubConfiguration(port: port, apps: [HubAppConfiguration(id: Self.appID, key: Self.key, secret: secret)], limits: HubLimits { $0.closeTimeout = 1 }),
+                configuration: HubConfiguration(port: port, apps: [HubAppConfiguration(id: Self.appID, key: Self.key, secret: secret)], limits: HubLimits { $0.connections.closeTimeout = 1 }),
                 users: [alice, bob])
         }
         var hub = try await developmentHub(port: 0).start(logger: quiet)

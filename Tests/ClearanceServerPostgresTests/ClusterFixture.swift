@@ -101,7 +101,7 @@ final class ClusterFixture: Sendable {
     ) async throws -> T {
         let receiver = try await PythonWebhookReceiver.start()
         return try await withCleanup {
-            let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhookBatchWindow = 0.1 }) { app in
+            let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhooks.webhookBatchWindow = 0.1 }) { app in
                 app.webhooks = [WebhookTarget(url: receiver.url, events: [.channelOccupied, .channelVacated, .memberAdded, .memberRemoved])]
             }
             return try await with(driver, nodes: count, configuration: configuration) { cluster in try await body(cluster, receiver) }

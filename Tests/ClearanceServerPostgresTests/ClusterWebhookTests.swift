@@ -13,7 +13,7 @@ struct ClusterWebhookTests {
     /// Starts `clearance serve` nodes of one cluster on `database`, sending every event but
     /// `cache_miss` to `url`.
     static func startNodes(_ count: Int, database: ThrowawayPostgres, webhookURL url: String) async throws -> [ServeProcess] {
-        let limits = TestHub.limits { $0.webhookBatchWindow = 0.1 }
+        let limits = TestHub.limits { $0.webhooks.webhookBatchWindow = 0.1 }
         var nodes: [ServeProcess] = []
         for _ in 0..<count {
             let port = try LoopbackPort.free()

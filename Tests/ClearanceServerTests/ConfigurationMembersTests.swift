@@ -137,7 +137,7 @@ struct ConfigurationMembersTests {
             """#
         let hub = try JSONDecoder().decode(DevelopmentHub.self, from: Data(json.utf8))
         #expect(hub.configuration.apps[0].webhooks[0].filter.channelSuffix == "-eu")
-        #expect(hub.configuration.limits.readRequestsPerSecond == 10)
+        #expect(hub.configuration.limits.httpAPI.readRequestsPerSecond == 10)
         #expect(hub.configuration.apps[0].authorizedConnectionTimeout == 10)
         #expect(hub.configuration.tls?.key == "hub.key")
         #expect(hub.users[0].entitlements == .all)
@@ -151,47 +151,47 @@ struct ConfigurationMembersTests {
     /// left at its default) survives encoding and decoding.
     @Test func whatOurTypesWriteDecodesToTheSame() throws {
         let limits = HubLimits {
-            $0.activityTimeout = 61
-            $0.pongTimeout = 11
-            $0.serverPings = false
-            $0.inactivityTimeout = 601
-            $0.maxChannelNameLength = 101
-            $0.maxEventDataBytes = 1_001
-            $0.maxPresenceMembers = 51
-            $0.maxPresenceUserInfoBytes = 501
-            $0.clientEventsPerSecond = 6
-            $0.maxMessageBytes = 4_097
-            $0.maxChannelsPerEvent = 11
-            $0.maxEventsPerBatch = 6
-            $0.maxEventNameLength = 101
-            $0.maxHTTPBodyBytes = 4_097
-            $0.maxConnections = 101
-            $0.maxHTTPConnections = 102
-            $0.maxConnectionsPerIP = 11
-            $0.maxSubscriptions = 1_001
-            $0.maxChannelsPerConnection = 12
-            $0.subscriptionChangesPerSecond = 7
-            $0.httpIdleTimeout = 6
-            $0.httpRequestTimeout = 7
-            $0.maxOutboundBytes = 65_537
-            $0.maxTotalOutboundBytes = 1_048_577
-            $0.closeTimeout = 2
-            $0.shutdownSpread = 0.5
-            $0.cacheTTL = 61
-            $0.maxCachedChannels = 11
-            $0.webhookBatchWindow = 0.25
-            $0.webhookAttemptTimeout = 2
-            $0.webhookRetryDuration = 1
-            $0.webhookFirstRetryDelay = 2
-            $0.webhookShutdownWait = 1
-            $0.maxQueuedWebhooks = 11
-            $0.maxQueuedWebhookBytes = 2_097_153
-            $0.maxWebhookBatchBytes = 8_193
-            $0.appShare = 0.5
-            $0.maxUnauthorizedConnectionsPerIP = 21
-            $0.terminationGracePeriod = 31
-            $0.backendEventsPerSecond = 12
-            $0.readRequestsPerSecond = 13
+            $0.connections.activityTimeout = 61
+            $0.connections.pongTimeout = 11
+            $0.connections.serverPings = false
+            $0.connections.inactivityTimeout = 601
+            $0.channels.maxChannelNameLength = 101
+            $0.channels.maxEventDataBytes = 1_001
+            $0.channels.maxPresenceMembers = 51
+            $0.channels.maxPresenceUserInfoBytes = 501
+            $0.channels.clientEventsPerSecond = 6
+            $0.connections.maxMessageBytes = 4_097
+            $0.httpAPI.maxChannelsPerEvent = 11
+            $0.httpAPI.maxEventsPerBatch = 6
+            $0.channels.maxEventNameLength = 101
+            $0.httpAPI.maxHTTPBodyBytes = 4_097
+            $0.connections.maxConnections = 101
+            $0.httpAPI.maxHTTPConnections = 102
+            $0.connections.maxConnectionsPerIP = 11
+            $0.channels.maxSubscriptions = 1_001
+            $0.channels.maxChannelsPerConnection = 12
+            $0.channels.subscriptionChangesPerSecond = 7
+            $0.httpAPI.httpIdleTimeout = 6
+            $0.httpAPI.httpRequestTimeout = 7
+            $0.connections.maxOutboundBytes = 65_537
+            $0.connections.maxTotalOutboundBytes = 1_048_577
+            $0.connections.closeTimeout = 2
+            $0.connections.shutdownSpread = 0.5
+            $0.channels.cacheTTL = 61
+            $0.channels.maxCachedChannels = 11
+            $0.webhooks.webhookBatchWindow = 0.25
+            $0.webhooks.webhookAttemptTimeout = 2
+            $0.webhooks.webhookRetryDuration = 1
+            $0.webhooks.webhookFirstRetryDelay = 2
+            $0.webhooks.webhookShutdownWait = 1
+            $0.webhooks.maxQueuedWebhooks = 11
+            $0.webhooks.maxQueuedWebhookBytes = 2_097_153
+            $0.webhooks.maxWebhookBatchBytes = 8_193
+            $0.connections.appShare = 0.5
+            $0.connections.maxUnauthorizedConnectionsPerIP = 21
+            $0.connections.terminationGracePeriod = 31
+            $0.httpAPI.backendEventsPerSecond = 12
+            $0.httpAPI.readRequestsPerSecond = 13
         }
         let webhook = WebhookTarget(
             url: "https://h.example/p", events: [.channelOccupied, .memberAdded], headers: ["Authorization": "Bearer x"],

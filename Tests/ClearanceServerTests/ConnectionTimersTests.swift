@@ -15,9 +15,9 @@ struct ConnectionTimersTests {
     /// Runs `steps` (times in seconds from the start) and returns the actions of the ticks.
     private func run(_ steps: [Step], authorizationTimeout: Duration? = nil, _ adjust: (inout HubLimits) -> Void = { _ in }) -> [Action] {
         var limits = HubLimits {
-            $0.activityTimeout = 10
-            $0.pongTimeout = 3
-            $0.closeTimeout = 2
+            $0.connections.activityTimeout = 10
+            $0.connections.pongTimeout = 3
+            $0.connections.closeTimeout = 2
         }
         adjust(&limits)
         let start = ContinuousClock.now
@@ -43,7 +43,7 @@ struct ConnectionTimersTests {
     }
 
     @Test func withoutServerPingsSilenceClosesWith4202() {
-        let actions = run([.tick(29), .tick(30)]) { $0.serverPings = false; $0.inactivityTimeout = 30 }
+        let actions = run([.tick(29), .tick(30)]) { $0.connections.serverPings = false; $0.connections.inactivityTimeout = 30 }
         #expect(actions == [.none, .close(.closedAfterInactivity)])
     }
 
@@ -60,17 +60,17 @@ struct ConnectionTimersTests {
     @Test func tickIntervalIsAQuarterOfTheShortestTimerWithinBounds() {
         func interval(authorizationTimeout: Duration? = nil, _ adjust: (inout HubLimits) -> Void) -> Duration {
             var limits = HubLimits {
-            $0.activityTimeout = 10
-            $0.pongTimeout = 3
-            $0.closeTimeout = 2
+            $0.connections.activityTimeout = 10
+            $0.connections.pongTimeout = 3
+            $0.connections.closeTimeout = 2
         }
             adjust(&limits)
             return ConnectionTimers.Settings(limits: limits, authorizationTimeout: authorizationTimeout).tickInterval
         }
         #expect(interval { _ in } == .milliseconds(750))
         #expect(interval { $0 = HubLimits() } == .seconds(5))
-        #expect(interval { $0.pongTimeout = 0.01 } == .milliseconds(50))
-        #expect(interval { $0.serverPings = false; $0.inactivityTimeout = 2 } == .milliseconds(500))
+        #expect(interval { $0.connections.pongTimeout = 0.01 } == .milliseconds(50))
+        #expect(interval { $0.connections.serverPings = false; $0.connections.inactivityTimeout = 2 } == .milliseconds(500))
         #expect(interval(authorizationTimeout: .seconds(1)) { _ in } == .milliseconds(250))
     }
 }

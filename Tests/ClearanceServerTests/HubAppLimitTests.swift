@@ -9,7 +9,7 @@ import Testing
 @Suite("Hub: per-app limits", .timeLimit(.minutes(2)))
 struct HubAppLimitTests {
     @Test func anAppsClientEventRateOverridesTheHubs() async throws {
-        let configuration = TestHub.configuration(limits: TestHub.limits { $0.clientEventsPerSecond = 10 }) { $0.clientEventsPerSecond = 2 }
+        let configuration = TestHub.configuration(limits: TestHub.limits { $0.channels.clientEventsPerSecond = 10 }) { $0.clientEventsPerSecond = 2 }
         try await TestHub.with(configuration) { hub in
             let (client, socketID) = try await TestHub.connect(hub)
             try await TestHub.subscribe(client, socketID: socketID, channel: "private-chat")
@@ -90,7 +90,7 @@ struct HubAppLimitTests {
             #expect(HubConfigurationError.invalidLimit(member).message.contains("allowed:"), "\(member)")
         }
         var limits = HubLimits()
-        limits.backendEventsPerSecond = 0
+        limits.httpAPI.backendEventsPerSecond = 0
         #expect(throws: HubConfigurationError.invalidLimit("backendEventsPerSecond")) {
             try HubConfiguration(apps: TestHub.configuration().apps, limits: limits).validate()
         }
@@ -106,8 +106,8 @@ struct HubAppLimitTests {
         let app = configuration.apps[0]
         #expect(app.backendEventsPerSecond == 5 && app.readRequestsPerSecond == 7 && app.clientEventsPerSecond == 3)
         #expect(app.maxPresenceMembers == 20 && app.maxConnections == 50)
-        #expect(configuration.limits.backendEventsPerSecond == 100 && configuration.limits.readRequestsPerSecond == 200)
-        #expect(HubLimits().backendEventsPerSecond == nil && HubLimits().readRequestsPerSecond == nil)
+        #expect(configuration.limits.httpAPI.backendEventsPerSecond == 100 && configuration.limits.httpAPI.readRequestsPerSecond == 200)
+        #expect(HubLimits().httpAPI.backendEventsPerSecond == nil && HubLimits().httpAPI.readRequestsPerSecond == nil)
         #expect("\(app)".contains("backendEventsPerSecond: 5") && !"\(app)".contains("\"s\""), "\(app)")
     }
 }

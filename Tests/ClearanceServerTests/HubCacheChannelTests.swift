@@ -79,7 +79,7 @@ struct HubCacheChannelTests {
     @Test func theNumberOfKeptEventsIsBoundedAndTheOneThatExpiresSoonestGoes() async throws {
         // On a manual clock, a second apart: each event expires a second after the one before.
         let clock = ManualHubClock()
-        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.maxCachedChannels = 2 }), clock: clock) { hub in
+        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.channels.maxCachedChannels = 2 }), clock: clock) { hub in
             for index in 1...3 {
                 try await TestHub.trigger(hub, event: "e", channels: ["cache-\(index)"], data: "\(index)")
                 await clock.advance(by: .seconds(1))

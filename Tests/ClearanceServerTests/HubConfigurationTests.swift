@@ -27,9 +27,9 @@ struct HubConfigurationTests {
         let development = try DevelopmentHub.load(contentsOf: url)
         #expect(development.configuration == configuration)
         #expect(development.users[0].info == .object(["name": .string("Alice"), "age": .number("30")]))
-        #expect(configuration.limits.maxPresenceMembers == 5)
-        #expect(configuration.limits.pongTimeout == 0.5)
-        #expect(configuration.limits.activityTimeout == 120)
+        #expect(configuration.limits.channels.maxPresenceMembers == 5)
+        #expect(configuration.limits.connections.pongTimeout == 0.5)
+        #expect(configuration.limits.connections.activityTimeout == 120)
     }
 
     @Test(arguments: [
@@ -67,48 +67,48 @@ struct HubConfigurationTests {
         check(HubConfiguration(apps: [HubAppConfiguration(id: "a b", key: "k", secret: "s")]), .invalidApp(id: "a b", reason: .invalidAppID))
         check(HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s", encryptionMasterKey: "short")]),
               .invalidApp(id: "a", reason: .invalidMasterKey))
-        check(HubConfiguration(apps: [app], limits: HubLimits { $0.activityTimeout = 0 }), .invalidLimit("activityTimeout"))
+        check(HubConfiguration(apps: [app], limits: HubLimits { $0.connections.activityTimeout = 0 }), .invalidLimit("activityTimeout"))
         #expect(throws: Never.self) { try HubConfiguration(apps: [app]).validate() }
     }
 
     /// Every duration and size has an upper bound: a huge value (1e300 seconds, say) is a
     /// configuration error, never a trap when the hub turns it into a timer or an allocation.
     @Test(arguments: [
-        ("activityTimeout", Self.limits { $0.activityTimeout = .max }),
-        ("pongTimeout", Self.limits { $0.pongTimeout = 1e300 }),
-        ("pongTimeout", Self.limits { $0.pongTimeout = .nan }),
-        ("inactivityTimeout", Self.limits { $0.inactivityTimeout = .infinity }),
-        ("maxChannelNameLength", Self.limits { $0.maxChannelNameLength = .max }),
-        ("maxEventDataBytes", Self.limits { $0.maxEventDataBytes = .max }),
-        ("maxPresenceMembers", Self.limits { $0.maxPresenceMembers = .max }),
-        ("maxPresenceUserInfoBytes", Self.limits { $0.maxPresenceUserInfoBytes = .max }),
-        ("clientEventsPerSecond", Self.limits { $0.clientEventsPerSecond = .max }),
-        ("maxMessageBytes", Self.limits { $0.maxMessageBytes = .max }),
-        ("maxChannelsPerEvent", Self.limits { $0.maxChannelsPerEvent = .max }),
-        ("maxEventsPerBatch", Self.limits { $0.maxEventsPerBatch = .max }),
-        ("maxEventNameLength", Self.limits { $0.maxEventNameLength = .max }),
-        ("maxHTTPBodyBytes", Self.limits { $0.maxHTTPBodyBytes = .max }),
-        ("maxConnections", Self.limits { $0.maxConnections = .max }),
-        ("maxConnections", Self.limits { $0.maxConnections = -1 }),
-        ("maxChannelsPerConnection", Self.limits { $0.maxChannelsPerConnection = 0 }),
-        ("maxChannelsPerConnection", Self.limits { $0.maxChannelsPerConnection = .max }),
-        ("subscriptionChangesPerSecond", Self.limits { $0.subscriptionChangesPerSecond = 0 }),
-        ("subscriptionChangesPerSecond", Self.limits { $0.subscriptionChangesPerSecond = .max }),
-        ("httpIdleTimeout", Self.limits { $0.httpIdleTimeout = 0 }),
-        ("httpIdleTimeout", Self.limits { $0.httpIdleTimeout = 1e300 }),
-        ("httpRequestTimeout", Self.limits { $0.httpRequestTimeout = 0 }),
-        ("httpRequestTimeout", Self.limits { $0.httpRequestTimeout = .infinity }),
-        ("maxOutboundBytes", Self.limits { $0.maxOutboundBytes = .max }),
-        ("maxOutboundBytes", Self.limits { $0.maxOutboundBytes = 1_000 }),
-        ("maxTotalOutboundBytes", Self.limits { $0.maxTotalOutboundBytes = .max }),
-        ("maxTotalOutboundBytes", Self.limits { $0.maxTotalOutboundBytes = 1 }),
-        ("maxHTTPConnections", Self.limits { $0.maxHTTPConnections = 0 }),
-        ("maxConnectionsPerIP", Self.limits { $0.maxConnectionsPerIP = 0 }),
-        ("maxConnectionsPerIP", Self.limits { $0.maxConnectionsPerIP = .max }),
-        ("maxSubscriptions", Self.limits { $0.maxSubscriptions = 0 }),
-        ("maxSubscriptions", Self.limits { $0.maxSubscriptions = .max }),
-        ("closeTimeout", Self.limits { $0.closeTimeout = 1e300 }),
-        ("shutdownSpread", Self.limits { $0.shutdownSpread = .nan }),
+        ("activityTimeout", Self.limits { $0.connections.activityTimeout = .max }),
+        ("pongTimeout", Self.limits { $0.connections.pongTimeout = 1e300 }),
+        ("pongTimeout", Self.limits { $0.connections.pongTimeout = .nan }),
+        ("inactivityTimeout", Self.limits { $0.connections.inactivityTimeout = .infinity }),
+        ("maxChannelNameLength", Self.limits { $0.channels.maxChannelNameLength = .max }),
+        ("maxEventDataBytes", Self.limits { $0.channels.maxEventDataBytes = .max }),
+        ("maxPresenceMembers", Self.limits { $0.channels.maxPresenceMembers = .max }),
+        ("maxPresenceUserInfoBytes", Self.limits { $0.channels.maxPresenceUserInfoBytes = .max }),
+        ("clientEventsPerSecond", Self.limits { $0.channels.clientEventsPerSecond = .max }),
+        ("maxMessageBytes", Self.limits { $0.connections.maxMessageBytes = .max }),
+        ("maxChannelsPerEvent", Self.limits { $0.httpAPI.maxChannelsPerEvent = .max }),
+        ("maxEventsPerBatch", Self.limits { $0.httpAPI.maxEventsPerBatch = .max }),
+        ("maxEventNameLength", Self.limits { $0.channels.maxEventNameLength = .max }),
+        ("maxHTTPBodyBytes", Self.limits { $0.httpAPI.maxHTTPBodyBytes = .max }),
+        ("maxConnections", Self.limits { $0.connections.maxConnections = .max }),
+        ("maxConnections", Self.limits { $0.connections.maxConnections = -1 }),
+        ("maxChannelsPerConnection", Self.limits { $0.channels.maxChannelsPerConnection = 0 }),
+        ("maxChannelsPerConnection", Self.limits { $0.channels.maxChannelsPerConnection = .max }),
+        ("subscriptionChangesPerSecond", Self.limits { $0.channels.subscriptionChangesPerSecond = 0 }),
+        ("subscriptionChangesPerSecond", Self.limits { $0.channels.subscriptionChangesPerSecond = .max }),
+        ("httpIdleTimeout", Self.limits { $0.httpAPI.httpIdleTimeout = 0 }),
+        ("httpIdleTimeout", Self.limits { $0.httpAPI.httpIdleTimeout = 1e300 }),
+        ("httpRequestTimeout", Self.limits { $0.httpAPI.httpRequestTimeout = 0 }),
+        ("httpRequestTimeout", Self.limits { $0.httpAPI.httpRequestTimeout = .infinity }),
+        ("maxOutboundBytes", Self.limits { $0.connections.maxOutboundBytes = .max }),
+        ("maxOutboundBytes", Self.limits { $0.connections.maxOutboundBytes = 1_000 }),
+        ("maxTotalOutboundBytes", Self.limits { $0.connections.maxTotalOutboundBytes = .max }),
+        ("maxTotalOutboundBytes", Self.limits { $0.connections.maxTotalOutboundBytes = 1 }),
+        ("maxHTTPConnections", Self.limits { $0.httpAPI.maxHTTPConnections = 0 }),
+        ("maxConnectionsPerIP", Self.limits { $0.connections.maxConnectionsPerIP = 0 }),
+        ("maxConnectionsPerIP", Self.limits { $0.connections.maxConnectionsPerIP = .max }),
+        ("maxSubscriptions", Self.limits { $0.channels.maxSubscriptions = 0 }),
+        ("maxSubscriptions", Self.limits { $0.channels.maxSubscriptions = .max }),
+        ("closeTimeout", Self.limits { $0.connections.closeTimeout = 1e300 }),
+        ("shutdownSpread", Self.limits { $0.connections.shutdownSpread = .nan }),
     ])
     func limitsHaveUpperBounds(_ member: String, _ limits: HubLimits) {
         let configuration = HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits)
@@ -147,23 +147,23 @@ struct HubConfigurationTests {
 
     @Test func theDefaultsAreValidAndBounded() throws {
         let limits = HubLimits()
-        #expect(limits.maxConnections == 10_000)
-        #expect(limits.maxChannelsPerConnection == 1_000)
-        #expect(limits.subscriptionChangesPerSecond == 50)
-        #expect(limits.httpIdleTimeout == 30)
-        #expect(limits.httpRequestTimeout == 30)
-        #expect(limits.maxOutboundBytes == 1_048_576)
-        #expect(limits.maxHTTPConnections == 1_000)
-        #expect(limits.maxConnectionsPerIP == nil)
-        #expect(limits.maxSubscriptions == 200_000)
-        #expect(limits.maxTotalOutboundBytes == 268_435_456)
+        #expect(limits.connections.maxConnections == 10_000)
+        #expect(limits.channels.maxChannelsPerConnection == 1_000)
+        #expect(limits.channels.subscriptionChangesPerSecond == 50)
+        #expect(limits.httpAPI.httpIdleTimeout == 30)
+        #expect(limits.httpAPI.httpRequestTimeout == 30)
+        #expect(limits.connections.maxOutboundBytes == 1_048_576)
+        #expect(limits.httpAPI.maxHTTPConnections == 1_000)
+        #expect(limits.connections.maxConnectionsPerIP == nil)
+        #expect(limits.channels.maxSubscriptions == 200_000)
+        #expect(limits.connections.maxTotalOutboundBytes == 268_435_456)
         try HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits).validate()
     }
 
     @Test func anOutboundBudgetSmallerThanTwoEventsIsRefused() {
         let limits = Self.limits {
-            $0.maxEventDataBytes = 1_000_000
-            $0.maxOutboundBytes = 1_048_576
+            $0.channels.maxEventDataBytes = 1_000_000
+            $0.connections.maxOutboundBytes = 1_048_576
         }
         let configuration = HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits)
         #expect(throws: HubConfigurationError.self) { try configuration.validate() }
@@ -174,8 +174,8 @@ struct HubConfigurationTests {
             #expect(error.message.contains("maxOutboundBytes (1048576) must be at least twice the largest event frame"), "\(error.message)")
         }
         let total = Self.limits {
-            $0.maxOutboundBytes = 8_388_608
-            $0.maxTotalOutboundBytes = 4_194_304
+            $0.connections.maxOutboundBytes = 8_388_608
+            $0.connections.maxTotalOutboundBytes = 4_194_304
         }
         #expect(throws: HubConfigurationError.conflictingLimits("maxTotalOutboundBytes (4194304) must be at least maxOutboundBytes (8388608)")) {
             try HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: total).validate()

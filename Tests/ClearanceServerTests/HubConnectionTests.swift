@@ -87,7 +87,7 @@ struct HubConnectionTests {
     }
 
     @Test func theHubCapacityClosesWith4100() async throws {
-        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.maxConnections = 1 })) { hub in
+        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.connections.maxConnections = 1 })) { hub in
             let (first, _) = try await TestHub.connect(hub)
             let second = try TestWebSocketClient(url: hub.webSocketURL())
             #expect(try await second.next(event: "pusher:error").errorCode == 4100)
@@ -136,7 +136,7 @@ struct HubConnectionTests {
 
     @Test func withoutServerPingsInactivityClosesWith4202() async throws {
         let clock = ManualHubClock()
-        let limits = TestHub.limits { $0.serverPings = false; $0.inactivityTimeout = 60 }
+        let limits = TestHub.limits { $0.connections.serverPings = false; $0.connections.inactivityTimeout = 60 }
         try await TestHub.with(TestHub.configuration(limits: limits), clock: clock) { hub in
             let (client, _) = try await TestHub.connect(hub)
             await clock.advance(by: .seconds(60))
@@ -199,7 +199,7 @@ struct HubConnectionTests {
     }
 
     @Test func anOversizedMessageClosesWith1009() async throws {
-        let limits = TestHub.limits { $0.maxMessageBytes = 4_096 }
+        let limits = TestHub.limits { $0.connections.maxMessageBytes = 4_096 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let (client, _) = try await TestHub.connect(hub)
             client.send(#"{"event":"client-x","channel":"private-a","data":""# + String(repeating: "x", count: 5_000) + #""}"#)

@@ -178,7 +178,7 @@ struct HubHostileInputTests {
     // MARK: Stalled connections
 
     @Test func stalledConnectionsAreClosedWithinTheIdleTimeout() async throws {
-        let limits = TestHub.limits { $0.httpIdleTimeout = 0.5 }
+        let limits = TestHub.limits { $0.httpAPI.httpIdleTimeout = 0.5 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let stalls: [String] = [
                 "",  // connects and says nothing
@@ -203,7 +203,7 @@ struct HubHostileInputTests {
     }
 
     @Test func anIdleKeepAliveConnectionIsClosedAfterItsAnswer() async throws {
-        let limits = TestHub.limits { $0.httpIdleTimeout = 0.5 }
+        let limits = TestHub.limits { $0.httpAPI.httpIdleTimeout = 0.5 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let socket = try RawSocket(host: "127.0.0.1", port: hub.port)
             try socket.sendAll(Array("GET /nothing-here HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
@@ -267,7 +267,7 @@ struct HubHostileInputTests {
         "GET / HTTP/1.1\r\n\(String(repeating: "X-A: b\r\n", count: 10_000))\r\n",
     ])
     func malformedHTTPIsRefusedWithoutA5xx(_ request: String) async throws {
-        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.httpIdleTimeout = 2 })) { hub in
+        try await TestHub.with(TestHub.configuration(limits: TestHub.limits { $0.httpAPI.httpIdleTimeout = 2 })) { hub in
             let socket = try RawSocket(host: "127.0.0.1", port: hub.port)
             try? socket.sendAll(Array(request.utf8))
             let answer = try #require(await socket.httpResponse(timeout: .seconds(10)))
@@ -286,8 +286,8 @@ struct HubHostileInputTests {
     ])
     func aFirstRequestThatDoesNotParseIsAnswered400AndClosedAtOnce(_ request: String) async throws {
         let limits = TestHub.limits {
-            $0.httpIdleTimeout = 3_600
-            $0.httpRequestTimeout = 3_600
+            $0.httpAPI.httpIdleTimeout = 3_600
+            $0.httpAPI.httpRequestTimeout = 3_600
         }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let socket = try RawSocket(host: "127.0.0.1", port: hub.port)
@@ -332,8 +332,8 @@ struct HubHostileInputTests {
     /// The test hub with these subscription limits (the channel limit is also the burst).
     static func configuration(channels: Int, changesPerSecond: Int) -> HubConfiguration {
         TestHub.configuration(limits: TestHub.limits {
-            $0.maxChannelsPerConnection = channels
-            $0.subscriptionChangesPerSecond = changesPerSecond
+            $0.channels.maxChannelsPerConnection = channels
+            $0.channels.subscriptionChangesPerSecond = changesPerSecond
         })
     }
 

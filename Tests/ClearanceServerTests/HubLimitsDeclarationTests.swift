@@ -39,18 +39,21 @@ struct HubLimitsDeclarationTests {
     }
 
     @Test func everyStoredMemberIsDeclared() {
-        let stored = Mirror(reflecting: HubLimits()).children.compactMap(\.label)
+        // HubLimits stores its four groups; the settings are the groups' stored members.
+        let groups = Mirror(reflecting: HubLimits()).children
+        #expect(groups.compactMap(\.label) == HubLimitsSetting.Group.allCases.map(\.rawValue))
+        let stored = groups.flatMap { Mirror(reflecting: $0.value).children.compactMap(\.label) }
         #expect(stored.sorted() == HubLimits.settings.map(\.name).sorted())
         #expect(stored.count == HubLimits.settings.count, "a member declared twice")
     }
 
     @Test func whatIsEncodedDecodesToTheSameLimits() throws {
         var limits = HubLimits()
-        limits.activityTimeout = 60
-        limits.serverPings = false
-        limits.appShare = 0.5
-        limits.maxConnectionsPerIP = 20
-        limits.webhookBatchWindow = 0
+        limits.connections.activityTimeout = 60
+        limits.connections.serverPings = false
+        limits.connections.appShare = 0.5
+        limits.connections.maxConnectionsPerIP = 20
+        limits.webhooks.webhookBatchWindow = 0
         let data = try JSONEncoder().encode(limits)
         #expect(try JSONDecoder().decode(HubLimits.self, from: data) == limits)
         // Written by group; unset optional members are left out, every other member is written.
@@ -67,13 +70,13 @@ struct HubLimitsDeclarationTests {
         let grouped = #"{"connections": {"activityTimeout": 60, "maxConnectionsPerIP": 9}, "webhooks": {"webhookBatchWindow": 0}}"#
         let flat = #"{"activityTimeout": 60, "maxConnectionsPerIP": 9, "webhookBatchWindow": 0}"#
         var expected = HubLimits()
-        expected.activityTimeout = 60
-        expected.maxConnectionsPerIP = 9
-        expected.webhookBatchWindow = 0
+        expected.connections.activityTimeout = 60
+        expected.connections.maxConnectionsPerIP = 9
+        expected.webhooks.webhookBatchWindow = 0
         #expect(try JSONDecoder().decode(HubLimits.self, from: Data(grouped.utf8)) == expected)
         #expect(try JSONDecoder().decode(HubLimits.self, from: Data(flat.utf8)) == expected)
         let both = #"{"activityTimeout": 30, "connections": {"activityTimeout": 60}}"#
-        #expect(try JSONDecoder().decode(HubLimits.self, from: Data(both.utf8)).activityTimeout == 60)
+        #expect(try JSONDecoder().decode(HubLimits.self, from: Data(both.utf8)).connections.activityTimeout == 60)
         #expect(throws: HubConfigurationError.unknownMember(path: "connections.webhookBatchWindow", suggestion: nil,
                                                              known: HubLimits.settings.filter { $0.group == .connections }.map(\.name))) {
             try JSONDecoder().decode(HubLimits.self, from: Data(#"{"connections": {"webhookBatchWindow": 1}}"#.utf8))
@@ -86,8 +89,8 @@ struct HubLimitsDeclarationTests {
     @Test func aFileSetsOnlyWhatItNamesAndTheRestKeepsItsDefault() throws {
         let decoded = try JSONDecoder().decode(HubLimits.self, from: Data(#"{"closeTimeout": 2.5, "maxConnections": 7}"#.utf8))
         var expected = HubLimits()
-        expected.closeTimeout = 2.5
-        expected.maxConnections = 7
+        expected.connections.closeTimeout = 2.5
+        expected.connections.maxConnections = 7
         #expect(decoded == expected)
     }
 
@@ -146,11 +149,11 @@ struct HubLimitsDeclarationTests {
             "CLEARANCE_ACTIVITY_TIMEOUT": "7",  // not a limit's variable
         ])
         var expected = HubLimits()
-        expected.activityTimeout = 42
-        expected.pongTimeout = 2.5
-        expected.serverPings = false
-        expected.maxConnectionsPerIP = nil
-        expected.backendEventsPerSecond = 300
+        expected.connections.activityTimeout = 42
+        expected.connections.pongTimeout = 2.5
+        expected.connections.serverPings = false
+        expected.connections.maxConnectionsPerIP = nil
+        expected.httpAPI.backendEventsPerSecond = 300
         #expect(limits == expected)
         #expect(try HubLimits().applyingEnvironment([:]) == HubLimits())
     }

@@ -74,7 +74,7 @@ struct HubReloaderTests {
             _ = try await client.next(event: "still")
 
             var wider = configuration
-            wider.limits.maxConnections = 5
+            wider.limits.connections.maxConnections = 5
             wider.port = 1
             let report = try await reloader.reload(wider)
             #expect(report.needsRestart == ["port", "limits"], "\(report)")

@@ -8,7 +8,7 @@ import Testing
 @Suite("Hub shutdown", .timeLimit(.minutes(1)))
 struct HubShutdownTests {
     @Test func aStoppingHubRefusesNewConnectionsInsteadOfAcceptingThemWith4200() async throws {
-        let hub = try await TestHub.start(TestHub.configuration(limits: TestHub.limits { $0.shutdownSpread = 0.8 }))
+        let hub = try await TestHub.start(TestHub.configuration(limits: TestHub.limits { $0.connections.shutdownSpread = 0.8 }))
         var clients: [TestWebSocketClient] = []
         for _ in 0..<20 { clients.append(try await TestHub.connect(hub).client) }
         let stopping = Task { await hub.stop() }
@@ -33,7 +33,7 @@ struct HubShutdownTests {
     }
 
     @Test func closeFramesAreSpreadOverTheShutdownSpread() async throws {
-        let hub = try await TestHub.start(TestHub.configuration(limits: TestHub.limits { $0.shutdownSpread = 0.5 }))
+        let hub = try await TestHub.start(TestHub.configuration(limits: TestHub.limits { $0.connections.shutdownSpread = 0.5 }))
         var clients: [TestWebSocketClient] = []
         for _ in 0..<40 { clients.append(try await TestHub.connect(hub).client) }
         let start = ContinuousClock.now

@@ -7,7 +7,7 @@ import Testing
 @Suite("Hub slow readers and floods", .timeLimit(.minutes(1)))
 struct HubSlowReaderTests {
     @Test func aClientThatStopsReadingIsDroppedAndTheHubCarriesOn() async throws {
-        let limits = TestHub.limits { $0.maxOutboundBytes = 65_536 }
+        let limits = TestHub.limits { $0.connections.maxOutboundBytes = 65_536 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let http = TestHTTP(hub)
             // A raw socket whose frames nobody reads.
@@ -38,8 +38,8 @@ struct HubSlowReaderTests {
     /// frames it had not read.
     @Test func aSlowReaderThatReadsAgainGets4100() async throws {
         let limits = TestHub.limits {
-            $0.maxOutboundBytes = 65_536
-            $0.closeTimeout = 10
+            $0.connections.maxOutboundBytes = 65_536
+            $0.connections.closeTimeout = 10
         }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let http = TestHTTP(hub)
@@ -101,8 +101,8 @@ struct HubTotalOutboundTests {
     /// counted.
     @Test func nonReadersTogetherArePastTheHubsLimitAndAReaderIsNot() async throws {
         let limits = TestHub.limits {
-            $0.maxOutboundBytes = 1_048_576
-            $0.maxTotalOutboundBytes = 1_048_576
+            $0.connections.maxOutboundBytes = 1_048_576
+            $0.connections.maxTotalOutboundBytes = 1_048_576
         }
         let logs = LogCapture()
         let hub = try await TestHub.start(TestHub.configuration(limits: limits), logger: logs.logger("hub"))

@@ -8,7 +8,7 @@ import Testing
 @Suite("Hub socket limits", .timeLimit(.minutes(1)))
 struct HubSocketLimitTests {
     @Test func socketsFromOneAddressPastItsLimitAreClosedAtAccept() async throws {
-        let limits = TestHub.limits { $0.maxConnectionsPerIP = 3 }
+        let limits = TestHub.limits { $0.connections.maxConnectionsPerIP = 3 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             let held = try (0..<3).map { _ in try Self.halfRequest(hub, from: "127.0.0.1") }
             defer { held.forEach { $0.shutdownSocket() } }
@@ -33,7 +33,7 @@ struct HubSocketLimitTests {
     }
 
     @Test func httpSocketsPastTheirLimitAreCountedAndAWebSocketNoLongerCountsAsOne() async throws {
-        let limits = TestHub.limits { $0.maxHTTPConnections = 3 }
+        let limits = TestHub.limits { $0.httpAPI.maxHTTPConnections = 3 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             // Three WebSockets: each counted as HTTP only until its upgrade.
             var clients: [TestWebSocketClient] = []

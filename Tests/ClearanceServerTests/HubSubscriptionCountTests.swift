@@ -123,7 +123,7 @@ struct HubSubscriptionCountWebhookTests {
         let clock = ManualHubClock()
         let receiver = try await RecordingWebhookReceiver.start()
         try await withCleanup {
-            let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhookBatchWindow = 0.05 }) { app in
+            let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhooks.webhookBatchWindow = 0.05 }) { app in
                 app.subscriptionCount = true
                 app.webhooks = [WebhookTarget(url: receiver.url, events: [.subscriptionCount])]
             }

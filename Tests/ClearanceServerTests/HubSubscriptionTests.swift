@@ -123,7 +123,7 @@ struct HubSubscriptionTests {
     }
 
     @Test func aFullPresenceChannelRefusesANewUser() async throws {
-        let limits = TestHub.limits { $0.maxPresenceMembers = 2 }
+        let limits = TestHub.limits { $0.channels.maxPresenceMembers = 2 }
         try await TestHub.with(TestHub.configuration(limits: limits)) { hub in
             var clients: [TestWebSocketClient] = []
             for user in ["u1", "u2"] {

@@ -118,7 +118,7 @@ struct HubTenantIsolationTests {
     }
 
     @Test func connectionsThatHaveNotAuthorizedAreBoundedPerAddressUntilTheyAuthorize() async throws {
-        let configuration = TestHub.configuration(limits: TestHub.limits { $0.maxUnauthorizedConnectionsPerIP = 3 }) { app in
+        let configuration = TestHub.configuration(limits: TestHub.limits { $0.connections.maxUnauthorizedConnectionsPerIP = 3 }) { app in
             app.authorizedConnections = true
             app.authorizedConnectionTimeout = 120
         }
@@ -224,9 +224,9 @@ struct EventCacheShareTests {
     }
 
     @Test func theHubsPolicyGivesEachAppItsPartWhenItServesSeveral() {
-        let limits = HubLimits { $0.maxCachedChannels = 1_000 }
-        #expect(limits.appPart(of: limits.maxCachedChannels, apps: 1) == 1_000)
-        #expect(limits.appPart(of: limits.maxCachedChannels, apps: 2) == 250)
+        let limits = HubLimits { $0.channels.maxCachedChannels = 1_000 }
+        #expect(limits.appPart(of: limits.channels.maxCachedChannels, apps: 1) == 1_000)
+        #expect(limits.appPart(of: limits.channels.maxCachedChannels, apps: 2) == 250)
         #expect(EventCachePolicy(ttl: .seconds(1), maxChannels: 0, maxChannelsPerApp: 1).maxChannelsPerApp == 0)
     }
 }

@@ -51,7 +51,7 @@ struct HubWebhookBatchBytesTests {
     /// accepted all 40, and returns their numbers in the order they came.
     static func fortyClientEvents(to receiver: PythonWebhookReceiver, data: String) async throws -> [Int] {
         let clock = ManualHubClock()
-        let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhookBatchWindow = 0.5 }) { app in
+        let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhooks.webhookBatchWindow = 0.5 }) { app in
             app.clientEventsPerSecond = 100
             app.webhooks = [WebhookTarget(url: receiver.url, events: [.clientEvent])]
         }

@@ -15,7 +15,7 @@ import Testing
 struct HubWebhookClockTests {
     @Test func eventsWaitForTheBatchWindowThenGoOutInOneRequest() async throws {
         let clock = ManualHubClock()
-        try await Self.withHub(clock: clock, limits: { $0.webhookBatchWindow = 5 }) { hub, receiver, queue in
+        try await Self.withHub(clock: clock, limits: { $0.webhooks.webhookBatchWindow = 5 }) { hub, receiver, queue in
             let (client, socketID) = try await TestHub.connect(hub)
             try await TestHub.subscribe(client, socketID: socketID, channel: "a")
             let first = try await queue.queuedAt(channel: "a")
@@ -39,9 +39,9 @@ struct HubWebhookClockTests {
     /// for `window` seconds.
     static func retrying(for window: Double) -> @Sendable (inout HubLimits) -> Void {
         { limits in
-            limits.webhookBatchWindow = 1
-            limits.webhookFirstRetryDelay = 20
-            limits.webhookRetryDuration = window
+            limits.webhooks.webhookBatchWindow = 1
+            limits.webhooks.webhookFirstRetryDelay = 20
+            limits.webhooks.webhookRetryDuration = window
         }
     }
 
@@ -111,9 +111,9 @@ struct HubWebhookClockTests {
         let clock = ManualHubClock()
         let deadPort = try LoopbackPort.free()
         let configuration = TestHub.configuration(limits: TestHub.limits {
-            $0.webhookBatchWindow = 1
-            $0.webhookAttemptTimeout = 60
-            $0.webhookShutdownWait = 0  // the stop does not wait for the dead receiver
+            $0.webhooks.webhookBatchWindow = 1
+            $0.webhooks.webhookAttemptTimeout = 60
+            $0.webhooks.webhookShutdownWait = 0  // the stop does not wait for the dead receiver
         }) { app in
             app.webhooks = [WebhookTarget(url: "http://127.0.0.1:\(deadPort)/hooks", events: [.channelOccupied])]
         }

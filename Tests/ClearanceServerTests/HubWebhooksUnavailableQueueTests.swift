@@ -24,7 +24,7 @@ struct HubWebhooksUnavailableQueueTests {
         let queue = UnavailableWebhookQueue()
         let counters = HubCounters()
         // drain() waits this long for what is pending (here: events the queue cannot take).
-        let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhookShutdownWait = 0.2 }) { app in
+        let configuration = TestHub.configuration(limits: TestHub.limits { $0.webhooks.webhookShutdownWait = 0.2 }) { app in
             app.webhooks = [WebhookTarget(url: "http://127.0.0.1:9/webhooks", events: [.channelOccupied])]
         }
         let logs = LogCapture()

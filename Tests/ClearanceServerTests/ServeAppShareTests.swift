@@ -55,8 +55,8 @@ struct ServeAppShareTests {
         // came after the hub's ping (120 s of silence) and pong deadline, and the hub closed it.
         // The keepalive is not under test here.
         let limits = TestHub.limits {
-            $0.maxSubscriptions = maxSubscriptions
-            $0.activityTimeout = 3_600
+            $0.channels.maxSubscriptions = maxSubscriptions
+            $0.connections.activityTimeout = 3_600
         }
         try await ServeProcess.with(limits: limits, development: false, extraApps: [Self.other]) { serve in
             let flood = try PythonPeer.start("hub_flood.py", [
@@ -83,7 +83,7 @@ struct ServeAppShareTests {
         // The hub holds 2,000 connections (500 under a sanitizer); the app with authorized
         // connections gets a quarter of them, authorized or not.
         let connections = TestTiming.sanitized ? 500 : 2_000
-        let limits = TestHub.limits { $0.maxConnections = connections }
+        let limits = TestHub.limits { $0.connections.maxConnections = connections }
         try await ServeProcess.with(limits: limits, development: false, extraApps: [Self.other], adjustApp: { app in
             app.authorizedConnections = true
             app.authorizedConnectionTimeout = 120
@@ -117,8 +117,8 @@ struct ServeAppShareTests {
             other.webhooks = [WebhookTarget(url: receiverB.url, events: [.channelOccupied])]
             let metricsPort = try LoopbackPort.free()
             let limits = TestHub.limits {
-                $0.maxQueuedWebhooks = 1_000
-                $0.webhookBatchWindow = 0.1
+                $0.webhooks.maxQueuedWebhooks = 1_000
+                $0.webhooks.webhookBatchWindow = 0.1
             }
             try await ServeProcess.with(
                 limits: limits, development: false, arguments: ["--metrics-port", "\(metricsPort)"], extraApps: [other],

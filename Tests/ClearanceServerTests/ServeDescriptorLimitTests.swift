@@ -34,7 +34,7 @@ struct ServeDescriptorLimitTests {
     }
 
     @Test func fourHundredWebSocketsAndTrickledRequestsUnderALimitOf256() async throws {
-        let limits = TestHub.limits { $0.httpRequestTimeout = 3 }
+        let limits = TestHub.limits { $0.httpAPI.httpRequestTimeout = 3 }
         try await ServeProcess.with(limits: limits, development: false, descriptorLimit: 256) { serve in
             var webSockets: [RawWebSocket] = []
             var trickling: [RawSocket] = []

@@ -103,7 +103,7 @@ struct ServeEnvironmentTests {
 
     /// A limit's variable wins over the file: the hub announces the activity timeout it was given.
     @Test func aLimitsVariableWinsOverTheFile() async throws {
-        try await ServeProcess.with(limits: TestHub.limits { $0.activityTimeout = 60 }, environment: ["CLEARANCE_LIMITS_ACTIVITY_TIMEOUT": "42"]) { serve in
+        try await ServeProcess.with(limits: TestHub.limits { $0.connections.activityTimeout = 60 }, environment: ["CLEARANCE_LIMITS_ACTIVITY_TIMEOUT": "42"]) { serve in
             let client = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)
             let frame = try await client.next(event: "pusher:connection_established")
             #expect(frame.dataObject["activity_timeout"] as? Int == 42)

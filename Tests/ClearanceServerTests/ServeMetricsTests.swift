@@ -81,7 +81,7 @@ struct ServeMetricsTests {
     /// 503 while it drains (and `/health` 200), and the process then exits cleanly.
     @Test func readyTurns503WhileSigtermedHubDrains() async throws {
         let metricsPort = try LoopbackPort.free()
-        let limits = TestHub.limits { $0.shutdownSpread = 3 }
+        let limits = TestHub.limits { $0.connections.shutdownSpread = 3 }
         try await ServeProcess.with(limits: limits, development: false, arguments: ["--metrics-port", "\(metricsPort)"]) { serve in
             _ = await serve.process.line(timeout: .seconds(5)) { $0.hasPrefix("metrics ") }
             let metrics = TestHTTP(baseURL: URL(string: "http://127.0.0.1:\(metricsPort)")!)

@@ -15,8 +15,8 @@ struct ServeRequestDeadlineTests {
     /// sometimes missed, and the idle timeout then cut it first.)
     @Test func aBodyTrickledOneByteASecondIsCutAtTheRequestDeadline() async throws {
         let limits = TestHub.limits {
-            $0.httpIdleTimeout = 3
-            $0.httpRequestTimeout = 5
+            $0.httpAPI.httpIdleTimeout = 3
+            $0.httpAPI.httpRequestTimeout = 5
         }
         try await ServeProcess.with(limits: limits, development: false) { serve in
             let socket = try RawSocket(host: "127.0.0.1", port: serve.port)
@@ -37,7 +37,7 @@ struct ServeRequestDeadlineTests {
     /// hundred stalled ones reached the descriptor limit. Now `maxHTTPConnections` refuses the
     /// next one at accept, and a WebSocket that was already open is not affected.
     @Test func plainHTTPConnectionsPastTheirLimitAreRefusedAtAccept() async throws {
-        let limits = TestHub.limits { $0.maxHTTPConnections = 10 }
+        let limits = TestHub.limits { $0.httpAPI.maxHTTPConnections = 10 }
         let metricsPort = try LoopbackPort.free()
         try await ServeProcess.with(limits: limits, development: false, arguments: ["--metrics-port", "\(metricsPort)"]) { serve in
             let client = try TestWebSocketClient(url: URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!)

@@ -8,7 +8,7 @@ import Testing
 @Suite("clearance serve and its subscription limit", .timeLimit(.minutes(2)))
 struct ServeSubscriptionLimitTests {
     @Test func subscriptionsPastTheHubsLimitAreRefusedWith503AndTheChannelListStaysBounded() async throws {
-        let limits = TestHub.limits { $0.maxSubscriptions = 50 }
+        let limits = TestHub.limits { $0.channels.maxSubscriptions = 50 }
         try await ServeProcess.with(limits: limits, development: false) { serve in
             let url = URL(string: "ws://127.0.0.1:\(serve.port)/app/\(TestHub.key)?protocol=7")!
             let first = try TestWebSocketClient(url: url)

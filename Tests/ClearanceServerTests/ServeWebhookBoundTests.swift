@@ -16,9 +16,9 @@ struct ServeWebhookBoundTests {
         let metricsPort = try LoopbackPort.free()
         try await withCleanup {
             let limits = TestHub.limits {
-                $0.webhookBatchWindow = 0.1
-                $0.webhookAttemptTimeout = 1
-                $0.webhookFirstRetryDelay = 0.5
+                $0.webhooks.webhookBatchWindow = 0.1
+                $0.webhooks.webhookAttemptTimeout = 1
+                $0.webhooks.webhookFirstRetryDelay = 0.5
             }
             try await ServeProcess.with(limits: limits, arguments: ["--metrics-port", "\(metricsPort)"], adjustApp: { app in
                 app.webhooks = [WebhookTarget(url: receiver.url, events: [.channelOccupied, .channelVacated])]
@@ -49,8 +49,8 @@ struct ServeWebhookBoundTests {
         try await withCleanup {
             let port = try LoopbackPort.free()
             let limits = TestHub.limits {
-                $0.webhookBatchWindow = 0.1
-                $0.webhookFirstRetryDelay = 0.5
+                $0.webhooks.webhookBatchWindow = 0.1
+                $0.webhooks.webhookFirstRetryDelay = 0.5
             }
             let clientEvents = WebhookTarget(url: "http://127.0.0.1:\(downPort)/webhooks", events: [.clientEvent])
             let occupied = WebhookTarget(url: occupancy.url, events: [.channelOccupied, .clientEvent], filter: WebhookChannelFilter(channelPrefix: "presence-"))

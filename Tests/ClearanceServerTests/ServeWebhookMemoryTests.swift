@@ -36,9 +36,9 @@ struct ServeWebhookMemoryTests {
         let clients = 4
         let metricsPort = try LoopbackPort.free()
         let limits = TestHub.limits {
-            $0.maxQueuedWebhookBytes = bound
-            $0.webhookBatchWindow = 0.1
-            $0.webhookRetryDuration = window
+            $0.webhooks.maxQueuedWebhookBytes = bound
+            $0.webhooks.webhookBatchWindow = 0.1
+            $0.webhooks.webhookRetryDuration = window
         }
         try await ServeProcess.with(limits: limits, development: false, arguments: ["--metrics-port", "\(metricsPort)"], adjustApp: { app in
             app.clientEventsPerSecond = 10_000

@@ -10,7 +10,7 @@ import Testing
 struct ServeWebhookTests {
     /// Every event but `cache_miss` to `receiver`, in batches of 100 ms.
     static func sending(to receiver: PythonWebhookReceiver, batchWindow: Double = 0.1) -> (limits: HubLimits, adjustApp: (inout HubAppConfiguration) -> Void) {
-        let limits = TestHub.limits { $0.webhookBatchWindow = batchWindow }
+        let limits = TestHub.limits { $0.webhooks.webhookBatchWindow = batchWindow }
         return (limits, { app in
             app.webhooks = [WebhookTarget(url: receiver.url, events: [.channelOccupied, .channelVacated, .memberAdded, .memberRemoved, .clientEvent])]
         })
@@ -59,7 +59,7 @@ struct ServeWebhookTests {
     @Test func aCacheMissSendsItsWebhookOnceAndAKeptEventNone() async throws {
         let receiver = try await PythonWebhookReceiver.start()
         try await withCleanup {
-            let limits = TestHub.limits { $0.webhookBatchWindow = 0.1 }
+            let limits = TestHub.limits { $0.webhooks.webhookBatchWindow = 0.1 }
             try await ServeProcess.with(limits: limits, adjustApp: { app in
                 app.webhooks = [WebhookTarget(url: receiver.url, events: [.cacheMiss])]
             }) { serve in

@@ -85,12 +85,12 @@ struct WebhookConfigurationTests {
 
     @Test func webhookLimitsHaveRanges() {
         var limits = HubLimits()
-        limits.webhookAttemptTimeout = 0
+        limits.webhooks.webhookAttemptTimeout = 0
         #expect(throws: HubConfigurationError.invalidLimit("webhookAttemptTimeout")) {
             try HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits).validate()
         }
         limits = HubLimits()
-        limits.maxQueuedWebhooks = 0
+        limits.webhooks.maxQueuedWebhooks = 0
         #expect(throws: HubConfigurationError.invalidLimit("maxQueuedWebhooks")) {
             try HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "k", secret: "s")], limits: limits).validate()
         }

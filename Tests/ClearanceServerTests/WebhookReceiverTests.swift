@@ -35,7 +35,7 @@ struct WebhookReceiverTests {
         let received = Received()
         let server = try await startReceiver(received)
         try await withCleanup {
-            let limits = TestHub.limits { $0.webhookBatchWindow = 0.05 }
+            let limits = TestHub.limits { $0.webhooks.webhookBatchWindow = 0.05 }
             try await ServeProcess.with(limits: limits, adjustApp: { app in
                 app.webhooks = [WebhookTarget(
                     url: server.baseURL.absoluteString + "/hooks", events: [.channelOccupied, .channelVacated, .memberAdded],

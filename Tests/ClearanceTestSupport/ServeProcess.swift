@@ -28,7 +28,7 @@ package struct ServeProcess: Sendable {
 
     /// Writes a configuration file for `clearance serve`: the test app (changed by `adjustApp`)
     /// and `extraApps`, the test users, `limits` and `members` (more top-level members, such as
-    /// `pugpig`), on `port` (a new temporary file each time).
+    /// `pugpig`), on `port` (a new file each time, in a folder removed when the test process exits).
     package static func writeConfiguration(
         port: Int, limits: HubLimits = HubLimits(), members: [String: String] = [:], extraApps: [HubAppConfiguration] = [],
         adjustApp: (inout HubAppConfiguration) -> Void = { _ in }
@@ -42,9 +42,23 @@ package struct ServeProcess: Sendable {
         for (name, json) in members {
             object[name] = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
         }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-serve-\(UUID().uuidString).json")
+        let url = try configurationDirectory.get().appendingPathComponent("\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: object).write(to: url)
         return url
+    }
+
+    /// Where this test process writes its configuration files: a folder of its own, removed when
+    /// the process exits, so that a file a test keeps until its hubs stop (a cluster's nodes, a
+    /// hub started again) is never left behind.
+    private static let configurationDirectory = Result { () throws -> URL in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-serve-\(getpid())")
+        try? FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        atexit {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-serve-\(getpid())")
+            try? FileManager.default.removeItem(at: directory)
+        }
+        return directory
     }
 
     /// Starts `clearance serve --config FILE` (plus `arguments`) and returns once it printed its
@@ -112,9 +126,11 @@ package struct ServeProcess: Sendable {
             await stop(.kill)
             return result
         } catch {
-            let ending = process.isRunning ? "" : " (it had \(process.ending))"
+            let reported = process.endedUnasked  // then stop(_:) records its ending and output
             await stop(.kill)
-            Issue.record("clearance serve's last output\(ending), for the failure above (\(error)):\n\(process.stderr.suffix(3_000))")
+            if !reported {
+                Issue.record("clearance serve's last output, for the failure above (\(error)):\n\(process.stderr.suffix(3_000))")
+            }
             throw error
         }
     }

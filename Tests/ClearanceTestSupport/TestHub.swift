@@ -41,7 +41,7 @@ package enum TestHub {
 
     /// Test defaults: a fast close handshake; otherwise the hub's defaults.
     package static func limits(_ adjust: (inout HubLimits) -> Void = { _ in }) -> HubLimits {
-        var limits = HubLimits { $0.closeTimeout = 1 }
+        var limits = HubLimits { $0.connections.closeTimeout = 1 }
         adjust(&limits)
         return limits
     }

@@ -17,21 +17,21 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     /// A disabled app refuses connections with close code 4003. Default `true`.
     public var enabled: Bool
     /// Most simultaneous connections for this app, authorized or not; more are closed with 4004.
-    /// `nil`: the app's part of the hub's ``HubLimits/maxConnections`` (``HubLimits/appShare``,
+    /// `nil`: the app's part of the hub's ``HubConnectionLimits/maxConnections`` (``HubConnectionLimits/appShare``,
     /// a quarter by default, when the hub serves more than one app). At most 1,000,000.
     public var maxConnections: Int?
     /// Most distinct users in one of this app's presence channels; `nil`: the hub's
-    /// ``HubLimits/maxPresenceMembers``. 1 to 100,000.
+    /// ``HubChannelLimits/maxPresenceMembers``. 1 to 100,000.
     public var maxPresenceMembers: Int?
     /// Client events each of this app's connections may send per second; `nil`: the hub's
-    /// ``HubLimits/clientEventsPerSecond``. 0 to 10,000.
+    /// ``HubChannelLimits/clientEventsPerSecond``. 0 to 10,000.
     public var clientEventsPerSecond: Int?
     /// Events this app's backend may publish per second through the HTTP API (an event to three
     /// channels counts three); past it the API answers 429. `nil`: the hub's
-    /// ``HubLimits/backendEventsPerSecond``. 1 to 1,000,000. Each node of a cluster counts its own.
+    /// ``HubHTTPAPILimits/backendEventsPerSecond``. 1 to 1,000,000. Each node of a cluster counts its own.
     public var backendEventsPerSecond: Int?
     /// Reads of this app's HTTP API (channels, a channel, its users) per second; past it the API
-    /// answers 429. `nil`: the hub's ``HubLimits/readRequestsPerSecond``. 1 to 1,000,000. Each
+    /// answers 429. `nil`: the hub's ``HubHTTPAPILimits/readRequestsPerSecond``. 1 to 1,000,000. Each
     /// node of a cluster counts its own.
     public var readRequestsPerSecond: Int?
     /// Whether this app's connections must authorize themselves: a connection that has neither
@@ -39,7 +39,7 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     /// ``authorizedConnectionTimeout`` is closed with 4009 ("Connection not authorized within
     /// timeout"). Until it has, it counts against ``maxConnections`` like any other (so turning
     /// this on never weakens that bound), and against its address's
-    /// ``HubLimits/maxUnauthorizedConnectionsPerIP``. Default `false`.
+    /// ``HubConnectionLimits/maxUnauthorizedConnectionsPerIP``. Default `false`.
     public var authorizedConnections: Bool
     /// Whether the subscribers of this app's channels (presence channels excepted: their members
     /// say more) get `pusher_internal:subscription_count` with the channel's number of
@@ -130,7 +130,7 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     public func signer(limits: HubLimits) throws(SigningError) -> ChannelAuthSigner {
         try ChannelAuthSigner(
             key: key, secret: secret, masterKeyBase64: encryptionMasterKey,
-            limits: ChannelNameLimits(maxLength: limits.maxChannelNameLength))
+            limits: ChannelNameLimits(maxLength: limits.channels.maxChannelNameLength))
     }
 
     /// ``allowedOrigins`` read as origins.

@@ -99,10 +99,10 @@ struct HubHTTPAPI: Sendable {
             hub.logger.trace("hub.api.head.verified", metadata: ["app_id": "\(app.id)", "path": "\(path)"])
             let body: Data
             do {
-                var buffer = try await request.body.collect(upTo: hub.limits.maxHTTPBodyBytes)
+                var buffer = try await request.body.collect(upTo: hub.limits.httpAPI.maxHTTPBodyBytes)
                 body = buffer.readData(length: buffer.readableBytes) ?? Data()
             } catch {
-                throw .bodyTooLarge(limit: hub.limits.maxHTTPBodyBytes)
+                throw .bodyTooLarge(limit: hub.limits.httpAPI.maxHTTPBodyBytes)
             }
             // The app as it is now: a reload may have changed it while the body arrived.
             guard let current = hub.apps.byID[app.id], current.key == app.key else { throw .authentication(.unknownKey) }
@@ -192,8 +192,8 @@ struct HubHTTPAPI: Sendable {
 
     private func batchEvents(app: HubApp, body: Data) async throws(HTTPAPIError) -> Response {
         guard case let .array(items)? = try jsonObject(body)["batch"] else { throw .missingField("batch") }
-        guard !items.isEmpty, items.count <= hub.limits.maxEventsPerBatch else {
-            throw .invalidField("batch", reason: "must hold 1 to \(hub.limits.maxEventsPerBatch) events.")
+        guard !items.isEmpty, items.count <= hub.limits.httpAPI.maxEventsPerBatch else {
+            throw .invalidField("batch", reason: "must hold 1 to \(hub.limits.httpAPI.maxEventsPerBatch) events.")
         }
         var events: [TriggerEvent] = []
         for item in items {
@@ -229,7 +229,7 @@ struct HubHTTPAPI: Sendable {
         if !body.isEmpty { _ = try jsonObject(body) }
         try spend(1, .backendEvents, app: app)
         await hub.closeUserConnections(appID: app.id, userID: userID)
-        await hub.channels.relayUserTermination(UserTermination(appID: app.id, userID: userID, gracePeriod: hub.limits.terminationGracePeriod))
+        await hub.channels.relayUserTermination(UserTermination(appID: app.id, userID: userID, gracePeriod: hub.limits.connections.terminationGracePeriod))
         return JSONResponse.make(.ok, "{}")
     }
 

@@ -13,12 +13,12 @@ package struct TriggerEvent: Sendable, Equatable {
     /// checks it against `limits`.
     package init(_ members: [String: JSONValue], limits: HubLimits, channelNames: ChannelNameLimits) throws(HTTPAPIError) {
         guard let nameValue = members["name"] else { throw .missingField("name") }
-        guard let name = nameValue.stringValue, !name.isEmpty, name.utf8.count <= limits.maxEventNameLength else {
-            throw .invalidField("name", reason: "must be a non-empty string of at most \(limits.maxEventNameLength) bytes.")
+        guard let name = nameValue.stringValue, !name.isEmpty, name.utf8.count <= limits.channels.maxEventNameLength else {
+            throw .invalidField("name", reason: "must be a non-empty string of at most \(limits.channels.maxEventNameLength) bytes.")
         }
         guard let dataValue = members["data"] else { throw .missingField("data") }
         guard let data = dataValue.stringValue else { throw .invalidField("data", reason: "must be a string.") }
-        guard data.utf8.count <= limits.maxEventDataBytes else { throw .eventTooLarge(limit: limits.maxEventDataBytes) }
+        guard data.utf8.count <= limits.channels.maxEventDataBytes else { throw .eventTooLarge(limit: limits.channels.maxEventDataBytes) }
 
         var channels: [String]
         switch (members["channels"], members["channel"]) {
@@ -35,8 +35,8 @@ package struct TriggerEvent: Sendable, Equatable {
         default:
             throw .invalidField("channels", reason: "must be an array of names (or 'channel' a single name), not both.")
         }
-        guard !channels.isEmpty, channels.count <= limits.maxChannelsPerEvent else {
-            throw .invalidField("channels", reason: "must name 1 to \(limits.maxChannelsPerEvent) channels.")
+        guard !channels.isEmpty, channels.count <= limits.httpAPI.maxChannelsPerEvent else {
+            throw .invalidField("channels", reason: "must name 1 to \(limits.httpAPI.maxChannelsPerEvent) channels.")
         }
         guard Set(channels).count == channels.count else { throw .invalidField("channels", reason: "names a channel twice.") }
         for channel in channels {

@@ -25,15 +25,15 @@ final class Hub: Sendable {
     let counters: HubCounters
     /// Every accepted socket, against the descriptor budget and the socket limits.
     let sockets: SocketBudget
-    /// Every subscription, against ``HubLimits/maxSubscriptions``.
+    /// Every subscription, against ``HubChannelLimits/maxSubscriptions``.
     let subscriptions: HubBudget
-    /// Each app's subscriptions, against its part of ``HubLimits/maxSubscriptions``.
+    /// Each app's subscriptions, against its part of ``HubChannelLimits/maxSubscriptions``.
     let appSubscriptions = AppBudgets()
     /// What an app was refused at its own bound (connections, subscriptions), throttled per app.
     let appRefusalLog: ThrottledLog
     /// HTTP API requests that failed verification (forged ones come in floods), throttled per app.
     let apiRejectionLog: ThrottledLog
-    /// Every connection's unsent bytes, against ``HubLimits/maxTotalOutboundBytes``.
+    /// Every connection's unsent bytes, against ``HubConnectionLimits/maxTotalOutboundBytes``.
     let outbound: HubBudget
     let socketRefusalLog: ThrottledLog
     let requestDeadlineLog: ThrottledLog
@@ -64,15 +64,15 @@ final class Hub: Sendable {
     }
 
     /// Most connections `app` may hold: its own `maxConnections`, or else its part
-    /// (``HubLimits/appShare``) of the hub's when the hub serves more than one app.
+    /// (``HubConnectionLimits/appShare``) of the hub's when the hub serves more than one app.
     func connectionLimit(of app: HubApp) -> Int? {
         let count = apps.byID.count
-        return app.limits.maxConnections ?? (count > 1 ? limits.appPart(of: limits.maxConnections, apps: count) : nil)
+        return app.limits.maxConnections ?? (count > 1 ? limits.appPart(of: limits.connections.maxConnections, apps: count) : nil)
     }
 
     /// Most subscriptions one app may hold: its part of the hub's.
     var subscriptionLimitPerApp: Int {
-        limits.appPart(of: limits.maxSubscriptions, apps: apps.byID.count)
+        limits.appPart(of: limits.channels.maxSubscriptions, apps: apps.byID.count)
     }
 
     /// Takes one of the hub's subscriptions for `appID`: nil when taken, otherwise what refused
@@ -123,8 +123,8 @@ final class Hub: Sendable {
         channels = HubChannelState(webhooks: webhooks, cluster: cluster, clock: clock) {
             let limits = configuration.limits
             return EventCachePolicy(
-                ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels,
-                maxChannelsPerApp: limits.appPart(of: limits.maxCachedChannels, apps: appTable.withLock { $0.byID.count }))
+                ttl: .seconds(limits.channels.cacheTTL), maxChannels: limits.channels.maxCachedChannels,
+                maxChannelsPerApp: limits.appPart(of: limits.channels.maxCachedChannels, apps: appTable.withLock { $0.byID.count }))
         }
         self.logger = logger
         self.counters = counters
@@ -133,9 +133,9 @@ final class Hub: Sendable {
         metrics.bridge(counters)
         let limits = configuration.limits
         sockets = SocketBudget(limits: .init(
-            sockets: socketBudget, httpSockets: limits.maxHTTPConnections, perAddress: limits.maxConnectionsPerIP))
-        subscriptions = HubBudget(limit: limits.maxSubscriptions)
-        outbound = HubBudget(limit: limits.maxTotalOutboundBytes)
+            sockets: socketBudget, httpSockets: limits.httpAPI.maxHTTPConnections, perAddress: limits.connections.maxConnectionsPerIP))
+        subscriptions = HubBudget(limit: limits.channels.maxSubscriptions)
+        outbound = HubBudget(limit: limits.connections.maxTotalOutboundBytes)
         socketRefusalLog = ThrottledLog("hub.socket.refused", logger: logger)
         requestDeadlineLog = ThrottledLog("hub.request.deadline", level: .info, logger: logger)
         slowReaderLog = ThrottledLog("hub.connection.slowReader", logger: logger)
@@ -170,34 +170,34 @@ final class Hub: Sendable {
         return app
     }
 
-    /// Asks every connection to close with 4200, spread evenly over ``HubLimits/shutdownSpread``
+    /// Asks every connection to close with 4200, spread evenly over ``HubConnectionLimits/shutdownSpread``
     /// (in slices of 10 ms) so that the clients do not all return at once, and waits (at most
     /// the spread plus the close timeout plus a second) until they are gone.
     func closeAllConnections() async {
         let controls = await registry.beginShutdown()
-        let spread = Duration.seconds(limits.shutdownSpread)
+        let spread = Duration.seconds(limits.connections.shutdownSpread)
         let start = ContinuousClock.now
-        let slices = max(1, min(controls.count, Int(limits.shutdownSpread * 100)))
+        let slices = max(1, min(controls.count, Int(limits.connections.shutdownSpread * 100)))
         let perSlice = (controls.count + slices - 1) / max(slices, 1)
-        logger.info("hub.draining", metadata: ["connections": "\(controls.count)", "spread": "\(limits.shutdownSpread)"])
+        logger.info("hub.draining", metadata: ["connections": "\(controls.count)", "spread": "\(limits.connections.shutdownSpread)"])
         for slice in 0..<slices where perSlice > 0 {
             if slice > 0 { try? await Task.sleep(until: start + spread * (Double(slice) / Double(slices)), clock: .continuous) }
             for control in controls.dropFirst(slice * perSlice).prefix(perSlice) {
                 control.close(.reconnectImmediately, at: clock.now)
             }
         }
-        let deadline = ContinuousClock.now + .seconds(limits.closeTimeout) + .seconds(1)
+        let deadline = ContinuousClock.now + .seconds(limits.connections.closeTimeout) + .seconds(1)
         while await registry.count > 0, ContinuousClock.now < deadline {
             do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
         }
     }
 
     /// Closes this node's connections of `appID` signed in as `userID` with 4009, and returns
-    /// how many there were; for ``HubLimits/terminationGracePeriod`` the user may not sign in
+    /// how many there were; for ``HubConnectionLimits/terminationGracePeriod`` the user may not sign in
     /// again on this node. (The HTTP API also relays the request to the other nodes.)
     @discardableResult
     func closeUserConnections(appID: String, userID: String, gracePeriod: Double? = nil) async -> Int {
-        terminatedUsers.record(appID: appID, userID: userID, period: .seconds(gracePeriod ?? limits.terminationGracePeriod), now: clock.now)
+        terminatedUsers.record(appID: appID, userID: userID, period: .seconds(gracePeriod ?? limits.connections.terminationGracePeriod), now: clock.now)
         return await closeConnections(
             appID: appID, userID: userID, .unauthorized, reason: "Connection terminated: the app ended this user's connections",
             event: "hub.user.terminated")
@@ -241,12 +241,12 @@ final class Hub: Sendable {
     }
 
     /// Cuts the refused clients and slow readers whose close handshake ran out
-    /// (``PendingDisconnects``), checking four times per ``HubLimits/closeTimeout`` (at least
+    /// (``PendingDisconnects``), checking four times per ``HubConnectionLimits/closeTimeout`` (at least
     /// every second, at most every 50 ms), until cancelled. Apart from ``runTicker()``, which
     /// visits every connection and so ticks no faster than their liveness timers need: a flood of
     /// refused clients is cut on time without the hub's connections paying for it.
     func runPendingDisconnects() async {
-        let interval = min(max(.seconds(limits.closeTimeout) / 4, .milliseconds(50)), .seconds(1))
+        let interval = min(max(.seconds(limits.connections.closeTimeout) / 4, .milliseconds(50)), .seconds(1))
         var schedule = TickSchedule(start: madeAt)
         while !Task.isCancelled {
             do { try await clock.sleep(until: schedule.next(every: interval, now: clock.now)) } catch { return }

@@ -15,9 +15,9 @@ struct HubAppLimits: Sendable, Hashable {
 
     init(app: HubAppConfiguration, hub: HubLimits) {
         maxConnections = app.maxConnections
-        maxPresenceMembers = app.maxPresenceMembers ?? hub.maxPresenceMembers
-        clientEventsPerSecond = app.clientEventsPerSecond ?? hub.clientEventsPerSecond
-        backendEventsPerSecond = app.backendEventsPerSecond ?? hub.backendEventsPerSecond
-        readRequestsPerSecond = app.readRequestsPerSecond ?? hub.readRequestsPerSecond
+        maxPresenceMembers = app.maxPresenceMembers ?? hub.channels.maxPresenceMembers
+        clientEventsPerSecond = app.clientEventsPerSecond ?? hub.channels.clientEventsPerSecond
+        backendEventsPerSecond = app.backendEventsPerSecond ?? hub.httpAPI.backendEventsPerSecond
+        readRequestsPerSecond = app.readRequestsPerSecond ?? hub.httpAPI.readRequestsPerSecond
     }
 }

@@ -59,7 +59,7 @@ public final class HubServer: Sendable {
     }
 
     /// Stops accepting connections, closes every connection with 4200 (spread over
-    /// ``HubLimits/shutdownSpread``), and waits for the end.
+    /// ``HubConnectionLimits/shutdownSpread``), and waits for the end.
     public func stop() async {
         await services.stop()
     }

@@ -9,8 +9,8 @@ import ServiceLifecycle
 /// (listening for SIGTERM, as `clearance serve` does). It binds, hands its ``HubEndpoint`` to
 /// `onReady`, and on graceful shutdown first stops listening (a client that reconnects at once
 /// is refused by the operating system, not accepted and closed again), then closes every
-/// connection with 4200 ("reconnect"), spread over ``HubLimits/shutdownSpread``, then waits (at
-/// most ``HubLimits/webhookShutdownWait``) for pending webhooks, then ends the cluster link (a
+/// connection with 4200 ("reconnect"), spread over ``HubConnectionLimits/shutdownSpread``, then waits (at
+/// most ``HubWebhookLimits/webhookShutdownWait``) for pending webhooks, then ends the cluster link (a
 /// node says goodbye) and stops.
 ///
 /// One port serves WebSocket clients at `/app/{key}`, the HTTP API at `/apps/{id}/…`, and any
@@ -18,7 +18,7 @@ import ServiceLifecycle
 /// ``HubConfiguration/tls``, all of it over TLS (`wss://`, `https://`).
 ///
 /// When it starts it raises the process's soft descriptor limit to the hard one and keeps its
-/// sockets within a budget below it (see ``HubLimits/maxConnections``): a `maxConnections` the
+/// sockets within a budget below it (see ``HubConnectionLimits/maxConnections``): a `maxConnections` the
 /// budget cannot hold is logged as a warning (`hub.descriptors.short`) naming both figures.
 public struct HubService: Service {
     /// The configuration the hub starts with.
@@ -98,9 +98,9 @@ public struct HubService: Service {
             configuration: configuration, cluster: cluster, logger: logger, counters: counters,
             socketBudget: descriptors?.budget ?? .max,
             webhookQueue: webhookQueue ?? cluster?.webhookQueue(configuration.limits), metrics: metrics, clock: clock)
-        if let descriptors, descriptors.budget < configuration.limits.maxConnections {
+        if let descriptors, descriptors.budget < configuration.limits.connections.maxConnections {
             logger.warning("hub.descriptors.short", metadata: [
-                "maxConnections": "\(configuration.limits.maxConnections)", "socketBudget": "\(descriptors.budget)",
+                "maxConnections": "\(configuration.limits.connections.maxConnections)", "socketBudget": "\(descriptors.budget)",
                 "descriptorLimit": "\(descriptors.limit)", "hint": "raise the hard limit (ulimit -Hn, LimitNOFILE=) or lower maxConnections",
             ])
         }

@@ -15,7 +15,7 @@ struct AppMetrics: Sendable {
     /// app's part of the hub's connections (4004).
     let connectionsRefused: Counter
     /// `clearance_app_refused_total{app_id,what="unauthorized_per_ip"}`: connections refused
-    /// because their address held ``HubLimits/maxUnauthorizedConnectionsPerIP`` (4100).
+    /// because their address held ``HubConnectionLimits/maxUnauthorizedConnectionsPerIP`` (4100).
     let unauthorizedRefused: Counter
     /// `clearance_app_refused_total{app_id,what="subscriptions"}`: subscriptions refused at the
     /// app's part of the hub's subscriptions (503).

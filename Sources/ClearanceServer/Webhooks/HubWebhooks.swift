@@ -116,7 +116,7 @@ package final class HubWebhooks: WebhookEmitter {
     /// decides when to try again.
     package func run() async {
         var http = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        http.timeout = .init(connect: .seconds(Int64(max(1, limits.webhookAttemptTimeout.rounded(.up)))))
+        http.timeout = .init(connect: .seconds(Int64(max(1, limits.webhooks.webhookAttemptTimeout.rounded(.up)))))
         http.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: http)
         let dispatcher = WebhookDispatcher(
@@ -134,7 +134,7 @@ package final class HubWebhooks: WebhookEmitter {
     }
 
     /// For a stopping hub: sends what is pending without waiting for batch windows, for at most
-    /// ``HubLimits/webhookShutdownWait``, then ends ``run()``. What is still pending then is
+    /// ``HubWebhookLimits/webhookShutdownWait``, then ends ``run()``. What is still pending then is
     /// logged (`hub.webhooks.undelivered`); a queue that persists keeps it for another node.
     package func drain() async {
         guard let dispatcher = dispatcher.withLock({ $0 }) else {
@@ -143,7 +143,7 @@ package final class HubWebhooks: WebhookEmitter {
             return
         }
         dispatcher.flush()
-        let deadline = ContinuousClock.now + .seconds(limits.webhookShutdownWait)
+        let deadline = ContinuousClock.now + .seconds(limits.webhooks.webhookShutdownWait)
         var pending = 0
         repeat {
             let waiting = intake.withLock { $0.events.count }
@@ -155,7 +155,7 @@ package final class HubWebhooks: WebhookEmitter {
         drained.withLock { $0 = true }
         wake.finish()
         if pending > 0 {
-            logger.warning("hub.webhooks.undelivered", metadata: ["events": "\(pending)", "waited": "\(limits.webhookShutdownWait)"])
+            logger.warning("hub.webhooks.undelivered", metadata: ["events": "\(pending)", "waited": "\(limits.webhooks.webhookShutdownWait)"])
         }
     }
 

@@ -20,7 +20,7 @@ struct WebhookBatchPlan: Sendable {
 
     /// - Parameters:
     ///   - cap: The bound for this body (at most `largest`; smaller after a 413).
-    ///   - largest: ``HubLimits/maxWebhookBatchBytes``: an event that cannot fit a body of it
+    ///   - largest: ``HubWebhookLimits/maxWebhookBatchBytes``: an event that cannot fit a body of it
     ///     alone is never sent.
     init(_ batch: WebhookBatch, target: WebhookTarget, cap: Int, largest: Int) {
         var count = 0

@@ -9,7 +9,7 @@ import Logging
 /// with jitter) or, once the retry window is over, drops them, counted
 /// (``HubCounter/webhooksDropped``) and logged (throttled, per app).
 ///
-/// A POST stays within ``HubLimits/maxWebhookBatchBytes`` (``WebhookBatchPlan``); a receiver
+/// A POST stays within ``HubWebhookLimits/maxWebhookBatchBytes`` (``WebhookBatchPlan``); a receiver
 /// that answers 413 gets half as much next time, at once, down to one event, and an event it
 /// refuses alone is dropped, so a 413 never holds up the events behind it.
 final class WebhookDispatcher: Sendable {
@@ -37,7 +37,7 @@ final class WebhookDispatcher: Sendable {
     private let dropLog: ThrottledLog
     private let queueErrorLog: ThrottledLog
     private let flags = Locked((flushing: false, stopped: false))
-    /// ``HubLimits/maxWebhookBatchBytes``.
+    /// ``HubWebhookLimits/maxWebhookBatchBytes``.
     private let largestBody: Int
     /// Each target's bound on a body, smaller than ``largestBody`` after a 413.
     private let bodyCaps = Locked([WebhookTargetID: Int]())
@@ -53,10 +53,10 @@ final class WebhookDispatcher: Sendable {
         self.queue = queue
         self.destinations = Locked(destinations)
         (changes, changed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        sender = WebhookSender(client: client, timeout: .seconds(limits.webhookAttemptTimeout))
-        backoff = WebhookBackoff(firstDelay: limits.webhookFirstRetryDelay, retryDuration: limits.webhookRetryDuration)
-        window = .seconds(limits.webhookBatchWindow)
-        largestBody = limits.maxWebhookBatchBytes
+        sender = WebhookSender(client: client, timeout: .seconds(limits.webhooks.webhookAttemptTimeout))
+        backoff = WebhookBackoff(firstDelay: limits.webhooks.webhookFirstRetryDelay, retryDuration: limits.webhooks.webhookRetryDuration)
+        window = .seconds(limits.webhooks.webhookBatchWindow)
+        largestBody = limits.webhooks.maxWebhookBatchBytes
         self.pollInterval = pollInterval
         self.counters = counters
         self.metrics = metrics

@@ -28,8 +28,8 @@ struct WebhookIntake: Sendable {
     }
 
     private mutating func trim(_ limits: HubLimits) -> [QueuedWebhookEvent] {
-        var excess = max(0, events.count - limits.maxQueuedWebhooks)
-        var excessBytes = bytes - limits.maxQueuedWebhookBytes
+        var excess = max(0, events.count - limits.webhooks.maxQueuedWebhooks)
+        var excessBytes = bytes - limits.webhooks.maxQueuedWebhookBytes
         var index = 0
         while index < events.count, excess > index || excessBytes > 0 {
             excessBytes -= events[index].bytes

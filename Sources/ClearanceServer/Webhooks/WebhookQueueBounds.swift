@@ -20,13 +20,13 @@ public struct WebhookQueueBounds: Sendable, Hashable {
         self.maxBytesPerApp = max(1, min(maxBytesPerApp, maxBytes))
     }
 
-    /// The bounds `limits` set for a hub serving `apps` apps (``HubLimits/appShare`` of each
+    /// The bounds `limits` set for a hub serving `apps` apps (``HubConnectionLimits/appShare`` of each
     /// budget per app when there is more than one).
     public init(limits: HubLimits, apps: Int) {
         self.init(
-            maxEvents: limits.maxQueuedWebhooks, maxBytes: limits.maxQueuedWebhookBytes,
-            maxEventsPerApp: limits.appPart(of: limits.maxQueuedWebhooks, apps: apps),
-            maxBytesPerApp: limits.appPart(of: limits.maxQueuedWebhookBytes, apps: apps))
+            maxEvents: limits.webhooks.maxQueuedWebhooks, maxBytes: limits.webhooks.maxQueuedWebhookBytes,
+            maxEventsPerApp: limits.appPart(of: limits.webhooks.maxQueuedWebhooks, apps: apps),
+            maxBytesPerApp: limits.appPart(of: limits.webhooks.maxQueuedWebhookBytes, apps: apps))
     }
 }
 

@@ -23,7 +23,7 @@ public final class PostgresWebhookQueue: WebhookQueue {
         connection = BackplaneConnection(configuration: configuration, id: 3, logger: logger)
         seal = BackplaneSeal(key: configuration.clusterKey, namespace: configuration.namespace)
         self.node = node
-        lease = .seconds(limits.webhookAttemptTimeout * 2 + 5)
+        lease = .seconds(limits.webhooks.webhookAttemptTimeout * 2 + 5)
         self.logger = logger
         rejectionLog = ThrottledLog("backplane.webhook.rejected", logger: logger)
     }

@@ -32,8 +32,8 @@ final class AppBudgets: Sendable {
 
 /// Which bound refused a subscription.
 enum SubscriptionBudgetRefusal: Sendable, Equatable {
-    /// The hub held ``HubLimits/maxSubscriptions``.
+    /// The hub held ``HubChannelLimits/maxSubscriptions``.
     case hub
-    /// The app held its part of them (``HubLimits/appShare``).
+    /// The app held its part of them (``HubConnectionLimits/appShare``).
     case app
 }

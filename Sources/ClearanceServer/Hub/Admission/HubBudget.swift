@@ -2,10 +2,10 @@ import Clearance
 
 /// A quantity the whole hub shares against one limit, so that what it costs is bounded however
 /// many connections share it:
-/// - the subscriptions held (``HubLimits/maxSubscriptions``): a connection ``take(_:)``s one
+/// - the subscriptions held (``HubChannelLimits/maxSubscriptions``): a connection ``take(_:)``s one
 ///   before it subscribes (refused at the limit) and gives it back (``add(_:)`` with a negative
 ///   amount) when it leaves the channel or closes;
-/// - the bytes every WebSocket has left unsent (``HubLimits/maxTotalOutboundBytes``): each sink
+/// - the bytes every WebSocket has left unsent (``HubConnectionLimits/maxTotalOutboundBytes``): each sink
 ///   ``add(_:)``s what it hands to its channel and takes back what the socket took; a sink checks
 ///   ``value`` against ``limit`` itself, since what passes it closes a lagging connection rather
 ///   than refusing a byte.

@@ -2,7 +2,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// The whole-request deadline of one HTTP connection (``HubLimits/httpRequestTimeout``): from a
+/// The whole-request deadline of one HTTP connection (``HubHTTPAPILimits/httpRequestTimeout``): from a
 /// request's first byte to its end, however slowly it is trickled (an idle timer restarts with
 /// every byte; this one does not). Past it the connection is closed.
 ///

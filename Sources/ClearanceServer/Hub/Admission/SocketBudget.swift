@@ -2,8 +2,8 @@ import Clearance
 
 /// The sockets the hub holds open, counted from the moment they are accepted (WebSocket or
 /// plain HTTP alike) to the moment they close, against three limits: the descriptor budget, the
-/// sockets that are not WebSockets (``HubLimits/maxHTTPConnections``) and the sockets of one
-/// address (``HubLimits/maxConnectionsPerIP``). A socket past any of them is refused at once,
+/// sockets that are not WebSockets (``HubHTTPAPILimits/maxHTTPConnections``) and the sockets of one
+/// address (``HubConnectionLimits/maxConnectionsPerIP``). A socket past any of them is refused at once,
 /// before it costs anything but its descriptor for an instant.
 final class SocketBudget: Sendable {
     /// The limits it counts against.

@@ -2,9 +2,9 @@
 enum SocketRefusal: Sendable, Equatable {
     /// The hub had as many sockets open as its descriptor budget allows.
     case descriptorBudget
-    /// ``HubLimits/maxHTTPConnections`` sockets had not become WebSockets.
+    /// ``HubHTTPAPILimits/maxHTTPConnections`` sockets had not become WebSockets.
     case httpConnections
-    /// The address had ``HubLimits/maxConnectionsPerIP`` sockets open.
+    /// The address had ``HubConnectionLimits/maxConnectionsPerIP`` sockets open.
     case address
 
     /// The counter it adds to.

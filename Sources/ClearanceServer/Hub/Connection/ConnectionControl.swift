@@ -57,7 +57,7 @@ final class ConnectionControl: Sendable {
     /// Closes with `code`: `pusher:error`, then the close frame, both after whatever is queued,
     /// with `reason` (default: the code's own message). Does nothing when the connection is
     /// closing already; a client that does not answer the close frame is cut after
-    /// ``HubLimits/closeTimeout``.
+    /// ``HubConnectionLimits/closeTimeout``.
     func close(_ code: HubCloseCode, reason: String? = nil, at now: ContinuousClock.Instant) {
         let started = timers.withLock { timers -> Bool in
             guard !timers.isClosing else { return false }

@@ -6,7 +6,7 @@ actor ConnectionRegistry {
     enum Admission: Equatable {
         case admitted(socketID: String)
         case refused(HubCloseCode)
-        /// Its address already holds ``HubLimits/maxUnauthorizedConnectionsPerIP`` connections
+        /// Its address already holds ``HubConnectionLimits/maxUnauthorizedConnectionsPerIP`` connections
         /// that have not authorized (closed with 4100).
         case refusedUnauthorizedAtAddress
     }
@@ -38,7 +38,7 @@ actor ConnectionRegistry {
     private var appKeys: [String: AppKey] = [:]
     private var countByApp: [String: Int] = [:]
     /// The address each connection that has not authorized yet came from (an app with
-    /// authorized connections), counted against ``HubLimits/maxUnauthorizedConnectionsPerIP``.
+    /// authorized connections), counted against ``HubConnectionLimits/maxUnauthorizedConnectionsPerIP``.
     private var unauthorized: [String: String] = [:]
     private var unauthorizedByAddress: [String: Int] = [:]
     private var shuttingDown = false

@@ -22,7 +22,7 @@ struct ConnectionSession {
     let logger: Logger
 
     private var rateLimiter: ClientEventRateLimiter
-    /// Subscribes and unsubscribes (``HubLimits/subscriptionChangesPerSecond``).
+    /// Subscribes and unsubscribes (``HubChannelLimits/subscriptionChangesPerSecond``).
     private var subscriptionChanges: SubscriptionRateLimiter
     private var subscriptions: [String: Subscription] = [:]
     private var signedInUserID: String?
@@ -39,7 +39,7 @@ struct ConnectionSession {
         self.logger = logger
         rateLimiter = ClientEventRateLimiter(limit: app.limits.clientEventsPerSecond)
         subscriptionChanges = SubscriptionRateLimiter(
-            burst: hub.limits.maxChannelsPerConnection, perSecond: hub.limits.subscriptionChangesPerSecond)
+            burst: hub.limits.channels.maxChannelsPerConnection, perSecond: hub.limits.channels.subscriptionChangesPerSecond)
     }
 
     /// The app now: a reload may have given it another secret or limits since the connection was
@@ -97,19 +97,19 @@ struct ConnectionSession {
     }
 
     /// Whether the connection may subscribe to one more channel now: within
-    /// ``HubLimits/maxChannelsPerConnection`` and ``HubLimits/subscriptionChangesPerSecond``
+    /// ``HubChannelLimits/maxChannelsPerConnection`` and ``HubChannelLimits/subscriptionChangesPerSecond``
     /// (checked before the signature, which costs more). Otherwise the
     /// `pusher:subscription_error` is sent and the result is false.
     private mutating func admissible(_ channel: String, now: ContinuousClock.Instant) -> Bool {
         let failure: SubscriptionFailure
-        if subscriptions[channel] == nil, subscriptions.count >= hub.limits.maxChannelsPerConnection {
+        if subscriptions[channel] == nil, subscriptions.count >= hub.limits.channels.maxChannelsPerConnection {
             failure = .limitReached(
-                "This connection is already subscribed to the maximum of \(hub.limits.maxChannelsPerConnection) channels: unsubscribe from one first.",
+                "This connection is already subscribed to the maximum of \(hub.limits.channels.maxChannelsPerConnection) channels: unsubscribe from one first.",
                 status: 403)
         } else if !subscriptionChanges.allowSubscribe(at: now) {
             failure = .limitReached(
-                "Too many subscribes and unsubscribes: the limit is \(hub.limits.subscriptionChangesPerSecond) per second per connection "
-                    + "after a burst of \(hub.limits.maxChannelsPerConnection).",
+                "Too many subscribes and unsubscribes: the limit is \(hub.limits.channels.subscriptionChangesPerSecond) per second per connection "
+                    + "after a burst of \(hub.limits.channels.maxChannelsPerConnection).",
                 status: 429)
         } else {
             return true
@@ -119,7 +119,7 @@ struct ConnectionSession {
         return false
     }
 
-    /// Whether one more of the hub's subscriptions (``HubLimits/maxSubscriptions``, and the
+    /// Whether one more of the hub's subscriptions (``HubChannelLimits/maxSubscriptions``, and the
     /// app's part of them) was taken for `channel` (false: the connection has it already); `nil`
     /// when the hub or the app holds its maximum, after the `pusher:subscription_error` (503) is
     /// sent, counted and logged (under the app when it is the app's part).
@@ -131,8 +131,8 @@ struct ConnectionSession {
             return true
         case .hub:
             hub.counters.increment(.subscriptionsRefusedAtHubLimit)
-            hub.subscriptionRefusalLog.record(["limit": "\(hub.limits.maxSubscriptions)"])
-            message = "The hub holds its maximum of \(hub.limits.maxSubscriptions) subscriptions: try again later."
+            hub.subscriptionRefusalLog.record(["limit": "\(hub.limits.channels.maxSubscriptions)"])
+            message = "The hub holds its maximum of \(hub.limits.channels.maxSubscriptions) subscriptions: try again later."
         case .app:
             let limit = hub.subscriptionLimitPerApp
             hub.counters.increment(.subscriptionsRefusedAtAppLimit)
@@ -219,8 +219,8 @@ struct ConnectionSession {
                 throw .auth(error.message, status: 400)
             }
             if let refusal = terminated(parsed.member.id) { throw .auth(refusal + ".", status: 403) }
-            if let info = parsed.userInfoJSON, info.utf8.count > hub.limits.maxPresenceUserInfoBytes {
-                throw .limitReached("user_info is larger than \(hub.limits.maxPresenceUserInfoBytes) bytes.")
+            if let info = parsed.userInfoJSON, info.utf8.count > hub.limits.channels.maxPresenceUserInfoBytes {
+                throw .limitReached("user_info is larger than \(hub.limits.channels.maxPresenceUserInfoBytes) bytes.")
             }
             return Subscription(kind: kind, member: parsed.member)
         }
@@ -260,10 +260,10 @@ struct ConnectionSession {
     }
 
     /// Why `userID` may not sign in or join now, when the app ended their connections within the
-    /// grace period (``HubLimits/terminationGracePeriod``).
+    /// grace period (``HubConnectionLimits/terminationGracePeriod``).
     private func terminated(_ userID: String) -> String? {
         guard hub.terminatedUsers.contains(appID: admittedApp.id, userID: userID, now: hub.clock.now) else { return nil }
-        return "The app ended this user's connections less than \(hub.limits.terminationGracePeriod) s ago"
+        return "The app ended this user's connections less than \(hub.limits.connections.terminationGracePeriod) s ago"
     }
 
     /// The connection proved who it is: the authorization deadline no longer applies, and it no
@@ -286,13 +286,13 @@ struct ConnectionSession {
         let refusal: HubProtocolError
         if !app.configuration.clientEvents {
             refusal = .clientEventsDisabled
-        } else if name.utf8.count > hub.limits.maxEventNameLength {
+        } else if name.utf8.count > hub.limits.channels.maxEventNameLength {
             refusal = .invalidField("event")
         } else if let subscription = subscriptions[channel] {
             switch subscription.kind {
             case .private, .presence:
-                if dataBytes > hub.limits.maxEventDataBytes {
-                    refusal = .eventTooLarge(limit: hub.limits.maxEventDataBytes)
+                if dataBytes > hub.limits.channels.maxEventDataBytes {
+                    refusal = .eventTooLarge(limit: hub.limits.channels.maxEventDataBytes)
                 } else if !rateLimiter.allow(at: now) {
                     refusal = .clientEventRateLimited
                 } else {

@@ -19,12 +19,12 @@ struct ConnectionTimers: Sendable {
         var closeTimeout: Duration
 
         init(limits: HubLimits, authorizationTimeout: Duration? = nil) {
-            activityTimeout = .seconds(limits.activityTimeout)
-            pongTimeout = .seconds(limits.pongTimeout)
-            serverPings = limits.serverPings
-            inactivityTimeout = .seconds(limits.inactivityTimeout)
+            activityTimeout = .seconds(limits.connections.activityTimeout)
+            pongTimeout = .seconds(limits.connections.pongTimeout)
+            serverPings = limits.connections.serverPings
+            inactivityTimeout = .seconds(limits.connections.inactivityTimeout)
             self.authorizationTimeout = authorizationTimeout
-            closeTimeout = .seconds(limits.closeTimeout)
+            closeTimeout = .seconds(limits.connections.closeTimeout)
         }
 
         /// How often to tick: a quarter of the shortest liveness timer, between 50 ms and 5 s.

@@ -14,7 +14,7 @@ import NIOWebSocket
 /// for the connection ends once it is upgraded.
 ///
 /// Every socket is counted the moment it is accepted (``SocketBudget``): past the descriptor
-/// budget, ``HubLimits/maxHTTPConnections`` or ``HubLimits/maxConnectionsPerIP`` it is closed
+/// budget, ``HubHTTPAPILimits/maxHTTPConnections`` or ``HubConnectionLimits/maxConnectionsPerIP`` it is closed
 /// at once, counted and logged (throttled), so that the process never runs out of descriptors.
 ///
 /// A browser's upgrade from an origin its app does not allow (``HubAppConfiguration/allowedOrigins``)
@@ -22,8 +22,8 @@ import NIOWebSocket
 /// before any WebSocket exists.
 ///
 /// No connection may stall: until its first request head is read (the upgrade decision), a
-/// connection has ``HubLimits/httpIdleTimeout`` in all; every HTTP request must arrive whole
-/// within ``HubLimits/httpRequestTimeout`` of its first byte (the first one: of the accept;
+/// connection has ``HubHTTPAPILimits/httpIdleTimeout`` in all; every HTTP request must arrive whole
+/// within ``HubHTTPAPILimits/httpRequestTimeout`` of its first byte (the first one: of the accept;
 /// ``RequestDeadline``, which a connection that becomes a WebSocket never costs); between
 /// requests Hummingbird's connection state handler closes a connection idle for the idle
 /// timeout; WebSockets are held to the Pusher timers.
@@ -72,9 +72,9 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
     private func negotiation(channel: any Channel, accepted: NIODeadline, logger: Logger) throws -> EventLoopFuture<Negotiated> {
         let hub = hub
         let secure = secure
-        let idleTimeout = Duration.seconds(hub.limits.httpIdleTimeout)  // at most an hour: validated
+        let idleTimeout = Duration.seconds(hub.limits.httpAPI.httpIdleTimeout)  // at most an hour: validated
         let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
-            maxFrameSize: hub.limits.maxMessageBytes,
+            maxFrameSize: hub.limits.connections.maxMessageBytes,
             enableAutomaticErrorHandling: true,
             shouldUpgrade: { channel, head in
                 // A page of an origin its app does not allow: no upgrade, a 403 (written
@@ -97,7 +97,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
                     hub.sockets.upgraded()
                     do {
                         try channel.pipeline.syncOperations.addHandler(PusherChannelHandler(
-                            admission: hub.admission(path: head.uri, channel: channel), maxMessageBytes: hub.limits.maxMessageBytes))
+                            admission: hub.admission(path: head.uri, channel: channel), maxMessageBytes: hub.limits.connections.maxMessageBytes))
                     } catch {
                         hub.sockets.upgradeFailed()
                         throw error
@@ -110,9 +110,9 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
             channel.eventLoop.makeCompletedFuture {
                 // Plain HTTP: the whole-request deadline from here on (a WebSocket never costs
                 // one). The first request's head is in: its deadline counts from the accept.
-                let deadline = RequestDeadline(timeout: .seconds(hub.limits.httpRequestTimeout)) { _ in
+                let deadline = RequestDeadline(timeout: .seconds(hub.limits.httpAPI.httpRequestTimeout)) { _ in
                     hub.counters.increment(.requestsCutAtDeadline)
-                    hub.requestDeadlineLog.record(["timeout": "\(hub.limits.httpRequestTimeout)"])
+                    hub.requestDeadlineLog.record(["timeout": "\(hub.limits.httpAPI.httpRequestTimeout)"])
                 }
                 try channel.pipeline.syncOperations.addHandler(deadline.makeFirstByteHandler(), position: .first)
                 deadline.requestBegan(on: channel, at: accepted)

@@ -5,7 +5,7 @@ import NIOHTTP1
 /// or plain HTTP, so before Hummingbird, which answers a malformed request of its own, is on the
 /// pipeline), a request that does not parse is answered `400 Bad Request` with
 /// `Connection: close`, and the connection is closed at once, instead of holding its socket until
-/// ``HubLimits/httpIdleTimeout``. ``HubChildChannel`` removes it once the first request is
+/// ``HubHTTPAPILimits/httpIdleTimeout``. ``HubChildChannel`` removes it once the first request is
 /// negotiated. Each is counted (``HubCounter/malformedRequestsRefused``).
 final class NegotiationErrorHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny

@@ -2,7 +2,7 @@ import Clearance
 import NIOCore
 
 /// The channels to cut at a deadline on the hub's clock: a refused client, or a slow reader,
-/// that does not answer the hub's close frame within ``HubLimits/closeTimeout``.
+/// that does not answer the hub's close frame within ``HubConnectionLimits/closeTimeout``.
 /// ``Hub/runPendingDisconnects()`` closes the due ones, so this deadline moves with the hub's
 /// clock like every other timer of a connection (and a test can move it).
 ///

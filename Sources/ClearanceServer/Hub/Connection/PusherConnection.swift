@@ -116,9 +116,9 @@ final class PusherConnection: Sendable {
         let outcome: Result<Void, HubCloseCode>
         let authorizationTimeout = app.configuration.authorizationTimeout
         switch await hub.registry.admit(
-            appID: app.id, key: app.key, appLimit: hub.connectionLimit(of: app), hubLimit: hub.limits.maxConnections,
+            appID: app.id, key: app.key, appLimit: hub.connectionLimit(of: app), hubLimit: hub.limits.connections.maxConnections,
             address: channel.remoteAddress?.ipAddress,
-            unauthorizedPerAddress: authorizationTimeout == nil ? nil : hub.limits.maxUnauthorizedConnectionsPerIP)
+            unauthorizedPerAddress: authorizationTimeout == nil ? nil : hub.limits.connections.maxUnauthorizedConnectionsPerIP)
         {
         case let .refused(code):
             if code == .overConnectionQuota {
@@ -129,7 +129,7 @@ final class PusherConnection: Sendable {
         case .refusedUnauthorizedAtAddress:
             metrics.unauthorizedRefused.increment()
             hub.counters.increment(.connectionsRefusedUnauthorizedAtAddress)
-            hub.appRefusalLog.record(appID: app.id, ["what": "unauthorized_per_ip", "limit": "\(hub.limits.maxUnauthorizedConnectionsPerIP)"])
+            hub.appRefusalLog.record(appID: app.id, ["what": "unauthorized_per_ip", "limit": "\(hub.limits.connections.maxUnauthorizedConnectionsPerIP)"])
             outcome = .failure(.overCapacity)
         case let .admitted(socketID):
             outcome = .success(())
@@ -153,7 +153,7 @@ final class PusherConnection: Sendable {
             // tick it and the HTTP API finds it (a test that moves a manual clock as soon as the
             // client is established saw no ping: the tick came before the attach).
             let attached = await hub.registry.attach(control, socketID: socketID)
-            outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.activityTimeout)))
+            outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.connections.activityTimeout)))
             if !attached {
                 control.close(.reconnectImmediately, at: hub.clock.now)
             } else if let code = hub.closeCode(forAdmitted: app) {
@@ -172,7 +172,7 @@ final class PusherConnection: Sendable {
     static func refuse(_ sink: WebSocketFrameSink, code: HubCloseCode, hub: Hub, appID: String?) {
         hub.logger.info("hub.connection.refused", metadata: ["app_id": "\(appID ?? "")", "code": "\(code.rawValue)"])
         hub.counters.increment(refusalCounter(code))
-        sink.disconnect(after: .seconds(hub.limits.closeTimeout))
+        sink.disconnect(after: .seconds(hub.limits.connections.closeTimeout))
         sink.deliver(.frame(PusherFrame.error(code)))
         sink.close(code)
     }

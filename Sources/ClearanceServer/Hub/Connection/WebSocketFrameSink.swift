@@ -13,11 +13,11 @@ import NIOWebSocket
 /// yet written into the channel (here), and, while the channel is not writable (past its
 /// high-water mark), the bytes it holds because the socket would not take them (NIO's own count,
 /// read after each write and whenever the channel's writability changes). A connection past
-/// ``HubLimits/maxOutboundBytes`` gets no more deliveries: it is closed with 4100 ("over capacity":
+/// ``HubConnectionLimits/maxOutboundBytes`` gets no more deliveries: it is closed with 4100 ("over capacity":
 /// the client comes back after a backoff), counted (``HubCounter/slowReadersClosed``) and logged
 /// (throttled), and disconnected once the close frame is written or after
-/// ``HubLimits/closeTimeout``, whichever comes first. While every connection together has more than
-/// ``HubLimits/maxTotalOutboundBytes`` unsent, the same happens to any that is behind by more than
+/// ``HubConnectionLimits/closeTimeout``, whichever comes first. While every connection together has more than
+/// ``HubConnectionLimits/maxTotalOutboundBytes`` unsent, the same happens to any that is behind by more than
 /// its channel's high-water mark (``laggingBytes``), as its next frame comes.
 ///
 /// After the close frame nothing more is written; ``closeSent`` tells the
@@ -65,7 +65,7 @@ final class WebSocketFrameSink: ConnectionSink {
         self.channel = channel
         self.hub = hub
         self.sent = sent
-        maxOutboundBytes = hub.limits.maxOutboundBytes
+        maxOutboundBytes = hub.limits.connections.maxOutboundBytes
     }
 
     /// Whether the hub sent its close frame.
@@ -162,7 +162,7 @@ final class WebSocketFrameSink: ConnectionSink {
             "socket_id": "\(socketID ?? "")",
             "limit": limit == .connection ? "maxOutboundBytes \(maxOutboundBytes)" : "maxTotalOutboundBytes \(hub.outbound.limit)",
         ])
-        disconnect(after: .seconds(hub.limits.closeTimeout))
+        disconnect(after: .seconds(hub.limits.connections.closeTimeout))
         let error = PusherFrame.error(HubCloseCode.overCapacity)
         let channel = channel
         if channel.eventLoop.inEventLoop {

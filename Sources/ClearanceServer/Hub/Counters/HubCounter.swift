@@ -6,45 +6,45 @@
 /// `clearance_<raw value>_total`).
 public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// A socket closed at accept: the hub had as many sockets open as its descriptor budget
-    /// allows (see ``HubLimits/maxConnections`` and <doc:Limits>).
+    /// allows (see ``HubConnectionLimits/maxConnections`` and <doc:Limits>).
     case socketsRefusedAtDescriptorBudget = "sockets_refused_descriptor_budget"
-    /// A socket closed at accept: ``HubLimits/maxHTTPConnections`` sockets were open that had
+    /// A socket closed at accept: ``HubHTTPAPILimits/maxHTTPConnections`` sockets were open that had
     /// not become WebSockets.
     case socketsRefusedAtHTTPLimit = "sockets_refused_http_limit"
-    /// A socket closed at accept: its address already had ``HubLimits/maxConnectionsPerIP``
+    /// A socket closed at accept: its address already had ``HubConnectionLimits/maxConnectionsPerIP``
     /// sockets open.
     case socketsRefusedAtAddressLimit = "sockets_refused_address_limit"
     /// An HTTP connection closed because a request's head and body did not arrive within
-    /// ``HubLimits/httpRequestTimeout``.
+    /// ``HubHTTPAPILimits/httpRequestTimeout``.
     case requestsCutAtDeadline = "requests_cut_deadline"
     /// A connection whose first request did not parse as HTTP: answered 400 and closed at once.
     case malformedRequestsRefused = "malformed_requests_refused"
-    /// A WebSocket closed with 4100 because it left more than ``HubLimits/maxOutboundBytes``
+    /// A WebSocket closed with 4100 because it left more than ``HubConnectionLimits/maxOutboundBytes``
     /// unsent (a client that does not read).
     case slowReadersClosed = "slow_readers_closed"
-    /// A subscription refused because the hub held ``HubLimits/maxSubscriptions`` already.
+    /// A subscription refused because the hub held ``HubChannelLimits/maxSubscriptions`` already.
     case subscriptionsRefusedAtHubLimit = "subscriptions_refused_hub_limit"
     /// A webhook POST that failed (an answer other than 2xx, or none within
-    /// ``HubLimits/webhookAttemptTimeout``); it is retried until ``HubLimits/webhookRetryDuration``.
+    /// ``HubWebhookLimits/webhookAttemptTimeout``); it is retried until ``HubWebhookLimits/webhookRetryDuration``.
     case webhookAttemptsFailed = "webhook_attempts_failed"
-    /// A webhook event given up: still failing after ``HubLimits/webhookRetryDuration``, the
+    /// A webhook event given up: still failing after ``HubWebhookLimits/webhookRetryDuration``, the
     /// oldest waiting when its app's part of the queue or the queue was full (in events or
-    /// bytes), too large for any body (``HubLimits/maxWebhookBatchBytes``), refused alone with
+    /// bytes), too large for any body (``HubWebhookLimits/maxWebhookBatchBytes``), refused alone with
     /// 413, or no longer wanted by its target.
     case webhooksDropped = "webhooks_dropped"
     /// A browser's WebSocket upgrade refused with 403: its page's origin is not in the app's
     /// ``HubAppConfiguration/allowedOrigins``.
     case webSocketsRefusedAtOrigin = "websockets_refused_origin"
-    /// A WebSocket refused with 4100 after its upgrade: the hub held ``HubLimits/maxConnections``.
+    /// A WebSocket refused with 4100 after its upgrade: the hub held ``HubConnectionLimits/maxConnections``.
     case connectionsRefusedAtHubLimit = "connections_refused_hub_limit"
     /// A WebSocket refused with 4004 after its upgrade: its app held its
-    /// ``HubAppConfiguration/maxConnections``, or its part (``HubLimits/appShare``) of the hub's.
+    /// ``HubAppConfiguration/maxConnections``, or its part (``HubConnectionLimits/appShare``) of the hub's.
     case connectionsRefusedAtAppLimit = "connections_refused_app_limit"
     /// A WebSocket refused with 4100 after its upgrade: its address already held
-    /// ``HubLimits/maxUnauthorizedConnectionsPerIP`` connections that had not authorized.
+    /// ``HubConnectionLimits/maxUnauthorizedConnectionsPerIP`` connections that had not authorized.
     case connectionsRefusedUnauthorizedAtAddress = "connections_refused_unauthorized_address"
-    /// A subscription refused because its app held its part (``HubLimits/appShare``) of the
-    /// hub's ``HubLimits/maxSubscriptions``.
+    /// A subscription refused because its app held its part (``HubConnectionLimits/appShare``) of the
+    /// hub's ``HubChannelLimits/maxSubscriptions``.
     case subscriptionsRefusedAtAppLimit = "subscriptions_refused_app_limit"
     /// A WebSocket refused with 4200 after its upgrade: the hub was shutting down.
     case connectionsRefusedShuttingDown = "connections_refused_shutting_down"

@@ -6,8 +6,8 @@
 public enum HubGauge: String, Sendable, Hashable, CaseIterable {
     /// Sockets open (WebSocket and HTTP), against the descriptor budget.
     case openSockets = "open_sockets"
-    /// Subscriptions held, against ``HubLimits/maxSubscriptions``.
+    /// Subscriptions held, against ``HubChannelLimits/maxSubscriptions``.
     case subscriptions
-    /// Bytes every WebSocket together has left unsent, against ``HubLimits/maxTotalOutboundBytes``.
+    /// Bytes every WebSocket together has left unsent, against ``HubConnectionLimits/maxTotalOutboundBytes``.
     case unsentBytes = "unsent_bytes"
 }

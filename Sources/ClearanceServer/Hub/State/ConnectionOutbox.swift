@@ -5,7 +5,7 @@ import ClearanceSigning
 ///
 /// Delivering never waits: the frame is handed to the connection's channel at once (no task per
 /// connection sits between them). A connection that leaves more than
-/// ``HubLimits/maxOutboundBytes`` unsent is closed with 4100: a client that does not read holds
+/// ``HubConnectionLimits/maxOutboundBytes`` unsent is closed with 4100: a client that does not read holds
 /// no more of the hub's memory than that.
 public struct ConnectionOutbox: Sendable {
     /// Something to send to the client.

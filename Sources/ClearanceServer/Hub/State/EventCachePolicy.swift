@@ -1,8 +1,8 @@
 import Foundation
 
 /// How long a hub keeps the last event of each cache channel, and for how many channels, in all
-/// and per app (``HubLimits/cacheTTL``, ``HubLimits/maxCachedChannels`` and the app's part of
-/// it, ``HubLimits/appShare``).
+/// and per app (``HubChannelLimits/cacheTTL``, ``HubChannelLimits/maxCachedChannels`` and the app's part of
+/// it, ``HubConnectionLimits/appShare``).
 public struct EventCachePolicy: Sendable, Hashable {
     /// How long an event is kept after it was triggered.
     public var ttl: Duration

@@ -44,7 +44,7 @@ actor HubChannelState {
         webhooks: (any WebhookEmitter)?, cluster: ClusterDrivers? = nil, clock: any HubClock = SystemHubClock(),
         cachePolicy: @escaping @Sendable () -> EventCachePolicy = {
             let limits = HubLimits()
-            return EventCachePolicy(ttl: .seconds(limits.cacheTTL), maxChannels: limits.maxCachedChannels)
+            return EventCachePolicy(ttl: .seconds(limits.channels.cacheTTL), maxChannels: limits.channels.maxCachedChannels)
         }
     ) {
         self.webhooks = webhooks

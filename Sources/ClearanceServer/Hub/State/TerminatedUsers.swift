@@ -1,7 +1,7 @@
 import Clearance
 
 /// The users an app ended the connections of (`terminate_connections`) within the grace period
-/// (``HubLimits/terminationGracePeriod``): for that long, a sign-in as one of them, or a
+/// (``HubConnectionLimits/terminationGracePeriod``): for that long, a sign-in as one of them, or a
 /// subscription to a presence channel as one of them, is refused on this node. Pusher's
 /// signatures never expire, so without it a socket that got a signed sign-in before the
 /// terminate could sign in right after it.

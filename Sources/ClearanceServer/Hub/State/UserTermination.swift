@@ -6,7 +6,7 @@ public struct UserTermination: Sendable, Hashable {
     public let appID: String
     /// The user they signed in as (`pusher:signin`).
     public let userID: String
-    /// Seconds during which the user may not sign in again (``HubLimits/terminationGracePeriod``
+    /// Seconds during which the user may not sign in again (``HubConnectionLimits/terminationGracePeriod``
     /// of the node that was asked).
     public let gracePeriod: Double
 
