@@ -8,7 +8,7 @@ import Testing
 
 /// A server that misbehaves on purpose: the client must not be steered into a storm of
 /// subscriptions, authorizations or reconnects.
-@Suite(.serialized) struct HostileServerTests {
+struct HostileServerTests {
     static let key = [UInt8](repeating: 7, count: 32)
 
     static func sealed(_ text: String, key: [UInt8]) throws -> String {

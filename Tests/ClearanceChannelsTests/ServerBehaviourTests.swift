@@ -4,7 +4,7 @@ import ClearanceTestSupport
 import Foundation
 import Testing
 
-@Suite(.serialized) struct ServerBehaviourTests {
+struct ServerBehaviourTests {
     static let signature = "test-key:" + String(repeating: "0a", count: 32)
     static let authorizer = CustomChannelAuthorizer { _, _ in ChannelAuthorization(auth: signature) }
 

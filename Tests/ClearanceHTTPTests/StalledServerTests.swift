@@ -10,7 +10,7 @@ import Testing
 /// Every request ends by its deadline, even when the server stalls after the response head or in
 /// the middle of the body (issue 30), on both transports; the queue of a stalled origin never
 /// holds up another; cancelling frees a `ConcurrencyLimitedTransport` slot at once.
-@Suite("Stalled servers", .serialized)
+@Suite("Stalled servers")
 struct StalledServerTests {
     static let transports = ["asyncHTTPClient", "urlSession"]
 

@@ -16,7 +16,7 @@ import Testing
 /// token, revocation, device authorization), on each transport, stalled after its head or after
 /// half its body, fails by its deadline plus a second with a typed `timed_out` error that names
 /// the endpoint.
-@Suite("Stalled providers", .serialized)
+@Suite("Stalled providers")
 struct StalledProviderTests {
     static let deadline: Duration = .seconds(1)
     /// The margin of the real-time checks: the suite runs beside the others on a loaded two-core
