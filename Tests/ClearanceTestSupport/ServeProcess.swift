@@ -50,16 +50,7 @@ package struct ServeProcess: Sendable {
     /// Where this test process writes its configuration files: a folder of its own, removed when
     /// the process exits, so that a file a test keeps until its hubs stop (a cluster's nodes, a
     /// hub started again) is never left behind.
-    private static let configurationDirectory = Result { () throws -> URL in
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-serve-\(getpid())")
-        try? FileManager.default.removeItem(at: directory)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        atexit {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-serve-\(getpid())")
-            try? FileManager.default.removeItem(at: directory)
-        }
-        return directory
-    }
+    private static let configurationDirectory = Result { try ProcessDirectory.make("clearance-serve") }
 
     /// Starts `clearance serve --config FILE` (plus `arguments`) and returns once it printed its
     /// `ready` line (it listens from then on). With `development` (the default: most tests sign
