@@ -14,31 +14,25 @@ final class Hub: Sendable {
     /// Each app's HTTP API rates.
     let rates = AppRequestRates()
     /// The users whose connections were terminated within the grace period.
-    let terminatedUsers = TerminatedUsers()
+    let terminatedUsers: TerminatedUsers
     /// Who is connected, subscribed and present, here and (on a cluster) on the other nodes.
     let channels: HubChannelState
-    let registry = ConnectionRegistry()
+    let registry: ConnectionRegistry
     /// Refused clients and slow readers to cut when their close handshake runs out.
-    let pendingDisconnects = PendingDisconnects()
+    let pendingDisconnects: PendingDisconnects
     let logger: Logger
     /// What the hub refused, cut or closed.
     let counters: HubCounters
     /// Every accepted socket, against the descriptor budget and the socket limits.
     let sockets: SocketBudget
-    /// Every subscription, against ``HubChannelLimits/maxSubscriptions``.
-    let subscriptions: HubBudget
-    /// Each app's subscriptions, against its part of ``HubChannelLimits/maxSubscriptions``.
-    let appSubscriptions = AppBudgets()
+    /// Every subscription, against ``HubChannelLimits/maxSubscriptions`` and each app's part of it.
+    let subscriptions: SubscriptionBudget
     /// What an app was refused at its own bound (connections, subscriptions), throttled per app.
     let appRefusalLog: ThrottledLog
     /// HTTP API requests that failed verification (forged ones come in floods), throttled per app.
     let apiRejectionLog: ThrottledLog
-    /// Every connection's unsent bytes, against ``HubConnectionLimits/maxTotalOutboundBytes``.
-    let outbound: HubBudget
     let socketRefusalLog: ThrottledLog
     let requestDeadlineLog: ThrottledLog
-    let slowReaderLog: ThrottledLog
-    let subscriptionRefusalLog: ThrottledLog
     /// Where the hub's webhook events go (``HubWebhooks/emit(appID:_:)``).
     let webhooks: HubWebhooks
     let originRefusalLog: ThrottledLog
@@ -46,6 +40,10 @@ final class Hub: Sendable {
     let metrics: HubMetrics
     /// The clock of every timer of the hub (not of its shutdown, which waits on real sockets).
     let clock: any HubClock
+    /// What each connection's ``ConnectionSession`` uses, made once.
+    let sessionDependencies: ConnectionSession.Dependencies
+    /// What each connection's ``WebSocketFrameSink`` uses, made once.
+    let sinkDependencies: WebSocketFrameSink.Dependencies
     /// When the hub was made: its run loops' schedules start here, not when their tasks happen
     /// to start (a test's clock may have moved on by then).
     let madeAt: ContinuousClock.Instant
@@ -68,28 +66,6 @@ final class Hub: Sendable {
     func connectionLimit(of app: HubApp) -> Int? {
         let count = apps.byID.count
         return app.limits.maxConnections ?? (count > 1 ? limits.appPart(of: limits.connections.maxConnections, apps: count) : nil)
-    }
-
-    /// Most subscriptions one app may hold: its part of the hub's.
-    var subscriptionLimitPerApp: Int {
-        limits.appPart(of: limits.channels.maxSubscriptions, apps: apps.byID.count)
-    }
-
-    /// Takes one of the hub's subscriptions for `appID`: nil when taken, otherwise what refused
-    /// it (nothing is taken then).
-    func takeSubscription(appID: String) -> SubscriptionBudgetRefusal? {
-        guard subscriptions.take() else { return .hub }
-        guard appSubscriptions.take(appID, limit: subscriptionLimitPerApp) else {
-            subscriptions.add(-1)
-            return .app
-        }
-        return nil
-    }
-
-    /// Gives back `count` subscriptions of `appID`.
-    func releaseSubscriptions(appID: String, _ count: Int) {
-        subscriptions.add(-count)
-        appSubscriptions.release(appID, count)
     }
 
     /// How long and for how many channels (in all and per app) cache channels keep their last event.
@@ -134,18 +110,32 @@ final class Hub: Sendable {
         let limits = configuration.limits
         sockets = SocketBudget(limits: .init(
             sockets: socketBudget, httpSockets: limits.httpAPI.maxHTTPConnections, perAddress: limits.connections.maxConnectionsPerIP))
-        subscriptions = HubBudget(limit: limits.channels.maxSubscriptions)
-        outbound = HubBudget(limit: limits.connections.maxTotalOutboundBytes)
+        let outbound = HubBudget(limit: limits.connections.maxTotalOutboundBytes)
         socketRefusalLog = ThrottledLog("hub.socket.refused", logger: logger)
         requestDeadlineLog = ThrottledLog("hub.request.deadline", level: .info, logger: logger)
-        slowReaderLog = ThrottledLog("hub.connection.slowReader", logger: logger)
-        subscriptionRefusalLog = ThrottledLog("hub.subscriptions.full", logger: logger)
-        appRefusalLog = ThrottledLog("hub.app.limit", logger: logger)
+        let pendingDisconnects = PendingDisconnects()
+        self.pendingDisconnects = pendingDisconnects
+        sinkDependencies = WebSocketFrameSink.Dependencies(
+            outbound: outbound, limits: limits.connections, counters: counters, slowReaderLog: ThrottledLog("hub.connection.slowReader", logger: logger),
+            pendingDisconnects: pendingDisconnects, clock: clock)
+        let appRefusalLog = ThrottledLog("hub.app.limit", logger: logger)
+        self.appRefusalLog = appRefusalLog
+        let subscriptions = SubscriptionBudget(
+            limits: limits, appCount: { appTable.withLock { $0.byID.count } }, counters: counters, metrics: metrics,
+            hubFullLog: ThrottledLog("hub.subscriptions.full", logger: logger), appRefusalLog: appRefusalLog)
+        self.subscriptions = subscriptions
+        let registry = ConnectionRegistry()
+        self.registry = registry
+        let terminatedUsers = TerminatedUsers()
+        self.terminatedUsers = terminatedUsers
         apiRejectionLog = ThrottledLog("hub.api.rejected", level: .info, logger: logger)
         originRefusalLog = ThrottledLog("hub.origin.refused", logger: logger)
         counters.register(.openSockets) { [sockets] in sockets.openSockets }
         counters.register(.subscriptions) { [subscriptions] in subscriptions.value }
         counters.register(.unsentBytes) { [outbound] in outbound.value }
+        sessionDependencies = ConnectionSession.Dependencies(
+            channels: channels, webhooks: webhooks, subscriptions: subscriptions, registry: registry, terminatedUsers: terminatedUsers,
+            clock: clock, limits: limits, apps: { appTable.withLock { $0 } })
     }
 
     /// How a WebSocket upgraded at `path` starts: a connection of its app, or refused with the
@@ -153,7 +143,7 @@ final class Hub: Sendable {
     func admission(path: String, channel: any Channel) -> PusherChannelHandler.Admission {
         switch evaluate(path: path) {
         case let .failure(code):
-            return .refused(code, WebSocketFrameSink(channel: channel, hub: self), self)
+            return .refused(code, WebSocketFrameSink(channel: channel, shared: sinkDependencies), self)
         case let .success((app, version)):
             return .connection(PusherConnection(hub: self, app: app, protocolVersion: version, channel: channel))
         }

@@ -29,11 +29,3 @@ final class AppBudgets: Sendable {
         }
     }
 }
-
-/// Which bound refused a subscription.
-enum SubscriptionBudgetRefusal: Sendable, Equatable {
-    /// The hub held ``HubChannelLimits/maxSubscriptions``.
-    case hub
-    /// The app held its part of them (``HubConnectionLimits/appShare``).
-    case app
-}

@@ -13,7 +13,8 @@ struct ConnectionSession {
         let member: PresenceMember?
     }
 
-    let hub: Hub
+    /// What the hub's sessions share, given at construction (``Dependencies``).
+    let shared: Dependencies
     /// The app as it was when the connection was admitted (``app`` is the app now).
     let admittedApp: HubApp
     let socketID: String
@@ -30,8 +31,43 @@ struct ConnectionSession {
     /// presence channel): what an app with authorized connections waits for.
     private var authorized = false
 
-    init(hub: Hub, app: HubApp, socketID: String, outbox: ConnectionOutbox, control: ConnectionControl, logger: Logger) {
-        self.hub = hub
+    /// What a session uses of the hub, and nothing else: made once by the hub, shared by every
+    /// connection's session (a reference, so a session costs no more memory than with the hub).
+    final class Dependencies: Sendable {
+        /// Who is subscribed and present (here and on the other nodes).
+        let channels: HubChannelState
+        /// Where the session's webhook events go (client events, cache misses).
+        let webhooks: HubWebhooks
+        /// The hub's subscriptions and each app's part of them.
+        let subscriptions: SubscriptionBudget
+        /// The live connections, told when one signs in or authorizes.
+        let registry: ConnectionRegistry
+        /// The users an app's terminate request keeps out for a while.
+        let terminatedUsers: TerminatedUsers
+        /// The hub's clock.
+        let clock: any HubClock
+        /// The hub's limits (a reload does not change them).
+        let limits: HubLimits
+        /// The apps served now (a reload swaps them).
+        let apps: @Sendable () -> HubAppTable
+
+        init(
+            channels: HubChannelState, webhooks: HubWebhooks, subscriptions: SubscriptionBudget, registry: ConnectionRegistry,
+            terminatedUsers: TerminatedUsers, clock: any HubClock, limits: HubLimits, apps: @escaping @Sendable () -> HubAppTable
+        ) {
+            self.channels = channels
+            self.webhooks = webhooks
+            self.subscriptions = subscriptions
+            self.registry = registry
+            self.terminatedUsers = terminatedUsers
+            self.clock = clock
+            self.limits = limits
+            self.apps = apps
+        }
+    }
+
+    init(shared: Dependencies, app: HubApp, socketID: String, outbox: ConnectionOutbox, control: ConnectionControl, logger: Logger) {
+        self.shared = shared
         admittedApp = app
         self.socketID = socketID
         self.outbox = outbox
@@ -39,13 +75,13 @@ struct ConnectionSession {
         self.logger = logger
         rateLimiter = ClientEventRateLimiter(limit: app.limits.clientEventsPerSecond)
         subscriptionChanges = SubscriptionRateLimiter(
-            burst: hub.limits.channels.maxChannelsPerConnection, perSecond: hub.limits.channels.subscriptionChangesPerSecond)
+            burst: shared.limits.channels.maxChannelsPerConnection, perSecond: shared.limits.channels.subscriptionChangesPerSecond)
     }
 
     /// The app now: a reload may have given it another secret or limits since the connection was
     /// admitted (a removed or re-keyed app's connections are being closed: they keep the old one).
     private var app: HubApp {
-        hub.apps.byID[admittedApp.id].flatMap { $0.key == admittedApp.key ? $0 : nil } ?? admittedApp
+        shared.apps().byID[admittedApp.id].flatMap { $0.key == admittedApp.key ? $0 : nil } ?? admittedApp
     }
 
     /// Handles one message of the client (ignored once the hub is closing the connection).
@@ -53,7 +89,7 @@ struct ConnectionSession {
     /// Kept flat (one async frame above the channel state's): a connection's task keeps the memory of
     /// its deepest await for as long as it lives.
     mutating func handle(_ frame: WebSocketMessage) async {
-        let now = hub.clock.now
+        let now = shared.clock.now
         guard control.receivedFrame(at: now) else { return }
         guard case let .text(text) = frame else { return send(PusherFrame.error(.binaryMessage)) }
         let message: ClientMessage
@@ -72,25 +108,25 @@ struct ConnectionSession {
             guard admissible(channel, now: now), let subscription = authorized(channel: channel, auth: auth, channelData: channelData),
                   let took = takeSubscription(channel)
             else { return }
-            let outcome = await hub.channels.subscribe(
+            let outcome = await shared.channels.subscribe(
                 socketID: socketID, appID: admittedApp.id, channel: channel, member: subscription.member, maxPresenceMembers: app.limits.maxPresenceMembers)
             subscribed(channel, subscription, outcome)
             if outcome.isNewSubscription, subscription.kind.requiresAuthorization { await authorize() }
-            if took, !outcome.isNewSubscription { hub.releaseSubscriptions(appID: admittedApp.id, 1) }
-            if outcome == .subscribedWithoutCachedEvent { hub.webhooks.emit(appID: admittedApp.id, .cacheMiss(channel: channel)) }
+            if took, !outcome.isNewSubscription { shared.subscriptions.release(appID: admittedApp.id, 1) }
+            if outcome == .subscribedWithoutCachedEvent { shared.webhooks.emit(appID: admittedApp.id, .cacheMiss(channel: channel)) }
         case let .unsubscribe(channel):
             guard subscriptions.removeValue(forKey: channel) != nil else { return }
             subscriptionChanges.recordUnsubscribe(at: now)
-            await hub.channels.unsubscribe(socketID: socketID, appID: admittedApp.id, channel: channel)
-            hub.releaseSubscriptions(appID: admittedApp.id, 1)
+            await shared.channels.unsubscribe(socketID: socketID, appID: admittedApp.id, channel: channel)
+            shared.subscriptions.release(appID: admittedApp.id, 1)
             logger.debug("hub.channel.unsubscribed", metadata: ["channel": "\(channel)"])
         case let .signIn(auth, userData):
             await signIn(auth: auth, userData: userData)
         case let .clientEvent(name, channel, data, dataBytes):
             guard let frame = clientEventFrame(name: name, channel: channel, data: data, dataBytes: dataBytes, now: now) else { return }
-            await hub.channels.publish(appID: admittedApp.id, channel: channel, frame: frame, excluding: socketID)
-            guard hub.webhooks.wants(.clientEvent, appID: admittedApp.id) else { return }
-            hub.webhooks.emit(appID: admittedApp.id, .clientEvent(
+            await shared.channels.publish(appID: admittedApp.id, channel: channel, frame: frame, excluding: socketID)
+            guard shared.webhooks.wants(.clientEvent, appID: admittedApp.id) else { return }
+            shared.webhooks.emit(appID: admittedApp.id, .clientEvent(
                 channel: channel, event: name, data: WebhookEvent.clientData(raw: data), socketID: socketID,
                 userID: subscriptions[channel]?.member?.id))
         }
@@ -102,14 +138,14 @@ struct ConnectionSession {
     /// `pusher:subscription_error` is sent and the result is false.
     private mutating func admissible(_ channel: String, now: ContinuousClock.Instant) -> Bool {
         let failure: SubscriptionFailure
-        if subscriptions[channel] == nil, subscriptions.count >= hub.limits.channels.maxChannelsPerConnection {
+        if subscriptions[channel] == nil, subscriptions.count >= shared.limits.channels.maxChannelsPerConnection {
             failure = .limitReached(
-                "This connection is already subscribed to the maximum of \(hub.limits.channels.maxChannelsPerConnection) channels: unsubscribe from one first.",
+                "This connection is already subscribed to the maximum of \(shared.limits.channels.maxChannelsPerConnection) channels: unsubscribe from one first.",
                 status: 403)
         } else if !subscriptionChanges.allowSubscribe(at: now) {
             failure = .limitReached(
-                "Too many subscribes and unsubscribes: the limit is \(hub.limits.channels.subscriptionChangesPerSecond) per second per connection "
-                    + "after a burst of \(hub.limits.channels.maxChannelsPerConnection).",
+                "Too many subscribes and unsubscribes: the limit is \(shared.limits.channels.subscriptionChangesPerSecond) per second per connection "
+                    + "after a burst of \(shared.limits.channels.maxChannelsPerConnection).",
                 status: 429)
         } else {
             return true
@@ -125,21 +161,7 @@ struct ConnectionSession {
     /// sent, counted and logged (under the app when it is the app's part).
     private func takeSubscription(_ channel: String) -> Bool? {
         guard subscriptions[channel] == nil else { return false }
-        let message: String
-        switch hub.takeSubscription(appID: admittedApp.id) {
-        case nil:
-            return true
-        case .hub:
-            hub.counters.increment(.subscriptionsRefusedAtHubLimit)
-            hub.subscriptionRefusalLog.record(["limit": "\(hub.limits.channels.maxSubscriptions)"])
-            message = "The hub holds its maximum of \(hub.limits.channels.maxSubscriptions) subscriptions: try again later."
-        case .app:
-            let limit = hub.subscriptionLimitPerApp
-            hub.counters.increment(.subscriptionsRefusedAtAppLimit)
-            hub.metrics.app(admittedApp.id).subscriptionsRefused.increment()
-            hub.appRefusalLog.record(appID: admittedApp.id, ["what": "subscriptions", "limit": "\(limit)"])
-            message = "This app holds its maximum of \(limit) subscriptions on this hub: try again later."
-        }
+        guard let message = shared.subscriptions.take(appID: admittedApp.id) else { return true }
         send(PusherFrame.subscriptionError(channel: channel, failure: SubscriptionFailure.limitReached(message, status: 503)))
         return nil
     }
@@ -219,8 +241,8 @@ struct ConnectionSession {
                 throw .auth(error.message, status: 400)
             }
             if let refusal = terminated(parsed.member.id) { throw .auth(refusal + ".", status: 403) }
-            if let info = parsed.userInfoJSON, info.utf8.count > hub.limits.channels.maxPresenceUserInfoBytes {
-                throw .limitReached("user_info is larger than \(hub.limits.channels.maxPresenceUserInfoBytes) bytes.")
+            if let info = parsed.userInfoJSON, info.utf8.count > shared.limits.channels.maxPresenceUserInfoBytes {
+                throw .limitReached("user_info is larger than \(shared.limits.channels.maxPresenceUserInfoBytes) bytes.")
             }
             return Subscription(kind: kind, member: parsed.member)
         }
@@ -253,17 +275,17 @@ struct ConnectionSession {
         signedInUserID = user.id
         await authorize()
         // Recorded before the client hears of it: a terminate from then on reaches this connection.
-        await hub.registry.signedIn(socketID: socketID, userID: user.id)
+        await shared.registry.signedIn(socketID: socketID, userID: user.id)
         logger.debug("hub.user.signedIn", metadata: ["user_id": "\(user.id)", "watching": "\(watchlist.count)"])
         send(PusherFrame.signInSuccess(userData: userData))
-        await hub.channels.signIn(socketID: socketID, appID: admittedApp.id, userID: user.id, watchlist: watchlist)
+        await shared.channels.signIn(socketID: socketID, appID: admittedApp.id, userID: user.id, watchlist: watchlist)
     }
 
     /// Why `userID` may not sign in or join now, when the app ended their connections within the
     /// grace period (``HubConnectionLimits/terminationGracePeriod``).
     private func terminated(_ userID: String) -> String? {
-        guard hub.terminatedUsers.contains(appID: admittedApp.id, userID: userID, now: hub.clock.now) else { return nil }
-        return "The app ended this user's connections less than \(hub.limits.connections.terminationGracePeriod) s ago"
+        guard shared.terminatedUsers.contains(appID: admittedApp.id, userID: userID, now: shared.clock.now) else { return nil }
+        return "The app ended this user's connections less than \(shared.limits.connections.terminationGracePeriod) s ago"
     }
 
     /// The connection proved who it is: the authorization deadline no longer applies, and it no
@@ -273,7 +295,7 @@ struct ConnectionSession {
         authorized = true
         control.authorized()
         guard admittedApp.configuration.authorizedConnections else { return }
-        await hub.registry.authorized(socketID: socketID)
+        await shared.registry.authorized(socketID: socketID)
     }
 
     /// The frame to relay for a client event, when the rules allow it; otherwise the error is
@@ -286,13 +308,13 @@ struct ConnectionSession {
         let refusal: HubProtocolError
         if !app.configuration.clientEvents {
             refusal = .clientEventsDisabled
-        } else if name.utf8.count > hub.limits.channels.maxEventNameLength {
+        } else if name.utf8.count > shared.limits.channels.maxEventNameLength {
             refusal = .invalidField("event")
         } else if let subscription = subscriptions[channel] {
             switch subscription.kind {
             case .private, .presence:
-                if dataBytes > hub.limits.channels.maxEventDataBytes {
-                    refusal = .eventTooLarge(limit: hub.limits.channels.maxEventDataBytes)
+                if dataBytes > shared.limits.channels.maxEventDataBytes {
+                    refusal = .eventTooLarge(limit: shared.limits.channels.maxEventDataBytes)
                 } else if !rateLimiter.allow(at: now) {
                     refusal = .clientEventRateLimited
                 } else {

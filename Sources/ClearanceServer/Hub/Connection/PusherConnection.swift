@@ -49,7 +49,7 @@ final class PusherConnection: Sendable {
         self.protocolVersion = protocolVersion
         self.channel = channel
         metrics = hub.metrics.app(app.id)
-        sink = WebSocketFrameSink(channel: channel, hub: hub, sent: metrics.messagesSent)
+        sink = WebSocketFrameSink(channel: channel, shared: hub.sinkDependencies, sent: metrics.messagesSent)
         state = Locked(State(logger: hub.logger))
     }
 
@@ -104,7 +104,7 @@ final class PusherConnection: Sendable {
             case .ended:
                 let held = session?.subscriptionCount ?? 0
                 await end(admitted: session != nil)
-                hub.releaseSubscriptions(appID: app.id, held)
+                hub.subscriptions.release(appID: app.id, held)
                 session = nil
             }
         }
@@ -160,7 +160,7 @@ final class PusherConnection: Sendable {
                 // A reload removed, re-keyed or disabled the app while it was admitted.
                 control.close(code, at: hub.clock.now)
             }
-            return ConnectionSession(hub: hub, app: app, socketID: socketID, outbox: outbox, control: control, logger: logger)
+            return ConnectionSession(shared: hub.sessionDependencies, app: app, socketID: socketID, outbox: outbox, control: control, logger: logger)
         }
         if case let .failure(code) = outcome { Self.refuse(sink, code: code, hub: hub, appID: app.id) }
         return nil

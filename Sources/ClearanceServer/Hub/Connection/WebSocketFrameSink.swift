@@ -53,19 +53,50 @@ final class WebSocketFrameSink: ConnectionSink {
         case write, drop, overflow(Limit)
     }
 
+    /// What a sink uses of the hub, and nothing else: made once by the hub, shared by every
+    /// connection's sink (a reference: a sink costs no more memory than with the hub).
+    final class Dependencies: Sendable {
+        /// Every connection's unsent bytes, against ``HubConnectionLimits/maxTotalOutboundBytes``.
+        let outbound: HubBudget
+        /// ``HubConnectionLimits/maxOutboundBytes``: one connection's unsent bytes.
+        let maxOutboundBytes: Int
+        /// ``HubConnectionLimits/closeTimeout``: how long a close may wait for the client.
+        let closeTimeout: Duration
+        /// Where slow readers that were cut are counted.
+        let counters: HubCounters
+        /// Where they are logged (throttled).
+        let slowReaderLog: ThrottledLog
+        /// Channels to cut when their close handshake runs out.
+        let pendingDisconnects: PendingDisconnects
+        /// The hub's clock.
+        let clock: any HubClock
+
+        init(
+            outbound: HubBudget, limits: HubConnectionLimits, counters: HubCounters, slowReaderLog: ThrottledLog,
+            pendingDisconnects: PendingDisconnects, clock: any HubClock
+        ) {
+            self.outbound = outbound
+            maxOutboundBytes = limits.maxOutboundBytes
+            closeTimeout = .seconds(limits.closeTimeout)
+            self.counters = counters
+            self.slowReaderLog = slowReaderLog
+            self.pendingDisconnects = pendingDisconnects
+            self.clock = clock
+        }
+    }
+
     private let channel: any Channel
-    private let hub: Hub
-    private let maxOutboundBytes: Int
+    private let shared: Dependencies
+    private var maxOutboundBytes: Int { shared.maxOutboundBytes }
     /// `clearance_messages_sent_total` of the connection's app (nil before admission).
     private let sent: CoreMetrics.Counter?
     private let state = Locked(State())
 
     /// - Parameter sent: Counts each frame written (the app's handle, made once).
-    init(channel: any Channel, hub: Hub, sent: CoreMetrics.Counter? = nil) {
+    init(channel: any Channel, shared: Dependencies, sent: CoreMetrics.Counter? = nil) {
         self.channel = channel
-        self.hub = hub
+        self.shared = shared
         self.sent = sent
-        maxOutboundBytes = hub.limits.connections.maxOutboundBytes
     }
 
     /// Whether the hub sent its close frame.
@@ -83,7 +114,7 @@ final class WebSocketFrameSink: ConnectionSink {
         case .subscriptionSucceeded: payload = channel.allocator.buffer(string: delivery.text)
         }
         let cost = payload.readableBytes + Self.frameOverhead
-        let outbound = hub.outbound
+        let outbound = shared.outbound
         let verdict = state.withLock { state -> Verdict in
             if state.closed { return .drop }
             if state.unsent + cost > maxOutboundBytes {
@@ -130,7 +161,7 @@ final class WebSocketFrameSink: ConnectionSink {
             }
             return delta
         }
-        hub.outbound.add(delta)
+        shared.outbound.add(delta)
         if overflow { overflowed(.connection) }
     }
 
@@ -143,7 +174,7 @@ final class WebSocketFrameSink: ConnectionSink {
             defer { state.buffered = buffered }
             return buffered - state.buffered
         }
-        hub.outbound.add(delta)
+        shared.outbound.add(delta)
     }
 
     /// On the event loop: what the channel holds unsent while it is not writable; 0 while it is.
@@ -156,13 +187,13 @@ final class WebSocketFrameSink: ConnectionSink {
     /// after what is queued, and the connection cut once that is written or after the close
     /// timeout (a client that reads nothing never takes it).
     private func overflowed(_ limit: Limit) {
-        hub.counters.increment(.slowReadersClosed)
+        shared.counters.increment(.slowReadersClosed)
         let socketID = state.withLock { $0.socketID }
-        hub.slowReaderLog.record([
+        shared.slowReaderLog.record([
             "socket_id": "\(socketID ?? "")",
-            "limit": limit == .connection ? "maxOutboundBytes \(maxOutboundBytes)" : "maxTotalOutboundBytes \(hub.outbound.limit)",
+            "limit": limit == .connection ? "maxOutboundBytes \(maxOutboundBytes)" : "maxTotalOutboundBytes \(shared.outbound.limit)",
         ])
-        disconnect(after: .seconds(hub.limits.connections.closeTimeout))
+        disconnect(after: shared.closeTimeout)
         let error = PusherFrame.error(HubCloseCode.overCapacity)
         let channel = channel
         if channel.eventLoop.inEventLoop {
@@ -214,7 +245,7 @@ final class WebSocketFrameSink: ConnectionSink {
     /// Closes the channel after `delay` on the hub's clock unless it closed before (a refused
     /// client, or a slow reader, that does not answer the close frame).
     func disconnect(after delay: Duration) {
-        hub.pendingDisconnects.schedule(channel, at: hub.clock.now + delay)
+        shared.pendingDisconnects.schedule(channel, at: shared.clock.now + delay)
     }
 
     /// The connection ended: nothing more is sent, and what it had unsent no longer counts.
@@ -229,6 +260,6 @@ final class WebSocketFrameSink: ConnectionSink {
             }
             return -state.unsent
         }
-        hub.outbound.add(delta)
+        shared.outbound.add(delta)
     }
 }
