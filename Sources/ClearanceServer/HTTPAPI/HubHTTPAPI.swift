@@ -2,6 +2,7 @@ import ClearanceSigning
 import ClearanceWire
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 
 /// The Pusher HTTP API the official server libraries call, each request verified with the
@@ -24,7 +25,31 @@ import NIOCore
 /// the one way the signature reads them (a name not in lower case, or a value holding `&` once
 /// decoded, is a 400 before the signature is even checked).
 struct HubHTTPAPI: Sendable {
-    let hub: Hub
+    /// What the HTTP API uses of the hub, and nothing else (the hub makes it: ``Hub/httpAPIDependencies``).
+    struct Dependencies: Sendable {
+        /// The apps served now (a reload swaps them).
+        let apps: @Sendable () -> HubAppTable
+        /// Who is subscribed and present: what the reads answer and where events go.
+        let channels: HubChannelState
+        /// The hub's limits (a reload does not change them).
+        let limits: HubLimits
+        /// Each app's request rates.
+        let rates: AppRequestRates
+        /// Where rate-limited requests are counted.
+        let counters: HubCounters
+        /// `clearance_http_requests_total`, per app.
+        let metrics: HubMetrics
+        /// Requests that failed verification, throttled per app.
+        let apiRejectionLog: ThrottledLog
+        /// The hub's clock.
+        let clock: any HubClock
+        let logger: Logger
+        /// Closes this node's connections of an app's user and keeps the user out for the grace
+        /// period (``Hub/closeUserConnections(appID:userID:gracePeriod:)``).
+        let closeUserConnections: @Sendable (_ appID: String, _ userID: String) async -> Void
+    }
+
+    let hub: Dependencies
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("/apps/{appID}/events") { request, context in
@@ -69,7 +94,7 @@ struct HubHTTPAPI: Sendable {
         app named: HubApp? = nil,
         handler: (HubApp, VerifiedRESTRequest) async throws(HTTPAPIError) -> Response
     ) async -> Response {
-        let app = named ?? context.parameters.get("appID").flatMap { hub.apps.byID[$0] }
+        let app = named ?? context.parameters.get("appID").flatMap { hub.apps().byID[$0] }
         let response = await answer(request, app: app, handler: handler)
         hub.metrics.httpRequest(appID: app?.id, status: response.status.code)
         return response
@@ -105,7 +130,7 @@ struct HubHTTPAPI: Sendable {
                 throw .bodyTooLarge(limit: hub.limits.httpAPI.maxHTTPBodyBytes)
             }
             // The app as it is now: a reload may have changed it while the body arrived.
-            guard let current = hub.apps.byID[app.id], current.key == app.key else { throw .authentication(.unknownKey) }
+            guard let current = hub.apps().byID[app.id], current.key == app.key else { throw .authentication(.unknownKey) }
             guard current.configuration.enabled else { throw .appDisabled }
             let verified: VerifiedRESTRequest
             do {
@@ -149,7 +174,7 @@ struct HubHTTPAPI: Sendable {
     private func appSigning(_ request: Request) -> HubApp? {
         let query = request.uri.query ?? ""
         for pair in query.split(separator: "&") where pair.hasPrefix("auth_key=") {
-            return PercentEncoding.decode(String(pair.dropFirst("auth_key=".count))).flatMap { hub.apps.byKey[$0] }
+            return PercentEncoding.decode(String(pair.dropFirst("auth_key=".count))).flatMap { hub.apps().byKey[$0] }
         }
         return nil
     }
@@ -219,7 +244,7 @@ struct HubHTTPAPI: Sendable {
     private func publish(_ event: TriggerEvent, app: HubApp) async throws(HTTPAPIError) {
         for channel in event.channels {
             let frame = PusherFrame.event(name: event.name, channel: channel, data: event.data)
-            await hub.channels.trigger(appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.cachePolicy)
+            await hub.channels.trigger(appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.channels.cachePolicy())
         }
     }
 
@@ -228,7 +253,7 @@ struct HubHTTPAPI: Sendable {
     private func terminateConnections(app: HubApp, userID: String, body: Data) async throws(HTTPAPIError) -> Response {
         if !body.isEmpty { _ = try jsonObject(body) }
         try spend(1, .backendEvents, app: app)
-        await hub.closeUserConnections(appID: app.id, userID: userID)
+        await hub.closeUserConnections(app.id, userID)
         await hub.channels.relayUserTermination(UserTermination(appID: app.id, userID: userID, gracePeriod: hub.limits.connections.terminationGracePeriod))
         return JSONResponse.make(.ok, "{}")
     }

@@ -40,10 +40,8 @@ final class Hub: Sendable {
     let metrics: HubMetrics
     /// The clock of every timer of the hub (not of its shutdown, which waits on real sockets).
     let clock: any HubClock
-    /// What each connection's ``ConnectionSession`` uses, made once.
-    let sessionDependencies: ConnectionSession.Dependencies
-    /// What each connection's ``WebSocketFrameSink`` uses, made once.
-    let sinkDependencies: WebSocketFrameSink.Dependencies
+    /// What each ``PusherConnection`` (with its session and sink) uses, made once.
+    let connectionDependencies: PusherConnection.Dependencies
     /// When the hub was made: its run loops' schedules start here, not when their tasks happen
     /// to start (a test's clock may have moved on by then).
     let madeAt: ContinuousClock.Instant
@@ -61,16 +59,20 @@ final class Hub: Sendable {
         }
     }
 
-    /// Most connections `app` may hold: its own `maxConnections`, or else its part
-    /// (``HubConnectionLimits/appShare``) of the hub's when the hub serves more than one app.
-    func connectionLimit(of app: HubApp) -> Int? {
-        let count = apps.byID.count
-        return app.limits.maxConnections ?? (count > 1 ? limits.appPart(of: limits.connections.maxConnections, apps: count) : nil)
+    /// What the server's connections use of the hub (``HubChildChannel``).
+    var childChannelDependencies: HubChildChannel.Dependencies {
+        HubChildChannel.Dependencies(
+            sockets: sockets, limits: limits, counters: counters, socketRefusalLog: socketRefusalLog, requestDeadlineLog: requestDeadlineLog,
+            originRefusalLog: originRefusalLog, appRefusing: { [self] origin, path in appRefusing(origin: origin, path: path) },
+            admission: { [self] path, channel in admission(path: path, channel: channel) })
     }
 
-    /// How long and for how many channels (in all and per app) cache channels keep their last event.
-    var cachePolicy: EventCachePolicy {
-        channels.cachePolicy()
+    /// What the HTTP API uses of the hub.
+    var httpAPIDependencies: HubHTTPAPI.Dependencies {
+        HubHTTPAPI.Dependencies(
+            apps: connectionDependencies.apps, channels: channels, limits: limits, rates: rates, counters: counters, metrics: metrics,
+            apiRejectionLog: apiRejectionLog, clock: clock, logger: logger,
+            closeUserConnections: { [self] appID, userID in await closeUserConnections(appID: appID, userID: userID) })
     }
 
     /// - Parameters:
@@ -115,7 +117,7 @@ final class Hub: Sendable {
         requestDeadlineLog = ThrottledLog("hub.request.deadline", level: .info, logger: logger)
         let pendingDisconnects = PendingDisconnects()
         self.pendingDisconnects = pendingDisconnects
-        sinkDependencies = WebSocketFrameSink.Dependencies(
+        let sinkDependencies = WebSocketFrameSink.Dependencies(
             outbound: outbound, limits: limits.connections, counters: counters, slowReaderLog: ThrottledLog("hub.connection.slowReader", logger: logger),
             pendingDisconnects: pendingDisconnects, clock: clock)
         let appRefusalLog = ThrottledLog("hub.app.limit", logger: logger)
@@ -133,9 +135,14 @@ final class Hub: Sendable {
         counters.register(.openSockets) { [sockets] in sockets.openSockets }
         counters.register(.subscriptions) { [subscriptions] in subscriptions.value }
         counters.register(.unsentBytes) { [outbound] in outbound.value }
-        sessionDependencies = ConnectionSession.Dependencies(
-            channels: channels, webhooks: webhooks, subscriptions: subscriptions, registry: registry, terminatedUsers: terminatedUsers,
-            clock: clock, limits: limits, apps: { appTable.withLock { $0 } })
+        let apps: @Sendable () -> HubAppTable = { appTable.withLock { $0 } }
+        connectionDependencies = PusherConnection.Dependencies(
+            registry: registry, channels: channels, limits: limits, apps: apps, counters: counters, metrics: metrics,
+            appRefusalLog: appRefusalLog, clock: clock, logger: logger,
+            session: ConnectionSession.Dependencies(
+                channels: channels, webhooks: webhooks, subscriptions: subscriptions, registry: registry, terminatedUsers: terminatedUsers,
+                clock: clock, limits: limits, apps: apps),
+            sink: sinkDependencies)
     }
 
     /// How a WebSocket upgraded at `path` starts: a connection of its app, or refused with the
@@ -143,9 +150,9 @@ final class Hub: Sendable {
     func admission(path: String, channel: any Channel) -> PusherChannelHandler.Admission {
         switch evaluate(path: path) {
         case let .failure(code):
-            return .refused(code, WebSocketFrameSink(channel: channel, shared: sinkDependencies), self)
+            return .refused(code, WebSocketFrameSink(channel: channel, shared: connectionDependencies.sink), connectionDependencies)
         case let .success((app, version)):
-            return .connection(PusherConnection(hub: self, app: app, protocolVersion: version, channel: channel))
+            return .connection(PusherConnection(hub: connectionDependencies, app: app, protocolVersion: version, channel: channel))
         }
     }
 

@@ -18,4 +18,17 @@ struct HubAppTable: Sendable {
         self.byKey = byKey
         self.byID = byID
     }
+
+    /// Most connections `app` may hold: its own `maxConnections`, or else its part
+    /// (``HubConnectionLimits/appShare``) of the hub's when the table holds more than one app.
+    func connectionLimit(of app: HubApp, limits: HubLimits) -> Int? {
+        app.limits.maxConnections ?? (byID.count > 1 ? limits.appPart(of: limits.connections.maxConnections, apps: byID.count) : nil)
+    }
+
+    /// The close code for a connection admitted as `app` that this table no longer serves
+    /// (removed, re-keyed: 4001; disabled: 4003), or nil when it still serves it.
+    func closeCode(forAdmitted app: HubApp) -> HubCloseCode? {
+        guard let current = byID[app.id], current.key == app.key else { return .appDoesNotExist }
+        return current.configuration.enabled ? nil : .appDisabled
+    }
 }

@@ -83,9 +83,9 @@ public struct HubService: Service {
     /// handshake presents `identity`'s current certificate (a reload may replace it).
     /// - Throws: ``HubTLSError`` for a certificate or key that cannot be used.
     private static func server(hub: Hub, identity: HubTLSIdentity?) throws -> HTTPServerBuilder {
-        guard let identity else { return HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder) } }
+        guard let identity else { return HTTPServerBuilder { responder in HubChildChannel(hub: hub.childChannelDependencies, responder: responder) } }
         return try .tls(
-            HTTPServerBuilder { responder in HubChildChannel(hub: hub, responder: responder, secure: true) },
+            HTTPServerBuilder { responder in HubChildChannel(hub: hub.childChannelDependencies, responder: responder, secure: true) },
             tlsConfiguration: identity.serverConfiguration)
     }
 
@@ -106,7 +106,7 @@ public struct HubService: Service {
         }
         let identity = try configuration.tls.map { tls throws(HubTLSError) in try HubTLSIdentity(tls) }
         let router = Router()
-        HubHTTPAPI(hub: hub).register(on: router)
+        HubHTTPAPI(hub: hub.httpAPIDependencies).register(on: router)
         additionalRoutes(router)
         let configuration = configuration
         let logger = logger

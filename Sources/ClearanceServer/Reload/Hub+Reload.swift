@@ -43,11 +43,4 @@ extension Hub {
         }
         return report
     }
-
-    /// Whether a connection admitted for `app` may stay: false (with the close code) when a
-    /// reload removed, re-keyed or disabled its app since it was looked up.
-    func closeCode(forAdmitted app: HubApp) -> HubCloseCode? {
-        guard let current = apps.byID[app.id], current.key == app.key else { return .appDoesNotExist }
-        return current.configuration.enabled ? nil : .appDisabled
-    }
 }

@@ -42,7 +42,28 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
         let address: String?
     }
 
-    let hub: Hub
+    /// What the server's connections use of the hub, and nothing else (the hub makes it:
+    /// ``Hub/childChannelDependencies``).
+    struct Dependencies: Sendable {
+        /// Every accepted socket, against the descriptor budget and the socket limits.
+        let sockets: SocketBudget
+        /// The hub's limits (a reload does not change them).
+        let limits: HubLimits
+        /// Where refused and cut sockets are counted.
+        let counters: HubCounters
+        /// Sockets closed at accept, throttled.
+        let socketRefusalLog: ThrottledLog
+        /// Requests cut at their deadline, throttled.
+        let requestDeadlineLog: ThrottledLog
+        /// Upgrades refused for their origin, throttled.
+        let originRefusalLog: ThrottledLog
+        /// The app whose allowed origins refuse an upgrade from `origin` to `path` (``Hub/appRefusing(origin:path:)``).
+        let appRefusing: @Sendable (_ origin: String?, _ path: String) -> HubApp?
+        /// How an upgraded WebSocket starts (``Hub/admission(path:channel:)``).
+        let admission: @Sendable (_ path: String, _ channel: any Channel) -> PusherChannelHandler.Admission
+    }
+
+    let hub: Dependencies
     let responder: HTTPChannelHandler.Responder
     /// Behind TLS (requests are `https`).
     var secure = false
@@ -79,7 +100,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
             shouldUpgrade: { channel, head in
                 // A page of an origin its app does not allow: no upgrade, a 403 (written
                 // here: see OriginRefusal), counted before the client can read it.
-                if let app = hub.appRefusing(origin: head.headers.first(name: "origin"), path: head.uri) {
+                if let app = hub.appRefusing(head.headers.first(name: "origin"), head.uri) {
                     hub.counters.increment(.webSocketsRefusedAtOrigin)
                     hub.originRefusalLog.record([
                         "app_id": "\(app.id)", "origin": "\(head.headers.first(name: "origin")?.prefix(200) ?? "")",
@@ -97,7 +118,7 @@ struct HubChildChannel: ServerChildChannel, HTTPChannelHandler {
                     hub.sockets.upgraded()
                     do {
                         try channel.pipeline.syncOperations.addHandler(PusherChannelHandler(
-                            admission: hub.admission(path: head.uri, channel: channel), maxMessageBytes: hub.limits.connections.maxMessageBytes))
+                            admission: hub.admission(head.uri, channel), maxMessageBytes: hub.limits.connections.maxMessageBytes))
                     } catch {
                         hub.sockets.upgradeFailed()
                         throw error

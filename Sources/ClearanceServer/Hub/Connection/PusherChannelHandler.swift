@@ -12,7 +12,7 @@ final class PusherChannelHandler: ChannelInboundHandler, RemovableChannelHandler
 
     enum Admission {
         case connection(PusherConnection)
-        case refused(HubCloseCode, WebSocketFrameSink, Hub)
+        case refused(HubCloseCode, WebSocketFrameSink, PusherConnection.Dependencies)
     }
 
     private let admission: Admission

@@ -34,7 +34,54 @@ final class PusherConnection: Sendable {
         var logger: Logger
     }
 
-    let hub: Hub
+    /// What a connection uses of the hub, and nothing else: made once by the hub, shared by every
+    /// connection (a reference: a connection costs no more memory than with the hub).
+    final class Dependencies: Sendable {
+        /// The live connections: admission, attach, sign-in, removal.
+        let registry: ConnectionRegistry
+        /// Who is subscribed and present.
+        let channels: HubChannelState
+        /// The hub's subscriptions, given back when a connection ends.
+        let subscriptions: SubscriptionBudget
+        /// The hub's limits (a reload does not change them).
+        let limits: HubLimits
+        /// The apps served now (a reload swaps them).
+        let apps: @Sendable () -> HubAppTable
+        /// Where refusals are counted.
+        let counters: HubCounters
+        /// Each app's metric handles.
+        let metrics: HubMetrics
+        /// What an app was refused at its own bound, throttled per app.
+        let appRefusalLog: ThrottledLog
+        /// The hub's clock.
+        let clock: any HubClock
+        let logger: Logger
+        /// What each connection's session and sink use.
+        let session: ConnectionSession.Dependencies
+        let sink: WebSocketFrameSink.Dependencies
+
+        init(
+            registry: ConnectionRegistry, channels: HubChannelState, limits: HubLimits, apps: @escaping @Sendable () -> HubAppTable,
+            counters: HubCounters, metrics: HubMetrics, appRefusalLog: ThrottledLog, clock: any HubClock, logger: Logger,
+            session: ConnectionSession.Dependencies, sink: WebSocketFrameSink.Dependencies
+        ) {
+            self.registry = registry
+            self.channels = channels
+            subscriptions = session.subscriptions
+            self.limits = limits
+            self.apps = apps
+            self.counters = counters
+            self.metrics = metrics
+            self.appRefusalLog = appRefusalLog
+            self.clock = clock
+            self.logger = logger
+            self.session = session
+            self.sink = sink
+        }
+    }
+
+    /// What the connection uses of the hub (``Dependencies``).
+    let hub: Dependencies
     let app: HubApp
     let protocolVersion: Int
     let channel: any Channel
@@ -43,13 +90,13 @@ final class PusherConnection: Sendable {
     private let metrics: AppMetrics
     private let state: Locked<State>
 
-    init(hub: Hub, app: HubApp, protocolVersion: Int, channel: any Channel) {
+    init(hub: Dependencies, app: HubApp, protocolVersion: Int, channel: any Channel) {
         self.hub = hub
         self.app = app
         self.protocolVersion = protocolVersion
         self.channel = channel
         metrics = hub.metrics.app(app.id)
-        sink = WebSocketFrameSink(channel: channel, shared: hub.sinkDependencies, sent: metrics.messagesSent)
+        sink = WebSocketFrameSink(channel: channel, shared: hub.sink, sent: metrics.messagesSent)
         state = Locked(State(logger: hub.logger))
     }
 
@@ -116,14 +163,14 @@ final class PusherConnection: Sendable {
         let outcome: Result<Void, HubCloseCode>
         let authorizationTimeout = app.configuration.authorizationTimeout
         switch await hub.registry.admit(
-            appID: app.id, key: app.key, appLimit: hub.connectionLimit(of: app), hubLimit: hub.limits.connections.maxConnections,
+            appID: app.id, key: app.key, appLimit: hub.apps().connectionLimit(of: app, limits: hub.limits), hubLimit: hub.limits.connections.maxConnections,
             address: channel.remoteAddress?.ipAddress,
             unauthorizedPerAddress: authorizationTimeout == nil ? nil : hub.limits.connections.maxUnauthorizedConnectionsPerIP)
         {
         case let .refused(code):
             if code == .overConnectionQuota {
                 metrics.connectionsRefused.increment()
-                hub.appRefusalLog.record(appID: app.id, ["what": "connections", "limit": "\(hub.connectionLimit(of: app) ?? 0)"])
+                hub.appRefusalLog.record(appID: app.id, ["what": "connections", "limit": "\(hub.apps().connectionLimit(of: app, limits: hub.limits) ?? 0)"])
             }
             outcome = .failure(code)
         case .refusedUnauthorizedAtAddress:
@@ -156,11 +203,11 @@ final class PusherConnection: Sendable {
             outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.connections.activityTimeout)))
             if !attached {
                 control.close(.reconnectImmediately, at: hub.clock.now)
-            } else if let code = hub.closeCode(forAdmitted: app) {
+            } else if let code = hub.apps().closeCode(forAdmitted: app) {
                 // A reload removed, re-keyed or disabled the app while it was admitted.
                 control.close(code, at: hub.clock.now)
             }
-            return ConnectionSession(shared: hub.sessionDependencies, app: app, socketID: socketID, outbox: outbox, control: control, logger: logger)
+            return ConnectionSession(shared: hub.session, app: app, socketID: socketID, outbox: outbox, control: control, logger: logger)
         }
         if case let .failure(code) = outcome { Self.refuse(sink, code: code, hub: hub, appID: app.id) }
         return nil
@@ -169,10 +216,10 @@ final class PusherConnection: Sendable {
     /// Sends `pusher:error` with `code`, then the close frame with it; disconnects after the
     /// close timeout if the client does not answer. (The timeout is set first: it counts from
     /// before the close frame goes out, never from after the client could have read it.)
-    static func refuse(_ sink: WebSocketFrameSink, code: HubCloseCode, hub: Hub, appID: String?) {
+    static func refuse(_ sink: WebSocketFrameSink, code: HubCloseCode, hub: Dependencies, appID: String?) {
         hub.logger.info("hub.connection.refused", metadata: ["app_id": "\(appID ?? "")", "code": "\(code.rawValue)"])
         hub.counters.increment(refusalCounter(code))
-        sink.disconnect(after: .seconds(hub.limits.connections.closeTimeout))
+        sink.disconnect(after: hub.sink.closeTimeout)
         sink.deliver(.frame(PusherFrame.error(code)))
         sink.close(code)
     }

@@ -10,6 +10,6 @@ extension ConnectionOutbox {
         let configuration = HubConfiguration(apps: [HubAppConfiguration(id: "bench", key: "bench", secret: "bench-secret")])
         let hub = try Hub(configuration: configuration, logger: Logger(label: "clearance.bench"))
         let sent = hub.metrics.app("bench").messagesSent
-        return channels.map { ConnectionOutbox(sink: WebSocketFrameSink(channel: $0, shared: hub.sinkDependencies, sent: sent)) }
+        return channels.map { ConnectionOutbox(sink: WebSocketFrameSink(channel: $0, shared: hub.connectionDependencies.sink, sent: sent)) }
     }
 }
