@@ -69,3 +69,27 @@ import Testing
         #expect(subject.budget.value == 2)
     }
 }
+
+/// A hub that is dropped frees what it made: nothing it owns holds it, or its counters, in a cycle
+/// (a gauge that captured the subscription budget, which holds the counters, once kept them
+/// alive; LeakSanitizer saw it in `clearance demo`).
+@Suite struct HubLifetimeTests {
+    @Test func aDroppedHubFreesItsCountersAndBudgets() throws {
+        weak var counters: HubCounters?
+        weak var budget: SubscriptionBudget?
+        weak var dependencies: PusherConnection.Dependencies?
+        do {
+            let hub = try Hub(
+                configuration: HubConfiguration(apps: [HubAppConfiguration(id: "a", key: "a-key", secret: "a-secret-of-32-bytes-or-more!!!!")]),
+                logger: LogCapture().logger())
+            counters = hub.counters
+            budget = hub.subscriptions
+            dependencies = hub.connectionDependencies
+            #expect(counters != nil && budget != nil && dependencies != nil, "the positive control: alive while the hub is")
+            #expect(hub.counters.gauge(.subscriptions) == 0)
+        }
+        #expect(counters == nil, "the hub's counters outlived it")
+        #expect(budget == nil, "the subscription budget outlived the hub")
+        #expect(dependencies == nil, "the connections' dependencies outlived the hub")
+    }
+}

@@ -133,7 +133,7 @@ final class Hub: Sendable {
         apiRejectionLog = ThrottledLog("hub.api.rejected", level: .info, logger: logger)
         originRefusalLog = ThrottledLog("hub.origin.refused", logger: logger)
         counters.register(.openSockets) { [sockets] in sockets.openSockets }
-        counters.register(.subscriptions) { [subscriptions] in subscriptions.value }
+        counters.register(.subscriptions) { [total = subscriptions.total] in total.value }
         counters.register(.unsentBytes) { [outbound] in outbound.value }
         let apps: @Sendable () -> HubAppTable = { appTable.withLock { $0 } }
         connectionDependencies = PusherConnection.Dependencies(

@@ -6,7 +6,9 @@ import Clearance
 /// or closes. A refusal is counted, logged (throttled) and explained here, under the app when it
 /// was the app's part that ran out.
 final class SubscriptionBudget: Sendable {
-    private let hub: HubBudget
+    /// The subscriptions held on the whole hub. (A gauge reads this, not the budget: the budget
+    /// holds the hub's counters, and a closure in them holding the budget would be a cycle.)
+    let total: HubBudget
     private let apps = AppBudgets()
     private let limits: HubLimits
     private let appCount: @Sendable () -> Int
@@ -23,7 +25,7 @@ final class SubscriptionBudget: Sendable {
         limits: HubLimits, appCount: @escaping @Sendable () -> Int, counters: HubCounters, metrics: HubMetrics,
         hubFullLog: ThrottledLog, appRefusalLog: ThrottledLog
     ) {
-        hub = HubBudget(limit: limits.channels.maxSubscriptions)
+        total = HubBudget(limit: limits.channels.maxSubscriptions)
         self.limits = limits
         self.appCount = appCount
         self.counters = counters
@@ -33,7 +35,7 @@ final class SubscriptionBudget: Sendable {
     }
 
     /// The subscriptions held now, on the whole hub.
-    var value: Int { hub.value }
+    var value: Int { total.value }
 
     /// Most subscriptions one app may hold: its part of the hub's.
     var limitPerApp: Int {
@@ -43,14 +45,14 @@ final class SubscriptionBudget: Sendable {
     /// Takes one for `appID`: nil when taken, otherwise the message for the client's
     /// `pusher:subscription_error` (503), counted and logged, nothing taken.
     func take(appID: String) -> String? {
-        guard hub.take() else {
+        guard total.take() else {
             counters.increment(.subscriptionsRefusedAtHubLimit)
             hubFullLog.record(["limit": "\(limits.channels.maxSubscriptions)"])
             return "The hub holds its maximum of \(limits.channels.maxSubscriptions) subscriptions: try again later."
         }
         let limit = limitPerApp
         guard apps.take(appID, limit: limit) else {
-            hub.add(-1)
+            total.add(-1)
             counters.increment(.subscriptionsRefusedAtAppLimit)
             metrics.app(appID).subscriptionsRefused.increment()
             appRefusalLog.record(appID: appID, ["what": "subscriptions", "limit": "\(limit)"])
@@ -61,7 +63,7 @@ final class SubscriptionBudget: Sendable {
 
     /// Gives back `count` subscriptions of `appID`.
     func release(appID: String, _ count: Int) {
-        hub.add(-count)
+        total.add(-count)
         apps.release(appID, count)
     }
 }
