@@ -70,7 +70,7 @@ final class Hub: Sendable {
     /// What the HTTP API uses of the hub.
     var httpAPIDependencies: HubHTTPAPI.Dependencies {
         HubHTTPAPI.Dependencies(
-            apps: connectionDependencies.apps, channels: channels, limits: limits, rates: rates, counters: counters, metrics: metrics,
+            apps: connectionDependencies.session.apps, channels: channels, limits: limits, rates: rates, counters: counters, metrics: metrics,
             apiRejectionLog: apiRejectionLog, clock: clock, logger: logger,
             closeUserConnections: { [self] appID, userID in await closeUserConnections(appID: appID, userID: userID) })
     }
@@ -137,8 +137,7 @@ final class Hub: Sendable {
         counters.register(.unsentBytes) { [outbound] in outbound.value }
         let apps: @Sendable () -> HubAppTable = { appTable.withLock { $0 } }
         connectionDependencies = PusherConnection.Dependencies(
-            registry: registry, channels: channels, limits: limits, apps: apps, counters: counters, metrics: metrics,
-            appRefusalLog: appRefusalLog, clock: clock, logger: logger,
+            counters: counters, metrics: metrics, appRefusalLog: appRefusalLog, logger: logger,
             session: ConnectionSession.Dependencies(
                 channels: channels, webhooks: webhooks, subscriptions: subscriptions, registry: registry, terminatedUsers: terminatedUsers,
                 clock: clock, limits: limits, apps: apps),

@@ -83,9 +83,10 @@ public struct HubService: Service {
     /// handshake presents `identity`'s current certificate (a reload may replace it).
     /// - Throws: ``HubTLSError`` for a certificate or key that cannot be used.
     private static func server(hub: Hub, identity: HubTLSIdentity?) throws -> HTTPServerBuilder {
-        guard let identity else { return HTTPServerBuilder { responder in HubChildChannel(hub: hub.childChannelDependencies, responder: responder) } }
+        let dependencies = hub.childChannelDependencies
+        guard let identity else { return HTTPServerBuilder { responder in HubChildChannel(hub: dependencies, responder: responder) } }
         return try .tls(
-            HTTPServerBuilder { responder in HubChildChannel(hub: hub.childChannelDependencies, responder: responder, secure: true) },
+            HTTPServerBuilder { responder in HubChildChannel(hub: dependencies, responder: responder, secure: true) },
             tlsConfiguration: identity.serverConfiguration)
     }
 

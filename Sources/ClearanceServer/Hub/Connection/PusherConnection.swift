@@ -37,43 +37,38 @@ final class PusherConnection: Sendable {
     /// What a connection uses of the hub, and nothing else: made once by the hub, shared by every
     /// connection (a reference: a connection costs no more memory than with the hub).
     final class Dependencies: Sendable {
-        /// The live connections: admission, attach, sign-in, removal.
-        let registry: ConnectionRegistry
-        /// Who is subscribed and present.
-        let channels: HubChannelState
-        /// The hub's subscriptions, given back when a connection ends.
-        let subscriptions: SubscriptionBudget
-        /// The hub's limits (a reload does not change them).
-        let limits: HubLimits
-        /// The apps served now (a reload swaps them).
-        let apps: @Sendable () -> HubAppTable
         /// Where refusals are counted.
         let counters: HubCounters
         /// Each app's metric handles.
         let metrics: HubMetrics
         /// What an app was refused at its own bound, throttled per app.
         let appRefusalLog: ThrottledLog
-        /// The hub's clock.
-        let clock: any HubClock
         let logger: Logger
-        /// What each connection's session and sink use.
+        /// What each connection's session and sink use (the registry, the channel state, the
+        /// subscriptions, the limits, the apps and the clock are the session's).
         let session: ConnectionSession.Dependencies
         let sink: WebSocketFrameSink.Dependencies
 
+        /// The live connections: admission, attach, sign-in, removal.
+        var registry: ConnectionRegistry { session.registry }
+        /// Who is subscribed and present.
+        var channels: HubChannelState { session.channels }
+        /// The hub's subscriptions, given back when a connection ends.
+        var subscriptions: SubscriptionBudget { session.subscriptions }
+        /// The hub's limits (a reload does not change them).
+        var limits: HubLimits { session.limits }
+        /// The apps served now (a reload swaps them).
+        var apps: HubAppTable { session.apps() }
+        /// The hub's clock.
+        var clock: any HubClock { session.clock }
+
         init(
-            registry: ConnectionRegistry, channels: HubChannelState, limits: HubLimits, apps: @escaping @Sendable () -> HubAppTable,
-            counters: HubCounters, metrics: HubMetrics, appRefusalLog: ThrottledLog, clock: any HubClock, logger: Logger,
+            counters: HubCounters, metrics: HubMetrics, appRefusalLog: ThrottledLog, logger: Logger,
             session: ConnectionSession.Dependencies, sink: WebSocketFrameSink.Dependencies
         ) {
-            self.registry = registry
-            self.channels = channels
-            subscriptions = session.subscriptions
-            self.limits = limits
-            self.apps = apps
             self.counters = counters
             self.metrics = metrics
             self.appRefusalLog = appRefusalLog
-            self.clock = clock
             self.logger = logger
             self.session = session
             self.sink = sink
@@ -162,15 +157,16 @@ final class PusherConnection: Sendable {
     private func admit() async -> ConnectionSession? {
         let outcome: Result<Void, HubCloseCode>
         let authorizationTimeout = app.configuration.authorizationTimeout
+        let appLimit = hub.apps.connectionLimit(of: app, limits: hub.limits)
         switch await hub.registry.admit(
-            appID: app.id, key: app.key, appLimit: hub.apps().connectionLimit(of: app, limits: hub.limits), hubLimit: hub.limits.connections.maxConnections,
+            appID: app.id, key: app.key, appLimit: appLimit, hubLimit: hub.limits.connections.maxConnections,
             address: channel.remoteAddress?.ipAddress,
             unauthorizedPerAddress: authorizationTimeout == nil ? nil : hub.limits.connections.maxUnauthorizedConnectionsPerIP)
         {
         case let .refused(code):
             if code == .overConnectionQuota {
                 metrics.connectionsRefused.increment()
-                hub.appRefusalLog.record(appID: app.id, ["what": "connections", "limit": "\(hub.apps().connectionLimit(of: app, limits: hub.limits) ?? 0)"])
+                hub.appRefusalLog.record(appID: app.id, ["what": "connections", "limit": "\(appLimit ?? 0)"])
             }
             outcome = .failure(code)
         case .refusedUnauthorizedAtAddress:
@@ -203,7 +199,7 @@ final class PusherConnection: Sendable {
             outbox.deliver(.frame(PusherFrame.connectionEstablished(socketID: socketID, activityTimeout: hub.limits.connections.activityTimeout)))
             if !attached {
                 control.close(.reconnectImmediately, at: hub.clock.now)
-            } else if let code = hub.apps().closeCode(forAdmitted: app) {
+            } else if let code = hub.apps.closeCode(forAdmitted: app) {
                 // A reload removed, re-keyed or disabled the app while it was admitted.
                 control.close(code, at: hub.clock.now)
             }
