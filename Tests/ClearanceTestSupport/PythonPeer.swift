@@ -2,7 +2,9 @@ import Foundation
 
 /// The real Python peers the interop tests drive (the official `pusher` library, pysher, PyNaCl,
 /// django-oauth-toolkit), from `Tests/Interop`. A missing interpreter or library is a failure
-/// that says how to install it, never a skip.
+/// that says how to install it, never a skip. Each runs through `Tests/Interop/peer.py`, which
+/// ends it when the test process that started it is gone (a crashed or killed run leaves no peer
+/// behind).
 package enum PythonPeer {
     /// What installs the peers.
     package static let installHint = "Run scripts/python-env (installs the pinned peers of Tests/Interop/requirements.txt into .venv) or set CLEARANCE_PYTHON."
@@ -30,12 +32,17 @@ package enum PythonPeer {
 
     /// Runs `script` to its end (unbuffered output), with `input` on standard input.
     package static func run(_ script: String, _ arguments: [String] = [], input: Data? = nil, environment: [String: String] = [:], timeout: Duration = .seconds(120)) async throws -> ChildProcess.Output {
-        try await ChildProcess.run(try interpreter(), ["-u", try Self.script(script).path] + arguments, input: input, environment: environment, timeout: timeout)
+        try await ChildProcess.run(try interpreter(), try command(script, arguments), input: input, environment: environment, timeout: timeout)
     }
 
     /// Starts `script` (a server, say) and returns at once.
     package static func start(_ script: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> ChildProcess {
-        try ChildProcess.start(try interpreter(), ["-u", try Self.script(script).path] + arguments, environment: environment)
+        try ChildProcess.start(try interpreter(), try command(script, arguments), environment: environment)
+    }
+
+    /// The interpreter's arguments that run `script`: unbuffered, through `peer.py`.
+    package static func command(_ script: String, _ arguments: [String]) throws -> [String] {
+        ["-u", try Self.script("peer.py").path, try Self.script(script).path] + arguments
     }
 
     /// Starts `script` (a server that prints `listening PORT` once it listens) and returns it with
