@@ -64,6 +64,13 @@ final class TestAPI: Sendable {
                 try await writer.finish(nil)
             })
         }
+        router.get("/cacheable") { request, _ in
+            // An answer any HTTP cache may keep for an hour.
+            self.record("cacheable", request)
+            var response = Self.json(.ok, ["answer": "\(self.count("cacheable"))"])
+            response.headers[.cacheControl] = "public, max-age=3600"
+            return response
+        }
         router.get("/loop") { request, _ in
             self.record("loop", request)
             return Response(status: .found, headers: [.location: "/loop"])

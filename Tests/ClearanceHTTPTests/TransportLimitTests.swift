@@ -1,6 +1,9 @@
 import Clearance
 import ClearanceTesting
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTPTypes
 import Testing
 @testable import ClearanceHTTP
@@ -22,6 +25,38 @@ struct TransportLimitTests {
             let tooLarge = HTTPRequest(method: .get, url: server.baseURL.appending(path: "/big").appending(queryItems: [URLQueryItem(name: "size", value: "200000")]))
             await #expect(throws: TransportError.bodyTooLarge(limit: 4_000)) { _ = try await transport.send(tooLarge, body: nil) }
         }
+    }
+
+    /// The URLSession transport neither reads nor fills a response cache, whatever the
+    /// configuration it is given (`.ephemeral` and `.default` each carry one): nothing an
+    /// authorized call brings back is kept in memory, and no task looks in a cache before it
+    /// starts. (FoundationNetworking looks on a queue of its own before the task's protocol
+    /// exists; a cancel that lands then can stop the process, "Trying to access a behaviour for
+    /// a task that in not in the registry".) The caller's configuration object is left as it was.
+    @Test(arguments: ["ephemeral", "default"])
+    func theURLSessionTransportUsesNoCache(configurationName: String) async throws {
+        let configuration: URLSessionConfiguration = configurationName == "default" ? .default : .ephemeral
+        let cache = CountingCache()
+        configuration.urlCache = cache
+        let transport = URLSessionHTTPTransport(configuration: configuration)
+        try await withServers { api, server, _, _ in
+            let request = HTTPRequest(method: .get, url: server.baseURL.appending(path: "/cacheable"))
+            let (first, firstBody) = try await transport.send(request, body: nil)
+            let (second, secondBody) = try await transport.send(request, body: nil)
+            #expect(first.status == .ok && second.status == .ok)
+            #expect(TestAPI.field("answer", firstBody) == "1")
+            #expect(TestAPI.field("answer", secondBody) == "2", "the second call reached the server")
+            #expect(api.count("cacheable") == 2)
+            let transportLookups = cache.lookups.withLock { $0 }
+            // The positive control: a plain URLSession on the same configuration looks in the cache.
+            let plain = URLSession(configuration: configuration)
+            defer { plain.finishTasksAndInvalidate() }
+            _ = try await plain.data(from: server.baseURL.appending(path: "/cacheable"))
+            #expect(cache.lookups.withLock { $0 } > transportLookups, "a session with this configuration looks in its cache")
+            #expect(transportLookups == 0, "the transport never looked in the cache")
+        }
+        #expect(configuration.urlCache === cache, "the caller's configuration keeps its cache")
+        #expect(configuration.httpShouldSetCookies, "and its cookie setting")
     }
 
     /// One queue per origin: past 256 origins the idle queues are dropped, a busy one is kept.
@@ -67,5 +102,21 @@ private struct CountingTransport: HTTPTransport {
     func stream<Result: Sendable>(_ request: HTTPRequest, body: Data?, receive: (HTTPResponse, HTTPResponseBody) async throws -> Result) async throws -> Result {
         sent.increment()
         return try await receive(HTTPResponse(status: .ok), .complete(Data()))
+    }
+}
+
+/// A response cache that counts how often it is asked for a response.
+final class CountingCache: URLCache, @unchecked Sendable {
+    let lookups = Locked(0)
+    init() { super.init(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil) }
+
+    override func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
+        lookups.withLock { $0 += 1 }
+        return super.cachedResponse(for: request)
+    }
+
+    override func getCachedResponse(for dataTask: URLSessionDataTask, completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        lookups.withLock { $0 += 1 }
+        super.getCachedResponse(for: dataTask, completionHandler: completionHandler)
     }
 }

@@ -10,7 +10,8 @@ import FoundationNetworking
 ///
 /// Linux's `URLSession` forwards `Authorization` to another host when it follows a redirect;
 /// this transport never follows one: its session delegate declines every redirect and
-/// ``AuthorizedClient`` decides what travels.
+/// ``AuthorizedClient`` decides what travels. It keeps nothing between calls: no cookies, no
+/// response cache (whatever the configuration it is given says).
 ///
 /// **Deadlines.** Every request ends by its deadline, even when the server stalls in the middle
 /// of the body (`URLSessionConfiguration.timeoutIntervalForRequest` is only an idle timeout on
@@ -37,7 +38,8 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     public let clock: any Clock<Duration>
 
     /// - Parameters:
-    ///   - configuration: The session configuration (caching, proxies; its timeouts only add to ours).
+    ///   - configuration: The session configuration (proxies, headers; its timeouts only add to
+    ///     ours). The transport uses a copy without cookies or a response cache.
     ///   - maximumBodySize: The largest response body ``send(_:body:)`` reads (16 MiB by default).
     ///   - timeout: The deadline for one request, head and body (60 s by default).
     ///   - streamTimeout: The deadline for one streamed request (1 h by default).
@@ -47,8 +49,7 @@ public final class URLSessionHTTPTransport: HTTPTransport {
         configuration: URLSessionConfiguration = .ephemeral, maximumBodySize: Int = 16 << 20, timeout: Duration = .seconds(60),
         streamTimeout: Duration = .seconds(3_600), idleTimeout: Duration = .seconds(60), clock: any Clock<Duration> = ContinuousClock()
     ) {
-        configuration.httpShouldSetCookies = false
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.session = URLSession(configuration: Self.withoutStateKept(configuration), delegate: delegate, delegateQueue: nil)
         self.maximumBodySize = max(0, maximumBodySize)
         self.timeout = timeout
         self.streamTimeout = streamTimeout
@@ -57,6 +58,20 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     }
 
     deinit { session.finishTasksAndInvalidate() }
+
+    /// A copy of `configuration` (the caller's object is left as it is) that keeps nothing from
+    /// one call to the next: no cookies set, and no response cache, neither read nor filled
+    /// (`.ephemeral` and `.default` each carry one). A credential's answer is never kept in
+    /// memory, and no task looks in a cache before it starts: FoundationNetworking does that on a
+    /// queue of its own, and a cancel that lands then can stop the process ("Trying to access a
+    /// behaviour for a task that in not in the registry").
+    static func withoutStateKept(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        copy.httpShouldSetCookies = false
+        copy.urlCache = nil
+        copy.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return copy
+    }
 
     /// Reads the body as it arrives and stops (cancelling the task) once it passes
     /// ``maximumBodySize``, or at once when `Content-Length` announces more; all within ``timeout``.
