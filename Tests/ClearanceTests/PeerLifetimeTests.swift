@@ -19,18 +19,24 @@ import Darwin
         var peer: pid_t?
         defer {
             if let peer { kill(peer, SIGKILL) }
-            kill(shell.pid, SIGKILL)
         }
         guard let line = await shell.line(timeout: .seconds(30), where: { $0.hasPrefix("peer ") }), let pid = pid_t(line.dropFirst("peer ".count)) else {
+            await shell.stop(.kill)
             Issue.record("the shell did not say the peer's process id: \(shell.stderr.suffix(2_000))")
             return
         }
         peer = pid
         let listening = await shell.line(timeout: .seconds(30), where: { $0.hasPrefix("listening ") })
-        try #require(listening != nil, "the peer did not start: \(shell.stderr.suffix(2_000))")
+        guard listening != nil else {
+            await shell.stop(.kill)
+            Issue.record("the peer did not start: \(shell.stderr.suffix(2_000))")
+            return
+        }
         #expect(Self.isRunning(pid))
 
-        #expect(shell.send(SIGKILL))
+        // SIGKILL, then the wait for the shell's end (its output is read to the end once the
+        // peer, which shares it, is gone too).
+        await shell.stop(.kill)
         try await eventually("the peer \(pid) ends once the shell that started it is gone", timeout: .seconds(20)) { !Self.isRunning(pid) }
         peer = nil
     }
