@@ -74,11 +74,24 @@ struct SanitizerScriptTests {
             #expect(counts.contains { $0.first == "0" && $0.dropFirst().first == "race:never_matched" }, "\(output.stdout)")
 
             // A report in any process fails the run, and is printed whole.
-            try "==================\nWARNING: ThreadSanitizer: data race (pid=12)\n  Write of size 8 by thread T1:\nSUMMARY: ThreadSanitizer: data race\n"
-                .write(to: logs.appendingPathComponent("report.12"), atomically: true, encoding: .utf8)
+            try """
+            ==================
+            WARNING: ThreadSanitizer: data race (pid=12)
+              Write of size 8 by thread T1:
+                #0 $s7NIOCore10ByteBufferV5write (libNIOCore.so+0x1) /x/.build/checkouts/swift-nio/Sources/NIOCore/ByteBuffer.swift:10:2
+                #1 $s15ClearanceServer4SinkC5write /work/main/Sources/ClearanceServer/Hub/Sink.swift:42:7
+            SUMMARY: ThreadSanitizer: data race /x/ByteBuffer.swift:10:2 in write
+
+            """.write(to: logs.appendingPathComponent("report.12"), atomically: true, encoding: .utf8)
             output = try await Self.run("sanitizer-summary", [logs.path, supp.path])
             #expect(output.status == 1)
             #expect(output.stdout.contains("== sanitizer report in report.12") && output.stdout.contains("Write of size 8 by thread T1"), "\(output.stdout)")
+            // Its headline, summary and first frame of ours come again at the end, after the counts
+            // (a log read from its tail still shows them).
+            let tail = try #require(output.stdout.components(separatedBy: "== reports swallowed by each suppression").last)
+            #expect(tail.contains("report.12: WARNING: ThreadSanitizer: data race (pid=12)"), "\(tail)")
+            #expect(tail.contains("SUMMARY: ThreadSanitizer: data race"), "\(tail)")
+            #expect(tail.contains("first frame in this package: /work/main/Sources/ClearanceServer/Hub/Sink.swift:42:7"), "\(tail)")
         }
     }
 
@@ -96,6 +109,9 @@ struct SanitizerScriptTests {
             output = try await Self.run("sanitizer-summary", [logs.path, supp.path])
             #expect(output.status == 1)
             #expect(output.stdout.contains("== sanitizer report in report.30"), "\(output.stdout)")
+            let tail = try #require(output.stdout.components(separatedBy: "== reports swallowed by each suppression").last)
+            #expect(tail.contains("report.30: ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1"), "\(tail)")
+            #expect(tail.contains("first frame in this package: none"), "\(tail)")
         }
     }
 
