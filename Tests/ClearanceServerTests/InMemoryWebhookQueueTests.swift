@@ -61,6 +61,38 @@ struct InMemoryWebhookQueueTests {
         #expect(batches.flatMap(\.events).map(\.channel) == ["c", "d", "e"])
     }
 
+    /// A long flood through a small bound, drops, partial batches and retries interleaved: the
+    /// queue keeps the newest events, in order, each once, however often its storage wraps round.
+    @Test func aLongFloodThroughASmallBoundKeepsTheNewestInOrder() throws {
+        let queue = InMemoryWebhookQueue()
+        var delivered: [Int] = []
+        var dropped = 0
+        var next = 0
+        for round in 0..<200 {
+            let count = round % 5 + 1
+            let channels = (next..<next + count).map { "\($0)" }
+            next += count
+            dropped += queue.enqueue(events(first, channels, at: start), within: bounds(7)).total
+            #expect(queue.pendingCount() <= 7)
+            guard round % 3 == 0 else { continue }
+            let batch = try #require(queue.claim(limit: 4, window: .zero, flushing: true, now: start).first)
+            if round % 2 == 0 {
+                queue.reschedule(batch, retryAt: start)
+            } else {
+                // Events the bound dropped while the batch was out are not delivered twice.
+                _ = queue.enqueue(events(first, ["\(next)"], at: start), within: bounds(7)).total
+                next += 1
+                queue.complete(batch)
+                delivered += batch.events.map { Int($0.channel)! }
+            }
+        }
+        let rest = queue.claim(limit: 100, window: .zero, flushing: true, now: start).flatMap(\.events).map { Int($0.channel)! }
+        #expect(delivered == delivered.sorted() && Set(delivered).count == delivered.count)
+        #expect(rest == rest.sorted() && rest.last == next - 1 && rest.count == 7)
+        #expect(delivered.last.map { $0 < rest.first! } ?? true)
+        #expect(dropped > 0)
+    }
+
     @Test func oneAppPastItsPartDropsOnlyItsOwnEvents() {
         let queue = InMemoryWebhookQueue()
         let bounds = bounds(10, perApp: 4)

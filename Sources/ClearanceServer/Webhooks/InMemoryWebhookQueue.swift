@@ -1,5 +1,6 @@
 import Clearance
 import Foundation
+import NIOCore
 
 /// A ``WebhookQueue`` in this process's memory, for a single hub: what is queued when the
 /// process dies is lost. Holds at most what each ``enqueue(_:within:)`` is given as bounds, per
@@ -19,22 +20,20 @@ public final class InMemoryWebhookQueue: WebhookQueue {
         var bytes = 0
     }
 
+    /// One target's events, oldest first. A ring buffer: an event leaves it (delivered, or
+    /// dropped by a bound) in O(1) and its memory goes with it, so the queue never holds more
+    /// than its bounds count.
     private struct TargetQueue {
-        var entries: [Entry] = []
-        var start = 0
+        var entries = CircularBuffer<Entry>()
         var inFlight = false
         var retryAt: Date?
         var attempts = 0
 
-        var count: Int { entries.count - start }
-        var head: Entry? { start < entries.count ? entries[start] : nil }
+        var count: Int { entries.count }
+        var head: Entry? { entries.first }
 
         mutating func removeHead() {
-            start += 1
-            if start > 64, start * 2 > entries.count {
-                entries.removeFirst(start)
-                start = 0
-            }
+            entries.removeFirst()
         }
     }
 
@@ -111,7 +110,7 @@ public final class InMemoryWebhookQueue: WebhookQueue {
             for (target, queue) in state.targets.sorted(by: { $0.key < $1.key }) {
                 guard !queue.inFlight, let head = queue.head, (queue.retryAt ?? now) <= now else { continue }
                 guard flushing || queue.attempts > 0 || queue.count >= limit || now.timeIntervalSince(head.queuedAt) >= windowSeconds else { continue }
-                let entries = queue.entries[queue.start..<min(queue.entries.count, queue.start + limit)]
+                let entries = queue.entries.prefix(limit)
                 state.targets[target]!.inFlight = true
                 batches.append(WebhookBatch(
                     target: target, ids: entries.map(\.id), events: entries.map(\.event), firstQueuedAt: head.queuedAt, attempts: queue.attempts))
@@ -144,16 +143,21 @@ public final class InMemoryWebhookQueue: WebhookQueue {
     /// Removes the batch's events that are still at the head (the bound may have dropped some).
     private func finish(_ batch: WebhookBatch) {
         state.withLock { state in
-            guard var queue = state.targets[batch.target] else { return }
+            guard state.targets[batch.target] != nil else { return }
             let ids = Set(batch.ids)
-            while let head = queue.head, ids.contains(head.id) {
-                queue.removeHead()
+            // In place, never on a copy: a copy would share the ring's storage and make the first
+            // removal copy all of it.
+            while let head = state.targets[batch.target]!.head, ids.contains(head.id) {
+                state.targets[batch.target]!.removeHead()
                 state.removed(head, of: batch.target.appID)
             }
-            queue.inFlight = false
-            queue.attempts = 0
-            queue.retryAt = nil
-            state.targets[batch.target] = queue.count == 0 ? nil : queue
+            if state.targets[batch.target]!.count == 0 {
+                state.targets[batch.target] = nil
+            } else {
+                state.targets[batch.target]!.inFlight = false
+                state.targets[batch.target]!.attempts = 0
+                state.targets[batch.target]!.retryAt = nil
+            }
         }
     }
 }
