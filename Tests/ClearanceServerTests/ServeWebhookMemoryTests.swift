@@ -8,8 +8,10 @@ import Testing
 /// while clients send 10 KB client events. The queue keeps the newest within
 /// `maxQueuedWebhookBytes` (16 MiB here) and drops the rest, counted under the app; what it kept is
 /// retried until the window is over, then dropped too. The resident memory of `clearance serve`
-/// never grows past its size at the start of the flood plus that bound plus 32 MB, sampled after
-/// every round of the flood and while the queue waits out the window.
+/// never grows past its size at the start of the flood plus that bound plus 20 MiB, sampled after
+/// every round of the flood and while the queue waits out the window. Measured on 2026-11-30: it
+/// grows 23–26 MB (alone, in a full run, loaded, optimized or not), where a queue that kept the
+/// payloads of the events it had let go (until 9216cf6) grew 39–48 MB: twice its bound.
 ///
 /// The review's window was five minutes, and so was this test: the longest of the suite by far.
 /// The window is 30 s here (the flood and its peak come before it): the five minutes of retries
@@ -80,7 +82,7 @@ struct ServeWebhookMemoryTests {
             #expect(serve.process.isRunning)
             #expect(sent > 4 * bound / 10_000, "the flood overran the bound several times: \(sent) events")
             if !sanitized {
-                #expect(peak - start <= bound + 32 * 1_048_576, "grew \((peak - start) / 1_048_576) MB over \(start / 1_048_576) MB")
+                #expect(peak - start <= bound + 20 * 1_048_576, "grew \((peak - start) / 1_048_576) MB over \(start / 1_048_576) MB")
             }
             for client in senders { await client.disconnect() }
         }
