@@ -143,21 +143,19 @@ public final class InMemoryWebhookQueue: WebhookQueue {
     /// Removes the batch's events that are still at the head (the bound may have dropped some).
     private func finish(_ batch: WebhookBatch) {
         state.withLock { state in
-            guard state.targets[batch.target] != nil else { return }
+            // Taken out of the table while it changes, so that it is the ring's one owner and
+            // each removal happens in place (a copy would share the storage and copy it whole).
+            guard var queue = state.targets.removeValue(forKey: batch.target) else { return }
             let ids = Set(batch.ids)
-            // In place, never on a copy: a copy would share the ring's storage and make the first
-            // removal copy all of it.
-            while let head = state.targets[batch.target]!.head, ids.contains(head.id) {
-                state.targets[batch.target]!.removeHead()
+            while let head = queue.head, ids.contains(head.id) {
+                queue.removeHead()
                 state.removed(head, of: batch.target.appID)
             }
-            if state.targets[batch.target]!.count == 0 {
-                state.targets[batch.target] = nil
-            } else {
-                state.targets[batch.target]!.inFlight = false
-                state.targets[batch.target]!.attempts = 0
-                state.targets[batch.target]!.retryAt = nil
-            }
+            guard queue.count > 0 else { return }
+            queue.inFlight = false
+            queue.attempts = 0
+            queue.retryAt = nil
+            state.targets[batch.target] = queue
         }
     }
 }
