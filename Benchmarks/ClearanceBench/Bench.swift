@@ -4,7 +4,7 @@
 public enum Bench {
     /// The figures there are.
     public enum Figure: String, CaseIterable, Sendable {
-        case credentials, fanIn = "fan-in", signing, hub, cluster, channels, entitlements
+        case credentials, fanIn = "fan-in", signing, hub, history, cluster, channels, entitlements
     }
 
     /// Which figures, and their sizes.
@@ -47,6 +47,7 @@ public enum Bench {
             try FanOutAllocationBench().run()
             try await FanOutBench().run()
         }
+        if figures.contains(.history) { try await HistoryBench().run() }
         if figures.contains(.cluster) { try await CrossNodeBench().run() }
         if figures.contains(.channels) { try await ChannelsBench(channels: options.channels, runs: options.channelRuns).run() }
         if figures.contains(.entitlements) { try await EntitlementDownloadBench(downloads: options.downloads).run() }

@@ -40,7 +40,8 @@ struct FanOutBench {
         }
     }
 
-    private func measure(connections: Int, server start: () throws -> ServerProcess) async throws -> Figure {
+    /// One server's figure for `connections` subscribers of `bench` (``HistoryBench`` measures with it too).
+    func measure(connections: Int, server start: () throws -> ServerProcess) async throws -> Figure {
         let server = try start()
         defer { server.stop() }
         try await Task.sleep(for: .milliseconds(300))

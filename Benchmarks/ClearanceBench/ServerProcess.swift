@@ -32,11 +32,13 @@ final class ServerProcess: Sendable {
     /// `clearance serve` on a free port; with `backplane`, a node of the cluster on that database
     /// whose nodes share `clusterKey`. In production mode (no `--development`): the bench signs its
     /// channels itself and measures the hub as it runs in production.
-    static func hub(backplane: (url: String, clusterKey: String)? = nil) throws -> ServerProcess {
+    /// With `history`, the app keeps every channel's last 300 events for 120 s (connection recovery).
+    static func hub(backplane: (url: String, clusterKey: String)? = nil, history: Bool = false) throws -> ServerProcess {
         let directory = try makeDirectory()
         let configuration = directory.appendingPathComponent("hub.json")
+        let historyMember = history ? #","history":{"size":300,"ttl":120}"# : ""
         // Room above the largest figure (10,000 connections): the bench measures fan-out, not the limit.
-        let json = #"{"host":"127.0.0.1","port":0,"apps":[{"id":"\#(appID)","key":"\#(key)","secret":"\#(secret)"}],"limits":{"connections":{"maxConnections":50000}}}"#
+        let json = #"{"host":"127.0.0.1","port":0,"apps":[{"id":"\#(appID)","key":"\#(key)","secret":"\#(secret)"\#(historyMember)}],"limits":{"connections":{"maxConnections":50000}}}"#
         try Data(json.utf8).write(to: configuration)
         let arguments = ["serve", "--config", configuration.path, "--log-level", "error"] + (backplane.map { ["--backplane", $0.url] } ?? [])
         return try start(arguments, in: directory, environment: backplane.map { ["CLEARANCE_CLUSTER_KEY": $0.clusterKey] } ?? [:])

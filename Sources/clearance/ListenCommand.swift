@@ -24,6 +24,12 @@ struct ListenCommand: AsyncParsableCommand {
             event "pusher:subscription_count" with data {"subscription_count":N}. Watched users \
             who come online are {"user_ids":["b","c"],"watchlist":"online"} (the first such line \
             lists the ones online at sign-in), and "offline" when they go offline.
+
+            After each reconnect, on a hub that keeps a channel's history (clearance serve with \
+            the app's "history"), the missed events come once and in order, and standard error \
+            gets a line "recovered C", or "not recovered C (why)" when some may be lost (then \
+            fetch the state from the app's server); the same answer is the event \
+            "clearance:recovery" with data {"recovered":true} or {"recovered":false,"reason":…}.
             """
     )
 
@@ -130,6 +136,11 @@ struct ListenCommand: AsyncParsableCommand {
     private static func watch(_ channel: PusherChannel, in group: inout ThrowingTaskGroup<Void, any Error>) {
         group.addTask {
             for await event in channel.events {
+                if let recovery = ChannelRecovery(event) {
+                    // After a reconnect, on a hub that keeps the channel's history.
+                    let text = recovery.isRecovered ? "recovered \(event.channel)" : "not recovered \(event.channel) (\(recovery.reasonText))"
+                    FileHandle.standardError.write(Data((text + "\n").utf8))
+                }
                 var line: [String: JSONValue] = ["channel": .string(event.channel), "event": .string(event.name)]
                 if let data = event.data { line["data"] = JSONValue(parsing: data) ?? .string(data) }
                 if let userID = event.userID { line["user_id"] = .string(userID) }

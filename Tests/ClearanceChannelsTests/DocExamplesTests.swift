@@ -32,6 +32,19 @@ enum ChannelsDocExamples {
         // snippet: end
     }
 
+    static func landingPageRecovery(client: ChannelClient, refetchOrders: @Sendable () async -> Void) async throws {
+        // snippet: begin
+        let orders = await client.subscribe("orders")
+        for await event in orders.events {
+            if let recovery = ChannelRecovery(event), !recovery.isRecovered {
+                await refetchOrders()                   // some events may be lost: ask the app's server
+            } else if event.name == "created" {
+                print(event.data ?? "")                 // each event once, in order, across reconnects
+            }
+        }
+        // snippet: end
+    }
+
     static func channelClientDocComment(authURL: URL, session: any CredentialSource) async throws {
         // snippet: begin
         let client = ChannelClient(key: "app-key", options: ChannelClientOptions(

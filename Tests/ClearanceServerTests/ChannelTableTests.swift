@@ -24,7 +24,7 @@ struct ChannelTableTests {
         table.apply(.subscriptions(room, count: 1), from: "node-b")
         let local = Recorder()
         table.addConnection(socketID: "1.1", appID: "app", outbox: local.outbox)
-        let (outcome, changes) = table.subscribe(socketID: "1.1", appID: "app", channel: "presence-room", member: bob, maxPresenceMembers: 100)
+        let (outcome, changes, _) = table.subscribe(socketID: "1.1", appID: "app", channel: "presence-room", member: bob, maxPresenceMembers: 100)
         #expect(outcome == .subscribed)
         #expect(changes == [.subscriptions(room, count: 1), .memberJoined(room, bob)])
         #expect(await local.drain() == [.subscriptionSucceeded(channel: "presence-room", members: [bob, alice])])

@@ -8,10 +8,10 @@ struct ClientMessageTests {
         #expect(try ClientMessage.parse(#"{"event":"pusher:ping","data":""}"#) == .ping)
         #expect(try ClientMessage.parse(#"{"event":"pusher:pong"}"#) == .pong)
         #expect(try ClientMessage.parse(#"{"event":"pusher:subscribe","data":{"channel":"private-a","auth":"k:s"}}"#)
-            == .subscribe(channel: "private-a", auth: "k:s", channelData: nil))
+            == .subscribe(channel: "private-a", auth: "k:s", channelData: nil, resume: nil))
         // Some clients send data as a string holding JSON.
         #expect(try ClientMessage.parse(#"{"event":"pusher:subscribe","data":"{\"channel\":\"a\",\"channel_data\":\"{}\"}"}"#)
-            == .subscribe(channel: "a", auth: nil, channelData: "{}"))
+            == .subscribe(channel: "a", auth: nil, channelData: "{}", resume: nil))
         #expect(try ClientMessage.parse(#"{"event":"pusher:unsubscribe","data":{"channel":"a"}}"#) == .unsubscribe(channel: "a"))
         #expect(try ClientMessage.parse(#"{"event":"pusher:signin","data":{"auth":"k:s","user_data":"{\"id\":\"1\"}"}}"#)
             == .signIn(auth: "k:s", userData: #"{"id":"1"}"#))

@@ -210,7 +210,7 @@ struct ConfigurationMembersTests {
         // Every limit is written (none is left out of the file for want of a name).
         let object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
         let writtenLimits = try #require(object["limits"] as? [String: [String: Any]])
-        #expect(writtenLimits.values.map(\.count).reduce(0, +) == 41, "\(writtenLimits.mapValues { $0.keys.sorted() })")
+        #expect(writtenLimits.values.map(\.count).reduce(0, +) == 42, "\(writtenLimits.mapValues { $0.keys.sorted() })")
 
         // The development members, written by their own types beside the configuration.
         let user = DevelopmentUser(token: "t", id: "alice", info: .object(["name": .string("Alice")]), entitlements: .issues(["issue-1"]))

@@ -17,8 +17,13 @@ struct HubInteropTests {
         "wrong_secret_refused", "no_connection_errors",
     ]
 
-    @Test func pysherSubscribesAndReceivesEventsTriggeredByTheOfficialLibrary() async throws {
-        let configuration = TestHub.configuration()
+    /// Also with a channel history on every channel (connection recovery): the extra members of
+    /// the frames and of the HTTP API's answer change nothing for either library.
+    @Test(arguments: [false, true])
+    func pysherSubscribesAndReceivesEventsTriggeredByTheOfficialLibrary(history: Bool) async throws {
+        let configuration = TestHub.configuration { app in
+            if history { app.history = ChannelHistoryConfiguration(size: 300, ttl: 120) }
+        }
         try await TestHub.with(configuration) { hub in
             let run = try await PythonPeer.run("hub_pysher.py", [
                 "--port", String(hub.port),
@@ -28,7 +33,7 @@ struct HubInteropTests {
                 "--alice-token", TestHub.alice.token,
                 "--bob-token", TestHub.bob.token,
                 "--deadline", String(60 * TestTiming.scale),
-            ], timeout: .seconds(90))  // ChildProcess.run stretches it under a sanitizer
+            ] + (history ? ["--history"] : []), timeout: .seconds(90))  // ChildProcess.run stretches it under a sanitizer
 
             var results: [String: Bool] = [:]
             var details: [String: String] = [:]

@@ -11,6 +11,13 @@ struct ReceivedFrame: Sendable, CustomStringConvertible {
     var event: String? { object["event"] as? String }
     var channel: String? { object["channel"] as? String }
     var userID: String? { object["user_id"] as? String }
+    /// A channel history's members (`serial`, `stream`; `recovered` on `subscription_succeeded`).
+    var serial: Int? { object["serial"] as? Int }
+    var stream: String? { object["stream"] as? String }
+    var recovered: Bool? { object["recovered"] as? Bool }
+
+    /// Whether the frame has a top-level member `name`.
+    func has(_ name: String) -> Bool { object[name] != nil }
 
     /// `data`, decoded a second time when it is a string holding JSON.
     var data: Any? {

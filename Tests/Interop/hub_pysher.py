@@ -7,7 +7,7 @@ auth endpoint and subscribes to a public, a private and a presence channel; the 
 JSON object per line: {"check": NAME, "ok": true|false, "detail": ...}, then {"done": true}.
 Every wait has a timeout, and the whole run is killed by SIGALRM after --deadline seconds.
 
-Usage: hub_pysher.py --port P --app-id ID --key K --secret S --alice-token T --bob-token T
+Usage: hub_pysher.py --port P --app-id ID --key K --secret S --alice-token T --bob-token T [--history]
 """
 import argparse
 import json
@@ -124,6 +124,9 @@ def main():
     for name in ("app-id", "key", "secret", "alice-token", "bob-token"):
         parser.add_argument("--" + name, required=True)
     parser.add_argument("--deadline", type=int, default=60)
+    # The app keeps a channel history: the HTTP API answers each event's serial per channel
+    # (presence channels have none), and every event frame carries "serial" and "stream".
+    parser.add_argument("--history", action="store_true")
     args = parser.parse_args()
     signal.signal(signal.SIGALRM, lambda *_: (emit("deadline", False, "killed after %ds" % args.deadline), sys.exit(3)))
     signal.alarm(args.deadline)
@@ -148,7 +151,12 @@ def main():
     emit("channel_info", server_info.get("user_count") == 1 and server_info.get("occupied") is True, server_info)
 
     result = server.trigger([public, private, presence], "greeting", {"text": "hello"})
-    emit("trigger_response", result == {}, result)
+    if args.history:
+        serials = result.get("channels", {})
+        ok = set(serials) == {public, private} and all(isinstance(serials[c].get("serial"), int) for c in serials)
+        emit("trigger_response", ok, result)
+    else:
+        emit("trigger_response", result == {}, result)
     for channel in (public, private, presence):
         data = alice.wait_for("greeting", channel)
         emit("received:" + channel, decode(data) == {"text": "hello"}, decode(data))

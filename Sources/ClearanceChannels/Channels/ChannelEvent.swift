@@ -35,6 +35,16 @@ public struct ChannelEvent: Sendable, Hashable {
     /// Whether this is ``subscriptionCount``: a new subscriber count for the channel.
     public var isSubscriptionCount: Bool { name == Self.subscriptionCount }
 
+    /// `clearance:recovery`: the name of the event that says what a resume found after the
+    /// connection came back (``ChannelRecovery``), on a channel whose hub keeps its history: data
+    /// `{"recovered":true}`, or `{"recovered":false,"reason":"historyLost"}` (then fetch the
+    /// channel's state from the app's server). It comes right after the
+    /// `pusher:subscription_succeeded` of the new connection, before any event.
+    public static let recovery = "clearance:recovery"
+
+    /// Whether this is ``recovery``.
+    public var isRecovery: Bool { name == Self.recovery }
+
     /// Creates an event.
     public init(name: String, channel: String, data: String?, userID: String? = nil) {
         self.name = name

@@ -20,6 +20,8 @@ public final class PusherChannel: Sendable {
     /// Replays the last count once one came (an event broadcaster whose replay ``setSubscriptionCount(_:)`` sets).
     let countBox = Broadcaster<Int>(bufferLimit: 64)
     let roster = PresenceRoster()
+    /// What the last resume found (``recovery``).
+    let recoveryBox = Locked<ChannelRecovery?>(nil)
 
     init(name: String, client: ChannelClient, state: ChannelSubscriptionState = .pending) {
         self.name = name
@@ -80,6 +82,12 @@ public final class PusherChannel: Sendable {
     /// `pusher:subscription_count`).
     public var subscriptionCounts: AsyncStream<Int> { countBox.subscribe() }
 
+    /// What the channel's last resume found, or nil until a connection came back on a hub that
+    /// keeps the channel's history. After ``ChannelRecovery/notRecovered(_:)``, fetch the channel's
+    /// state from the app's own server; the same answer arrives on ``events`` as a
+    /// ``ChannelEvent/recovery`` event, right after the subscription succeeded again.
+    public var recovery: ChannelRecovery? { recoveryBox.withLock { $0 } }
+
     /// Waits until the channel is subscribed.
     /// - Throws: the ``ChannelError`` the subscription failed with, ``ChannelError/unsubscribed``,
     ///   or, when the waiting task is cancelled, ``ChannelError/connectionFailed(_:)`` with
@@ -133,6 +141,12 @@ public final class PusherChannel: Sendable {
 
     func deliver(_ event: ChannelEvent) {
         eventBox.send(event)
+    }
+
+    /// A resume's answer: kept as ``recovery`` and delivered as a ``ChannelEvent/recovery`` event.
+    func recovered(_ recovery: ChannelRecovery) {
+        recoveryBox.withLock { $0 = recovery }
+        eventBox.send(ChannelEvent(name: ChannelEvent.recovery, channel: name, data: recovery.eventData))
     }
 
     func report(_ error: ChannelError) {

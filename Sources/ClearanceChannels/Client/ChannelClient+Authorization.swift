@@ -9,9 +9,9 @@ extension ChannelClient {
         if case .failed(.invalidChannelName) = record.channel.state { return }
         record.channel.setState(.pending)
         guard record.kind.requiresAuthorization else {
-            noteSubscribeSent(name)
+            let resume = noteSubscribeSent(name)
             let token = live.token
-            enqueueJob { await self.send(OutgoingFrame.subscribe(channel: name), on: token) }
+            enqueueJob { await self.send(OutgoingFrame.subscribe(channel: name, resume: resume), on: token) }
             return
         }
         guard let authorizer = options.authorizer else {
@@ -105,8 +105,8 @@ extension ChannelClient {
             record.sharedSecret = EncryptedPayload.key(fromSharedSecret: authorization.sharedSecret)
         }
         records[name] = record
-        noteSubscribeSent(name)
-        await send(OutgoingFrame.subscribe(channel: name, auth: authorization.auth, channelData: authorization.channelData), on: token)
+        let resume = noteSubscribeSent(name)
+        await send(OutgoingFrame.subscribe(channel: name, auth: authorization.auth, channelData: authorization.channelData, resume: resume), on: token)
     }
 
     /// What every authorizer's answer must have for its kind of channel.

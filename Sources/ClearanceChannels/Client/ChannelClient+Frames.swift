@@ -74,8 +74,36 @@ extension ChannelClient {
             let members = PresenceMembers(subscriptionData: frame.data, myID: record.myUserID) ?? PresenceMembers(me: nil, members: [:])
             record.channel.roster.replace(with: members)
         }
+        let recovery = resumed(frame, record: record)
         record.channel.setState(.subscribed)
         record.channel.deliver(ChannelEvent(name: "pusher:subscription_succeeded", channel: name, data: frame.data))
+        if let recovery {
+            logger.debug("channels.subscription.resumed", metadata: ["channel": "\(name)", "recovery": "\(recovery)"])
+            record.channel.recovered(recovery)
+        }
+    }
+
+    /// What a `subscription_succeeded` says of the channel's history: the position the app now
+    /// stands at and, when it answers a resume, whether the missed events follow. A hub that keeps
+    /// no history answers without a position: nothing changes.
+    private func resumed(_ frame: IncomingFrame, record: SubscriptionRecord) -> ChannelRecovery? {
+        guard let name = frame.channel, let position = frame.position else { return nil }
+        let asked = record.resumedFrom
+        records[name]?.resumedFrom = nil
+        switch (asked, frame.recovered) {
+        case (let asked?, true?):
+            // The missed events follow, from `asked` on: the app's position moves with them.
+            records[name]?.position = asked
+            return .recovered
+        case (let asked?, false?):
+            records[name]?.position = position
+            if asked.stream != position.stream { return .notRecovered(.historyLost) }
+            return .notRecovered(asked.serial > position.serial ? .channelBehind : .eventsNotKept)
+        default:
+            // A first subscription (or a hub that ignored the resume): events from here on.
+            records[name]?.position = position
+            return nil
+        }
     }
 
     private func subscriptionError(_ frame: IncomingFrame) {
@@ -178,6 +206,14 @@ extension ChannelClient {
 
     private func channelEvent(_ frame: IncomingFrame) {
         guard let name = frame.channel, let record = records[name] else { return }
+        if let position = frame.position {
+            // Each event once: one at or before the app's position in the same stream came already.
+            if let last = record.position, last.stream == position.stream, position.serial <= last.serial {
+                logger.debug("channels.event.repeated", metadata: ["channel": "\(name)", "serial": "\(position.serial)"])
+                return
+            }
+            records[name]?.position = position
+        }
         if record.kind.isEncrypted && !frame.event.hasPrefix("pusher:") && !frame.event.hasPrefix("pusher_internal:") {
             decryptAndDeliver(frame, record: record, reauthorized: false)
             return

@@ -82,8 +82,8 @@ extension ChannelClient {
             return channel
         }()
         logger.debug("channels.signin.succeeded")
-        noteSubscribeSent(name)
-        await send(OutgoingFrame.subscribe(channel: name), on: token)
+        let resume = noteSubscribeSent(name)
+        await send(OutgoingFrame.subscribe(channel: name, resume: resume), on: token)
         signInState.succeed(channel)
     }
 }

@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceSigning
+import ClearanceWire
 import Logging
 
 /// A Pusher Channels protocol 7 client on swift-websocket's `WSClient`, with pluggable channel
@@ -194,9 +195,15 @@ public actor ChannelClient {
     /// Subscribe frames sent so far on any socket: channel and socket id (tests and diagnostics).
     package var sentSubscriptions: [(channel: String, socketID: String?)] { subscribeLog }
 
-    func noteSubscribeSent(_ name: String) {
+    /// Notes that the subscribe frame of `name` goes out on the current socket, and returns the
+    /// position it resumes from: the last the app was given of the channel's history, if any.
+    @discardableResult
+    func noteSubscribeSent(_ name: String) -> HistoryPosition? {
         if subscribeLog.count >= 10_000 { subscribeLog.removeFirst(5_000) }
         subscribeLog.append((name, machine.state.socketID))
         records[name]?.subscribeSent = true
+        let position = records[name]?.position
+        records[name]?.resumedFrom = position
+        return position
     }
 }

@@ -1,4 +1,5 @@
 import Clearance
+import ClearanceWire
 import ClearanceSigning
 
 /// What the client keeps for one channel: the handle, and the authorization state tied to the
@@ -18,6 +19,11 @@ struct SubscriptionRecord: Sendable {
     var decryptionRecovery = DecryptionRecovery.ready
     /// Events that failed to open while that re-authorization runs: retried with its key.
     var awaitingKey: [IncomingFrame] = []
+    /// The last place in the channel's history the app was given (a hub that keeps one), kept
+    /// across sockets: the next subscription resumes from it.
+    var position: HistoryPosition?
+    /// The position the subscribe frame on the current socket resumed from.
+    var resumedFrom: HistoryPosition?
 
     /// What an event that fails to open may still do on this socket: a hostile or broken server
     /// must not turn each bad frame into an authorization request.
@@ -58,5 +64,6 @@ struct SubscriptionRecord: Sendable {
         subscribeSent = false
         decryptionRecovery = .ready
         awaitingKey = []
+        resumedFrom = nil
     }
 }

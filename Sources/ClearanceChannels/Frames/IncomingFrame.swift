@@ -14,12 +14,20 @@ package struct IncomingFrame: Sendable, Hashable {
     package let data: String?
     /// The sender of a client event on a presence channel.
     package let userID: String?
+    /// The frame's place in the channel's history (a hub that keeps one): `"stream"` and
+    /// `"serial"` on events and on `subscription_succeeded`; nil when either is missing or not
+    /// a stream name and a whole number from 0.
+    package let position: HistoryPosition?
+    /// `"recovered"` on a `subscription_succeeded` that answers a resume.
+    package let recovered: Bool?
 
-    init(event: String, channel: String? = nil, data: String? = nil, userID: String? = nil) {
+    init(event: String, channel: String? = nil, data: String? = nil, userID: String? = nil, position: HistoryPosition? = nil, recovered: Bool? = nil) {
         self.event = event
         self.channel = channel
         self.data = data
         self.userID = userID
+        self.position = position
+        self.recovered = recovered
     }
 
     /// Parses a text frame.
@@ -30,6 +38,13 @@ package struct IncomingFrame: Sendable, Hashable {
         self.event = event
         self.channel = object["channel"]?.stringValue
         self.userID = object["user_id"]?.scalarText
+        if case let .string(stream)? = object["stream"], !stream.isEmpty, case .number? = object["serial"],
+           let serial = object["serial"]?.intValue, serial >= 0 {
+            self.position = HistoryPosition(stream: stream, serial: serial)
+        } else {
+            self.position = nil
+        }
+        if case let .bool(recovered)? = object["recovered"] { self.recovered = recovered } else { self.recovered = nil }
         switch object["data"] {
         case nil, .null?: self.data = nil
         case .string(let string)?: self.data = string

@@ -2,11 +2,19 @@ import ClearanceWire
 
 /// The frames the client sends, as JSON text.
 enum OutgoingFrame {
-    static func subscribe(channel: String, auth: String? = nil, channelData: String? = nil) -> String {
+    /// `pusher:subscribe`; with `resume`, the last position the client has of the channel's
+    /// history (`"resume": {"stream": …, "serial": N}`: a hub that keeps it sends what came since).
+    static func subscribe(channel: String, auth: String? = nil, channelData: String? = nil, resume: HistoryPosition? = nil) -> String {
         event("pusher:subscribe") { data in
             data.string("channel", channel)
             data.optionalString("auth", auth)
             data.optionalString("channel_data", channelData)
+            if let resume {
+                data.object("resume") { position in
+                    position.string("stream", resume.stream)
+                    position.integer("serial", resume.serial)
+                }
+            }
         }
     }
 

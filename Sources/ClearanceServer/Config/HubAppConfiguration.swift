@@ -59,6 +59,9 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
     /// upgrade from another origin is refused with 403; a request without `Origin` (not a
     /// browser) is always accepted. See ``originAllowlist()``.
     public var allowedOrigins: [String]?
+    /// The app's channel history: recent events kept per channel, so that a client that comes
+    /// back gets what it missed (see ``ChannelHistoryConfiguration``). `nil` (the default): none.
+    public var history: ChannelHistoryConfiguration?
 
     /// Creates an app configuration.
     public init(
@@ -166,6 +169,7 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         return limits.compactMap { name, value in value.map { ", \(name): \($0)" } }.joined()
             + (authorizedConnections ? ", authorizedConnections: \(authorizedConnectionTimeout ?? Self.defaultAuthorizedConnectionTimeout) s" : "")
             + (subscriptionCount ? ", subscriptionCount: true" : "")
+            + (history.map { ", history: \($0)" } ?? "")
     }
 
     /// The members an app object of a configuration file knows, one per stored property: `id`,
@@ -178,5 +182,6 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         .optional("readRequestsPerSecond", \.readRequestsPerSecond), .optional("authorizedConnections", \.authorizedConnections),
         .optional("authorizedConnectionTimeout", \.authorizedConnectionTimeout), .optional("clientEvents", \.clientEvents),
         .optional("webhooks", \.webhooks), .optional("allowedOrigins", \.allowedOrigins), .optional("subscriptionCount", \.subscriptionCount),
+        .optional("history", \.history),
     ]
 }

@@ -43,6 +43,13 @@ public struct HubChannelLimits: Sendable, Hashable {
     /// first, then the ones that expire soonest. Default 10,000 (about 100 MB at most); 0 (keep
     /// nothing: every subscriber gets `pusher:cache_miss`) to 1,000,000.
     public var maxCachedChannels: Int = 10_000
+    /// Bytes of channel history the hub keeps for every app together (the apps with a
+    /// ``HubAppConfiguration/history``): each event counted as its frame plus 64 bytes, each
+    /// channel with a history as 256 bytes. Past it the oldest events go first, from the app
+    /// that holds the most; each app holds at most its ``HubConnectionLimits/appShare`` of it when
+    /// the hub serves several. A client whose missed events went answers `recovered: false`.
+    /// Default 67,108,864 (64 MiB); 1,048,576 to 17,179,869,184 (16 GiB).
+    public var maxHistoryBytes: Int = 67_108_864
 
     /// The defaults listed on each member.
     public init() {}

@@ -120,6 +120,7 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
                 throw .invalidApp(id: app.id, reason: error)
             }
             if let member = app.firstInvalidLimit() { throw .invalidLimit(member) }
+            if let problem = app.history?.problem { throw .invalidHistory(appID: app.id, reason: problem) }
             var targets = Set<WebhookTargetID>()
             for target in app.webhooks {
                 try target.validate(appID: app.id)

@@ -50,6 +50,9 @@ public enum HubConfigurationError: ClearanceError, Equatable {
     /// names it from the top of the file (`apps[0].alowedOrigins`), `suggestion` is the closest
     /// known name if one is close, `known` the names the object knows.
     case unknownMember(path: String, suggestion: String?, known: [String])
+    /// An app's `history` (``ChannelHistoryConfiguration``) is unusable: `reason` says which
+    /// member and its allowed range.
+    case invalidHistory(appID: String, reason: String)
 
     public static let codeDomain = "hub.configuration"
 
@@ -92,6 +95,7 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case let .invalidMetricsEndpoint(reason): .init(.invalidMetricsEndpoint, "The metrics endpoint is not usable: \(reason).")
         case let .unknownMember(path, suggestion?, _):
             .init(.unknownMember, "The configuration has an unknown member \(path): did you mean \(suggestion)?")
+        case let .invalidHistory(appID, reason): .init(.invalidHistory, "The history of the app \(appID) is not usable: \(reason).")
         case let .unknownMember(path, nil, known):
             .init(.unknownMember, "The configuration has an unknown member \(path) (known here: \(known.joined(separator: ", "))).")
         }
@@ -102,6 +106,6 @@ public enum HubConfigurationError: ClearanceError, Equatable {
         case unreadableFile, malformedFile, noApps, invalidPort, duplicateAppID, duplicateAppKey, invalidApp, invalidLimit
         case conflictingLimits, removedLimit, unknownWebhookEvent, invalidWebhookURL, insecureWebhookURL, noWebhookEvents
         case reservedWebhookHeader, invalidWebhookHeader, invalidAllowedOrigin, invalidMetricsEndpoint, unknownMember
-        case duplicateWebhookTarget, invalidEnvironmentValue
+        case duplicateWebhookTarget, invalidEnvironmentValue, invalidHistory
     }
 }

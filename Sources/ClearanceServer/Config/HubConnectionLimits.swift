@@ -49,7 +49,8 @@ public struct HubConnectionLimits: Sendable, Hashable {
     /// The largest part of each budget the apps share that one app may hold when the hub serves
     /// more than one app: connections (``maxConnections``; an app's own `maxConnections` wins),
     /// subscriptions (``HubChannelLimits/maxSubscriptions``), queued webhook events and bytes
-    /// (``HubWebhookLimits/maxQueuedWebhooks``, ``HubWebhookLimits/maxQueuedWebhookBytes``). An app at its part is refused, counted
+    /// (``HubWebhookLimits/maxQueuedWebhooks``, ``HubWebhookLimits/maxQueuedWebhookBytes``), channel history
+    /// (``HubChannelLimits/maxHistoryBytes``: its oldest events go). An app at its part is refused, counted
     /// and logged under its own `app_id`; the others go on. A hub with a single app gives it the
     /// whole budget. Default 0.25; more than 0 to 1.
     public var appShare: Double = 0.25

@@ -273,6 +273,8 @@ public struct HubLimits: Sendable, Hashable, Codable {
             .about(.channels, "Subscribes and unsubscribes each connection may send per second"),
         .seconds("cacheTTL", \.channels.cacheTTL, atMost: 86_400).about(.channels, "Seconds a cache channel keeps its last event"),
         .count("maxCachedChannels", \.channels.maxCachedChannels, 0...1_000_000).about(.channels, "Cache channels whose last event the hub keeps"),
+        .count("maxHistoryBytes", \.channels.maxHistoryBytes, 1_048_576...17_179_869_184, unit: .bytes)
+            .about(.channels, "Bytes of channel history kept for every app together"),
         .seconds("webhookBatchWindow", \.webhooks.webhookBatchWindow, atMost: 60, zeroAllowed: true)
             .about(.webhooks, "Seconds a target's events gather before one POST"),
         .seconds("webhookAttemptTimeout", \.webhooks.webhookAttemptTimeout, atMost: 60).about(.webhooks, "Seconds one POST may take"),

@@ -204,11 +204,11 @@ struct HubHTTPAPI: Sendable {
     private func events(app: HubApp, body: Data) async throws(HTTPAPIError) -> Response {
         let event = try TriggerEvent(jsonObject(body), limits: hub.limits, channelNames: app.signer.limits)
         try spend(event.channels.count, .backendEvents, app: app)
-        try await publish(event, app: app)
-        guard !event.info.isEmpty else { return JSONResponse.make(.ok, "{}") }
+        let serials = await publish(event, app: app)
+        guard !event.info.isEmpty || !serials.isEmpty else { return JSONResponse.make(.ok, "{}") }
         var channels = JSONWriter()
-        for name in event.channels {
-            channels.raw(name, await attributes(app: app, channel: name, info: event.info))
+        for name in event.channels where !event.info.isEmpty || serials[name] != nil {
+            channels.raw(name, await attributes(app: app, channel: name, info: event.info, serial: serials[name]))
         }
         var response = JSONWriter()
         response.raw("channels", channels.text)
@@ -228,24 +228,30 @@ struct HubHTTPAPI: Sendable {
             events.append(event)
         }
         try spend(events.count, .backendEvents, app: app)
+        var serials: [Int?] = []
         for event in events {
-            try await publish(event, app: app)
+            serials.append(await publish(event, app: app)[event.channels[0]])
         }
-        guard events.contains(where: { !$0.info.isEmpty }) else { return JSONResponse.make(.ok, "{}") }
+        guard events.contains(where: { !$0.info.isEmpty }) || serials.contains(where: { $0 != nil }) else { return JSONResponse.make(.ok, "{}") }
         var list: [String] = []
-        for event in events {
-            list.append(await attributes(app: app, channel: event.channels[0], info: event.info))
+        for (event, serial) in zip(events, serials) {
+            list.append(await attributes(app: app, channel: event.channels[0], info: event.info, serial: serial))
         }
         var response = JSONWriter()
         response.raw("batch", "[" + list.joined(separator: ",") + "]")
         return JSONResponse.make(.ok, response.text)
     }
 
-    private func publish(_ event: TriggerEvent, app: HubApp) async throws(HTTPAPIError) {
+    /// Publishes `event` on each of its channels; returns the serial each channel with a
+    /// history gave it.
+    private func publish(_ event: TriggerEvent, app: HubApp) async -> [String: Int] {
+        var serials: [String: Int] = [:]
         for channel in event.channels {
             let frame = PusherFrame.event(name: event.name, channel: channel, data: event.data)
-            await hub.channels.trigger(appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.channels.cachePolicy())
+            serials[channel] = await hub.channels.trigger(
+                appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.channels.cachePolicy())
         }
+        return serials
     }
 
     /// Closes the user's connections here, then has every other node close theirs. The body is
@@ -335,9 +341,12 @@ struct HubHTTPAPI: Sendable {
         return attributes
     }
 
-    private func attributes(app: HubApp, channel: String, info: Set<String>) async -> String {
-        let snapshot = await hub.channels.channel(appID: app.id, name: channel)
+    /// The `info` attributes asked for the channel, and the `serial` its history gave the event.
+    private func attributes(app: HubApp, channel: String, info: Set<String>, serial: Int? = nil) async -> String {
         var attributes = JSONWriter()
+        if let serial { attributes.integer("serial", serial) }
+        guard !info.isEmpty else { return attributes.text }
+        let snapshot = await hub.channels.channel(appID: app.id, name: channel)
         if info.contains("subscription_count") { attributes.integer("subscription_count", snapshot?.subscriptionCount ?? 0) }
         if info.contains("user_count"), ChannelNameKind(channelName: channel) == .presence {
             attributes.integer("user_count", snapshot?.userCount ?? 0)

@@ -92,13 +92,19 @@ final class Hub: Sendable {
         clock: any HubClock = SystemHubClock()
     ) throws(HubConfigurationError) {
         try configuration.validate()
+        if cluster != nil, let app = configuration.apps.first(where: { $0.history != nil }) {
+            throw .invalidHistory(appID: app.id, reason: Self.clusterHistoryRefusal)
+        }
         let appTable = Locked(try HubAppTable(configuration: configuration))
         self.appTable = appTable
         webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, metrics: metrics, clock: clock, logger: logger)
         self.configuration = configuration
         self.clock = clock
         madeAt = clock.now
-        channels = HubChannelState(webhooks: webhooks, cluster: cluster, clock: clock) {
+        channels = HubChannelState(
+            webhooks: webhooks, cluster: cluster, clock: clock, history: Self.historySettings(configuration.apps, limits: configuration.limits),
+            counters: counters
+        ) {
             let limits = configuration.limits
             return EventCachePolicy(
                 ttl: .seconds(limits.channels.cacheTTL), maxChannels: limits.channels.maxCachedChannels,
@@ -135,6 +141,8 @@ final class Hub: Sendable {
         counters.register(.openSockets) { [sockets] in sockets.openSockets }
         counters.register(.subscriptions) { [total = subscriptions.total] in total.value }
         counters.register(.unsentBytes) { [outbound] in outbound.value }
+        // The count alone, not the channel state: that holds the counters (no cycle).
+        counters.register(.historyEvents) { [historyEvents = channels.historyEvents] in historyEvents.withLock { $0 } }
         let apps: @Sendable () -> HubAppTable = { appTable.withLock { $0 } }
         connectionDependencies = PusherConnection.Dependencies(
             counters: counters, metrics: metrics, appRefusalLog: appRefusalLog, logger: logger,
@@ -216,6 +224,30 @@ final class Hub: Sendable {
     func runUserTerminations() async {
         for await termination in channels.userTerminations {
             await closeUserConnections(appID: termination.appID, userID: termination.userID, gracePeriod: termination.gracePeriod)
+        }
+    }
+
+    /// Why a node of a cluster refuses an app with a history (for now).
+    static let clusterHistoryRefusal =
+        "a node of a cluster does not keep channel history yet (each node would number the events apart): remove \"history\", or run the hub on its own"
+
+    /// What the channel history keeps for `apps` under `limits`.
+    static func historySettings(_ apps: [HubAppConfiguration], limits: HubLimits) -> ChannelHistory.Settings {
+        let maxBytes = limits.channels.maxHistoryBytes
+        return ChannelHistory.Settings(
+            apps: Dictionary(apps.compactMap { app in app.history.map { (app.id, $0) } }, uniquingKeysWith: { first, _ in first }),
+            maxBytes: maxBytes, maxBytesPerApp: limits.appPart(of: maxBytes, apps: apps.count))
+    }
+
+    /// Drops the history's expired events and idle channels once a second while an app keeps a
+    /// history (once a minute otherwise: a reload may add one), until cancelled. The bounds of
+    /// bytes hold between rounds (each event checks them), and a resume checks `ttl` itself.
+    func runHistoryPurge() async {
+        var schedule = TickSchedule(start: madeAt)
+        while !Task.isCancelled {
+            let interval: Duration = apps.byID.values.contains { $0.configuration.history != nil } ? .seconds(1) : .seconds(60)
+            do { try await clock.sleep(until: schedule.next(every: interval, now: clock.now)) } catch { return }
+            await channels.purgeHistory()
         }
     }
 

@@ -26,6 +26,9 @@ import Prometheus
 ///   `address_limit` (closed at accept), `origin` (403 before the upgrade), `limit`,
 ///   `app_limit`, `unauthorized_address`, `shutdown`, `request` (closed after it): the hub's ``HubCounters``, bridged
 ///   when scraped;
+/// - `clearance_resumes_total{result}`: subscriptions that resumed a channel with a history,
+///   `recovered` (every missed event sent) or `not_recovered`; `clearance_history_events` (gauge):
+///   the events the history keeps;
 /// - `clearance_backplane_connected` (gauge): 1 while the cluster's backplane is connected, 0
 ///   otherwise (and without one);
 /// - the other ``HubCounter``s as `clearance_<raw value>_total`, the ``HubGauge``s as
@@ -46,6 +49,9 @@ public final class HubMetrics: Sendable {
         .connectionsRefusedUnauthorizedAtAddress: "unauthorized_address",
         .connectionsRefusedAtRequest: "request",
     ]
+
+    /// Which ``HubCounter`` is which `result` of `clearance_resumes_total`.
+    static let resumeResults: [HubCounter: String] = [.resumesRecovered: "recovered", .resumesNotRecovered: "not_recovered"]
 
     private struct Bridge {
         var counters: HubCounters?
@@ -101,6 +107,8 @@ public final class HubMetrics: Sendable {
         for counter in HubCounter.allCases {
             if let reason = Self.refusalReasons[counter] {
                 counters[counter] = CoreMetrics.Counter(label: "clearance_connections_refused_total", dimensions: [("reason", reason)], factory: factory)
+            } else if let result = Self.resumeResults[counter] {
+                counters[counter] = CoreMetrics.Counter(label: "clearance_resumes_total", dimensions: [("result", result)], factory: factory)
             } else {
                 counters[counter] = CoreMetrics.Counter(label: "clearance_\(counter.rawValue)_total", factory: factory)
             }

@@ -7,12 +7,16 @@ extension Hub {
     func reload(_ configuration: HubConfiguration) async throws(HubConfigurationError) -> HubReloadReport {
         var running = configuration
         running.limits = limits
+        if channels.cluster != nil, let app = configuration.apps.first(where: { $0.history != nil }) {
+            throw .invalidHistory(appID: app.id, reason: Self.clusterHistoryRefusal)
+        }
         let table = try HubAppTable(configuration: running)
         let targets = try webhooks.targets(for: running)
         let old = swapApps(table)
         webhooks.serve(targets)
         rates.keep(only: Set(table.byID.keys))
         await channels.countSubscriptions(ofApps: countedApps)
+        await channels.updateHistory(Self.historySettings(configuration.apps, limits: limits))
         var report = HubReloadReport()
         for app in configuration.apps {
             guard let before = old.byID[app.id] else {

@@ -104,12 +104,14 @@ struct ConnectionSession {
             send(PusherFrame.pong)
         case .pong:
             break
-        case let .subscribe(channel, auth, channelData):
+        case let .subscribe(channel, auth, channelData, resume):
+            // A resume is a subscription like any other: the name, the signature and the limits first.
             guard admissible(channel, now: now), let subscription = authorized(channel: channel, auth: auth, channelData: channelData),
                   let took = takeSubscription(channel)
             else { return }
             let outcome = await shared.channels.subscribe(
-                socketID: socketID, appID: admittedApp.id, channel: channel, member: subscription.member, maxPresenceMembers: app.limits.maxPresenceMembers)
+                socketID: socketID, appID: admittedApp.id, channel: channel, member: subscription.member, maxPresenceMembers: app.limits.maxPresenceMembers,
+                resume: resume, maxReplayBytes: Self.maxReplayBytes(shared.limits))
             subscribed(channel, subscription, outcome)
             if outcome.isNewSubscription, subscription.kind.requiresAuthorization { await authorize() }
             if took, !outcome.isNewSubscription { shared.subscriptions.release(appID: admittedApp.id, 1) }
@@ -130,6 +132,13 @@ struct ConnectionSession {
                 channel: channel, event: name, data: WebhookEvent.clientData(raw: data), socketID: socketID,
                 userID: subscriptions[channel]?.member?.id))
         }
+    }
+
+    /// The most bytes of missed events a resume sends at once: half of what a connection may
+    /// leave unsent (``HubConnectionLimits/maxOutboundBytes``), so that the replay never closes
+    /// it as a slow reader. A resume that missed more is told `recovered: false`.
+    static func maxReplayBytes(_ limits: HubLimits) -> Int {
+        limits.connections.maxOutboundBytes / 2
     }
 
     /// Whether the connection may subscribe to one more channel now: within

@@ -54,4 +54,10 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// An HTTP API request answered 429: its app publishes or reads faster than its
     /// `backendEventsPerSecond` or `readRequestsPerSecond` (``HubAppConfiguration``).
     case httpRequestsRateLimited = "http_requests_rate_limited"
+    /// A client resumed a channel with a history and got every event it missed
+    /// (`clearance_resumes_total{result="recovered"}`).
+    case resumesRecovered = "resumes_recovered"
+    /// A client resumed a channel with a history and was told to fetch the state itself
+    /// (`clearance_resumes_total{result="not_recovered"}`).
+    case resumesNotRecovered = "resumes_not_recovered"
 }

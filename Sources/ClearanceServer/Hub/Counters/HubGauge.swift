@@ -10,4 +10,6 @@ public enum HubGauge: String, Sendable, Hashable, CaseIterable {
     case subscriptions
     /// Bytes every WebSocket together has left unsent, against ``HubConnectionLimits/maxTotalOutboundBytes``.
     case unsentBytes = "unsent_bytes"
+    /// Events the channel history keeps, every app together (``ChannelHistoryConfiguration``).
+    case historyEvents = "history_events"
 }

@@ -8,7 +8,9 @@ import ClearanceWire
 package enum ClientMessage: Sendable, Equatable {
     case ping
     case pong
-    case subscribe(channel: String, auth: String?, channelData: String?)
+    /// `resume`: the client's last position in the channel's history (`"resume": {"stream": …,
+    /// "serial": N}` beside `channel`), when it asks for the events it missed.
+    case subscribe(channel: String, auth: String?, channelData: String?, resume: ChannelHistory.Position?)
     case unsubscribe(channel: String)
     case signIn(auth: String, userData: String)
     /// `data` is raw JSON text; `dataBytes` is what counts against the size limit (a string's
@@ -40,7 +42,8 @@ package enum ClientMessage: Sendable, Equatable {
             return .subscribe(
                 channel: try requiredString("channel", in: fields),
                 auth: try optionalString("auth", in: fields),
-                channelData: try optionalString("channel_data", in: fields)
+                channelData: try optionalString("channel_data", in: fields),
+                resume: try resumePosition(in: fields)
             )
         case "pusher:unsubscribe":
             let fields = try objectFields(of: data)
@@ -83,6 +86,26 @@ package enum ClientMessage: Sendable, Equatable {
         guard let value = fields[name] else { throw .missingField(name) }
         guard let string = value.stringValue else { throw .invalidField(name) }
         return string
+    }
+
+    /// The longest stream name a resume may give (the hub's are far shorter).
+    static let maxStreamLength = 128
+
+    /// `"resume": {"stream": "…", "serial": N}`: a stream name and a whole number from 0; absent or
+    /// null: none.
+    private static func resumePosition(in fields: [String: JSONValue]) throws(HubProtocolError) -> ChannelHistory.Position? {
+        switch fields["resume"] {
+        case nil, .null?:
+            return nil
+        case let .object(members)?:
+            guard case let .string(stream)? = members["stream"], !stream.isEmpty, stream.utf8.count <= maxStreamLength,
+                  case .number? = members["serial"], let serial = members["serial"]?.intValue, serial >= 0,
+                  members.count == 2
+            else { throw .invalidResume }
+            return ChannelHistory.Position(stream: stream, serial: serial)
+        default:
+            throw .invalidResume
+        }
     }
 
     private static func optionalString(_ name: String, in fields: [String: JSONValue]) throws(HubProtocolError) -> String? {

@@ -17,6 +17,8 @@ package enum HubProtocolError: Error, Sendable, Equatable {
     case eventTooLarge(limit: Int)
     case clientEventRateLimited
     case signInFailed(String)
+    /// A `pusher:subscribe`'s `resume` that is not a position of a channel's history.
+    case invalidResume
 
     /// The `code` member: 4301 for rate limiting, else `nil`.
     var code: Int? {
@@ -39,6 +41,8 @@ package enum HubProtocolError: Error, Sendable, Equatable {
         case let .eventTooLarge(limit): "Event data is too large: the limit is \(limit) bytes."
         case .clientEventRateLimited: HubCloseCode.clientEventRateLimited.message
         case let .signInFailed(reason): "Sign-in failed: \(reason)"
+        case .invalidResume:
+            "Invalid frame: 'resume' must be {\"stream\": the stream's name, \"serial\": a whole number from 0} (the last position the client had)."
         }
     }
 }

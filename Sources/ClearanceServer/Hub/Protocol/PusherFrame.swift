@@ -78,6 +78,20 @@ package enum PusherFrame {
         return frame.text
     }
 
+    /// `pusher_internal:subscription_succeeded` of a channel with a history: its `stream` and
+    /// `serial` now, and `recovered` when the client asked to resume (standard clients ignore
+    /// the members they do not know).
+    static func subscriptionSucceeded(channel: String, position: ChannelHistory.Position, recovered: Bool?) -> String {
+        var frame = JSONWriter()
+        frame.string("event", "pusher_internal:subscription_succeeded")
+        frame.string("channel", channel)
+        frame.string("data", "{}")
+        frame.string("stream", position.stream)
+        frame.integer("serial", position.serial)
+        if let recovered { frame.raw("recovered", recovered ? "true" : "false") }
+        return frame.text
+    }
+
     static func subscriptionError(channel: String, failure: SubscriptionFailure) -> String {
         var frame = JSONWriter()
         frame.string("event", "pusher:subscription_error")

@@ -102,6 +102,10 @@ package struct ChannelTable: Sendable {
     package private(set) var cache = EventCache()
     /// Wall time now, for the cache's expiry (the hub's clock).
     package var date: @Sendable () -> Date = { Date() }
+    /// The recent events of the channels whose app keeps a history.
+    package var history = ChannelHistory()
+    /// The hub's clock now, for the history's `ttl`.
+    package var now: @Sendable () -> ContinuousClock.Instant = { .now }
     /// Webhook events decided since ``takeWebhookEvents()`` last ran.
     private var webhookEvents: [(appID: String, event: WebhookEvent)] = []
 
@@ -168,20 +172,29 @@ package struct ChannelTable: Sendable {
     }
 
     /// Subscribes a connection; see `HubChannelState.subscribe`.
-    /// The presence limit counts the members of every node.
+    /// The presence limit counts the members of every node. On a channel with a history,
+    /// `resume` (the client's last position) is honoured: the events it missed follow
+    /// `subscription_succeeded` when every one is kept (at most `maxReplayBytes` of them), and
+    /// the result's `recovered` says which (nil: no resume, or no history).
     package mutating func subscribe(
         socketID: String,
         appID: String,
         channel name: String,
         member: PresenceMember?,
-        maxPresenceMembers: Int
-    ) -> (SubscribeOutcome, [Change]) {
-        guard var connection = connections[socketID], connection.appID == appID else { return (.unknownConnection, []) }
+        maxPresenceMembers: Int,
+        resume: ChannelHistory.Position? = nil,
+        maxReplayBytes: Int = .max
+    ) -> (SubscribeOutcome, [Change], recovered: Bool?) {
+        guard var connection = connections[socketID], connection.appID == appID else { return (.unknownConnection, [], nil) }
         let key = Key(appID: appID, name: name)
         if let existing = channels[key], existing.subscribers[socketID] != nil {
-            connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: existing.roster.map { _ in members(of: key) }))
+            if let position = history.position(key, now: now()) {
+                connection.outbox.deliver(.frame(PusherFrame.subscriptionSucceeded(channel: name, position: position, recovered: nil)))
+            } else {
+                connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: existing.roster.map { _ in members(of: key) }))
+            }
             deliverCachedEvent(of: key, to: connection.outbox)
-            return (.alreadySubscribed, [])
+            return (.alreadySubscribed, [], nil)
         }
         let wasOccupied = channels[key] != nil || remote.values.contains { $0.subscriptions[key] != nil }
         // Taken out of the table while it changes, so that its subscribers are not copied (a
@@ -196,7 +209,7 @@ package struct ChannelTable: Sendable {
             let elsewhere = Set(remoteMembers(of: key).map(\.id)).subtracting(roster.members.map(\.id)).subtracting([member.id])
             switch roster.join(socketID: socketID, member: member, limit: maxPresenceMembers - elsewhere.count) {
             case .full:
-                return (.presenceChannelFull, [])
+                return (.presenceChannelFull, [], nil)
             case .newMember:
                 changes.append(.memberJoined(key, member))
                 if !isRemoteMember(member.id, of: key) { announced = member }
@@ -214,15 +227,42 @@ package struct ChannelTable: Sendable {
         if !wasOccupied { webhookEvents.append((appID, .channelOccupied(channel: name))) }
         if let announced { webhookEvents.append((appID, .memberAdded(channel: name, userID: announced.id))) }
 
-        connection.outbox.deliver(.subscriptionSucceeded(channel: name, members: channel.roster.map { members(local: $0, of: key) }))
-        let missed = !deliverCachedEvent(of: key, to: connection.outbox)
+        let recovered = deliverSubscriptionSucceeded(
+            key, roster: channel.roster, to: connection.outbox, resume: resume, maxReplayBytes: maxReplayBytes)
+        let missed = recovered != true && !deliverCachedEvent(of: key, to: connection.outbox)
         if let announced {
             let delivery = ConnectionOutbox.Delivery.memberAdded(channel: name, member: announced)
             for (otherID, outbox) in channel.subscribers where otherID != socketID {
                 outbox.deliver(delivery)
             }
         }
-        return (missed ? .subscribedWithoutCachedEvent : .subscribed, changes)
+        return (missed ? .subscribedWithoutCachedEvent : .subscribed, changes, recovered)
+    }
+
+    /// Delivers `subscription_succeeded` to a new subscriber: on a channel with a history, with
+    /// its position, and after it, when `resume` recovers, the events missed since (a recovered
+    /// subscriber has the cache channel's last event already). Returns whether the resume
+    /// recovered (nil: none, or no history).
+    private mutating func deliverSubscriptionSucceeded(
+        _ key: Key, roster: PresenceRoster?, to outbox: ConnectionOutbox, resume: ChannelHistory.Position?, maxReplayBytes: Int
+    ) -> Bool? {
+        guard let position = history.subscribe(key, now: now()) else {
+            outbox.deliver(.subscriptionSucceeded(channel: key.name, members: roster.map { members(local: $0, of: key) }))
+            return nil
+        }
+        guard let resume, let resumption = history.resume(key, from: resume, maxBytes: maxReplayBytes, now: now()) else {
+            outbox.deliver(.frame(PusherFrame.subscriptionSucceeded(channel: key.name, position: position, recovered: nil)))
+            return nil
+        }
+        switch resumption {
+        case let .recovered(frames, position):
+            outbox.deliver(.frame(PusherFrame.subscriptionSucceeded(channel: key.name, position: position, recovered: true)))
+            for frame in frames { outbox.deliver(.encoded(frame)) }
+            return true
+        case let .notRecovered(position, _):
+            outbox.deliver(.frame(PusherFrame.subscriptionSucceeded(channel: key.name, position: position, recovered: false)))
+            return false
+        }
     }
 
     /// On a cache channel, delivers its kept event, or `pusher:cache_miss` when it keeps none
@@ -236,6 +276,13 @@ package struct ChannelTable: Sendable {
         }
         outbox.deliver(.frame(entry.frame))
         return true
+    }
+
+    /// The event frame as subscribers get it: on a channel whose app keeps a history, kept there
+    /// and given its `serial` and `stream` (the serial is returned too); otherwise as it is.
+    package mutating func stamp(_ frame: String, appID: String, channel name: String) -> (frame: EncodedFrame, serial: Int?) {
+        guard let (stamped, serial) = history.append(frame, to: Key(appID: appID, name: name), now: now()) else { return (EncodedFrame(frame), nil) }
+        return (stamped, serial)
     }
 
     /// An event triggered through the HTTP API (here or on another node: `entry`): delivered as
@@ -263,8 +310,13 @@ package struct ChannelTable: Sendable {
     /// Delivers `frame` to this node's subscribers of the channel, except `excludedSocketID`:
     /// encoded once, its one buffer shared by every subscriber.
     package func deliver(appID: String, channel name: String, frame: String, excluding excludedSocketID: String?) {
+        deliver(appID: appID, channel: name, frame: EncodedFrame(frame), excluding: excludedSocketID)
+    }
+
+    /// Delivers an event frame encoded already (one buffer for every subscriber), as the other `deliver` does.
+    package func deliver(appID: String, channel name: String, frame: EncodedFrame, excluding excludedSocketID: String?) {
         guard let channel = channels[Key(appID: appID, name: name)] else { return }
-        let delivery = ConnectionOutbox.Delivery.frame(frame)
+        let delivery = ConnectionOutbox.Delivery.encoded(frame)
         for (socketID, outbox) in channel.subscribers where socketID != excludedSocketID {
             outbox.deliver(delivery)
         }
@@ -404,6 +456,7 @@ package struct ChannelTable: Sendable {
         channel.subscribers[socketID] = nil
         var changes: [Change] = [.subscriptions(key, count: channel.subscribers.count)]
         counts.changed(key, local: true)
+        history.unsubscribe(key, now: now())
         var departed: String?
         if var roster = channel.roster {
             if case let .memberLeft(userID) = roster.leave(socketID: socketID) {

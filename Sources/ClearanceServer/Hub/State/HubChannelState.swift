@@ -33,15 +33,22 @@ actor HubChannelState {
     private var occupiedHere: Set<ChannelTable.Key> = []
     /// Where the terminations other nodes relay go: the stream the hub reads last.
     let terminations = Locked<AsyncStream<UserTermination>.Continuation?>(nil)
+    /// Where resumes are counted (``HubCounter/resumesRecovered``, ``HubCounter/resumesNotRecovered``).
+    let counters: HubCounters?
+    /// The events the history keeps, for ``HubGauge/historyEvents`` (read outside the actor).
+    nonisolated let historyEvents = Locked(0)
 
     /// - Parameters:
     ///   - webhooks: Where the events the state decides go (`channel_occupied` and
     ///     `channel_vacated`, `member_added` and `member_removed`, `subscription_count`).
     ///   - cluster: The cluster this hub is a node of; nil for a hub on its own.
     ///   - clock: The hub's clock (cache expiry, subscription-count coalescing, silent nodes).
+    ///   - history: The apps that keep a history of their channels, and its bounds.
+    ///   - counters: Where resumes are counted.
     ///   - cachePolicy: The cache channels' policy now.
     init(
         webhooks: (any WebhookEmitter)?, cluster: ClusterDrivers? = nil, clock: any HubClock = SystemHubClock(),
+        history: ChannelHistory.Settings = ChannelHistory.Settings(), counters: HubCounters? = nil,
         cachePolicy: @escaping @Sendable () -> EventCachePolicy = {
             let limits = HubLimits()
             return EventCachePolicy(ttl: .seconds(limits.channels.cacheTTL), maxChannels: limits.channels.maxCachedChannels)
@@ -51,7 +58,10 @@ actor HubChannelState {
         self.cluster = cluster
         self.cachePolicy = cachePolicy
         self.clock = clock
+        self.counters = counters
         table.date = { clock.date }
+        table.now = { clock.now }
+        table.history.update(history, now: clock.now)
     }
 
     /// Runs the cluster's link and occupancy until ``shutdown()``; returns at once on a hub of
@@ -96,11 +106,34 @@ actor HubChannelState {
     /// including `member`, for presence channels), then `member_added` to the channel's other
     /// subscribers when `member` is a user not yet present anywhere in the cluster.
     /// `maxPresenceMembers` is the most distinct users the presence channel may hold.
-    func subscribe(socketID: String, appID: String, channel: String, member: PresenceMember?, maxPresenceMembers: Int) -> SubscribeOutcome {
-        let (outcome, changes) = table.subscribe(
-            socketID: socketID, appID: appID, channel: channel, member: member, maxPresenceMembers: maxPresenceMembers)
+    ///
+    /// On a channel with a history, `resume` (the client's last position) is honoured (see
+    /// ``ChannelTable/subscribe(socketID:appID:channel:member:maxPresenceMembers:resume:maxReplayBytes:)``),
+    /// and counted.
+    func subscribe(
+        socketID: String, appID: String, channel: String, member: PresenceMember?, maxPresenceMembers: Int,
+        resume: ChannelHistory.Position? = nil, maxReplayBytes: Int = .max
+    ) -> SubscribeOutcome {
+        let (outcome, changes, recovered) = table.subscribe(
+            socketID: socketID, appID: appID, channel: channel, member: member, maxPresenceMembers: maxPresenceMembers,
+            resume: resume, maxReplayBytes: maxReplayBytes)
         share(changes)
+        if let recovered { counters?.increment(recovered ? .resumesRecovered : .resumesNotRecovered) }
         return outcome
+    }
+
+    /// Keeps the history of `settings`' apps from now on (a reload may change them).
+    func updateHistory(_ settings: ChannelHistory.Settings) {
+        guard settings != table.history.settings else { return }
+        table.history.update(settings, now: clock.now)
+        historyEvents.withLock { $0 = table.history.eventCount }
+    }
+
+    /// Drops the history's events past their `ttl`, and its idle channels.
+    func purgeHistory() {
+        guard !table.history.settings.apps.isEmpty else { return }
+        table.history.purge(now: clock.now)
+        historyEvents.withLock { $0 = table.history.eventCount }
     }
 
     /// Unsubscribes a connection; delivers `member_removed` when it was the user's last
@@ -130,26 +163,37 @@ actor HubChannelState {
         share([])
     }
 
-    /// Delivers `frame` to every subscriber of `channel` except `excludedSocketID`: this node's
-    /// at once, the other nodes' through the transport when any of them has a subscriber.
-    func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) {
-        table.deliver(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
+    /// Delivers the event `frame` to every subscriber of `channel` except `excludedSocketID`:
+    /// this node's at once, the other nodes' through the transport when any of them has a
+    /// subscriber. On a channel with a history it is kept there first, with its serial (returned).
+    @discardableResult
+    func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) -> Int? {
+        let (encoded, serial) = table.stamp(frame, appID: appID, channel: channel)
+        if serial != nil { historyEvents.withLock { $0 = table.history.eventCount } }
+        table.deliver(appID: appID, channel: channel, frame: encoded, excluding: excludedSocketID)
         if let cluster, table.hasRemoteSubscribers(appID: appID, channel: channel) {
-            cluster.transport.publish([.event(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)])
+            cluster.transport.publish([.event(appID: appID, channel: channel, frame: serial == nil ? frame : encoded.text, excluding: excludedSocketID)])
         }
+        return serial
     }
 
     /// Delivers an event triggered through the HTTP API as ``publish(appID:channel:frame:excluding:)``
     /// does and, on a cache channel, keeps it under `cache` as the channel's last event on every
     /// node (whether or not it has subscribers), so that each serves it to its next subscriber.
-    func trigger(appID: String, channel: String, frame: String, excluding excludedSocketID: String?, cache: EventCachePolicy) {
-        if cluster != nil, !EventCache.isCacheChannel(channel) {
+    /// Returns the event's serial on a channel with a history.
+    @discardableResult
+    func trigger(appID: String, channel: String, frame: String, excluding excludedSocketID: String?, cache: EventCachePolicy) -> Int? {
+        guard EventCache.isCacheChannel(channel) else {
             return publish(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
         }
+        let (encoded, serial) = table.stamp(frame, appID: appID, channel: channel)
+        if serial != nil { historyEvents.withLock { $0 = table.history.eventCount } }
         let now = clock.date
-        let entry = EventCache.Entry(frame: frame, triggeredAt: now, expiresAt: cache.expiry(from: now))
-        table.trigger(appID: appID, channel: channel, entry: entry, excluding: excludedSocketID, policy: cache)
+        let entry = EventCache.Entry(frame: serial == nil ? frame : encoded.text, triggeredAt: now, expiresAt: cache.expiry(from: now))
+        table.remember(entry, appID: appID, channel: channel, policy: cache)
+        table.deliver(appID: appID, channel: channel, frame: encoded, excluding: excludedSocketID)
         cluster?.transport.publish([.triggered(appID: appID, channel: channel, entry: entry, excluding: excludedSocketID)])
+        return serial
     }
 
     /// The app's occupied channels.
