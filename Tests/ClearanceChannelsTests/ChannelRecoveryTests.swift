@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceChannels
+import ClearanceDevelopment
 import ClearanceServer
 import ClearanceTestSupport
 import Foundation
@@ -132,6 +133,38 @@ struct ChannelRecoveryTests {
             } cleanup: {
                 await client.disconnect()
             }
+        }
+    }
+
+    @Test func aSingleClearanceServeKilledAndStartedAgainGivesANotRecoveredSignalNeverSilence() async throws {
+        let port = try LoopbackPort.free()
+        let configuration = try ServeProcess.writeConfiguration(port: port) { $0.history = ChannelHistoryConfiguration(size: 300, ttl: 120) }
+        defer { try? FileManager.default.removeItem(at: configuration) }
+        var serve = try await ServeProcess.start(configuration: configuration, port: port)
+        try await withCleanup {
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(port))
+            try await withCleanup {
+                await client.connect()
+                let recorder = Recorder()
+                let channel = await client.subscribe("orders")
+                let reader = recorder.start(channel)
+                defer { reader.cancel() }
+                try await channel.subscribed()
+                try await TestHub.trigger(serve.http, event: "e", channels: ["orders"], data: "1")
+                try await eventually("the first event") { recorder.data == ["1"] }
+
+                // A crash: the history was in the killed process's memory.
+                await serve.stop(.kill)
+                serve = try await serve.startedAgain()
+                try await eventually("a signal after the restart", timeout: .seconds(30)) { !recorder.recoveries.isEmpty }
+                #expect(recorder.recoveries == [.notRecovered(.historyLost)])
+                try await TestHub.trigger(serve.http, event: "e", channels: ["orders"], data: "2")
+                try await eventually("events of the new stream") { recorder.data == ["1", "2"] }
+            } cleanup: {
+                await client.disconnect()
+            }
+        } cleanup: {
+            await serve.stop()
         }
     }
 }

@@ -99,6 +99,39 @@ struct HubHistoryReplayOrderTests {
         #expect(exposition.contains("clearance_history_events 3"))
     }
 
+    /// A sink that says it holds `unsent` bytes already.
+    private final class Backlogged: ConnectionSink {
+        let recorder = Recorder()
+        let unsent: Int
+        init(unsent: Int) { self.unsent = unsent }
+        var unsentBytes: Int { unsent }
+        func deliver(_ delivery: ConnectionOutbox.Delivery) { recorder.deliver(delivery) }
+        func close(_ code: HubCloseCode) {}
+        func finish() {}
+    }
+
+    @Test func whatTheConnectionHoldsUnsentCountsAgainstTheReplay() async throws {
+        let state = HubChannelState(webhooks: nil, history: ChannelHistory.Settings(apps: ["app": ChannelHistoryConfiguration(size: 300, ttl: 120)]))
+        let first = Recorder()
+        await state.addConnection(socketID: "1.1", appID: "app", outbox: first.outbox)
+        _ = await state.subscribe(socketID: "1.1", appID: "app", channel: "orders", member: nil, maxPresenceMembers: 100)
+        let stream = try #require(first.frames.first?["stream"] as? String)
+        for index in 1...10 { await state.publish(appID: "app", channel: "orders", frame: Self.event(index), excluding: nil) }
+        let replayBytes = 10 * (Self.event(10).utf8.count + 40)
+
+        for (unsent, recovered) in [(0, true), (5_000 - replayBytes / 2, false)] {
+            let sink = Backlogged(unsent: unsent)
+            let socketID = "2.\(unsent)"
+            await state.addConnection(socketID: socketID, appID: "app", outbox: ConnectionOutbox(sink: sink))
+            _ = await state.subscribe(
+                socketID: socketID, appID: "app", channel: "orders", member: nil, maxPresenceMembers: 100,
+                resume: .init(stream: stream, serial: 0), maxReplayBytes: 5_000)
+            let frames = sink.recorder.frames
+            #expect(frames.first?["recovered"] as? Bool == recovered, "with \(unsent) bytes unsent")
+            #expect(frames.count == (recovered ? 11 : 1))
+        }
+    }
+
     private static func event(_ index: Int) -> String {
         PusherFrame.event(name: "e", channel: "orders", data: "\(index)")
     }

@@ -102,6 +102,9 @@ final class WebSocketFrameSink: ConnectionSink {
     /// Whether the hub sent its close frame.
     var closeSent: Bool { state.withLock { $0.closeSent } }
 
+    /// Bytes handed to the connection and not yet taken by its socket.
+    var unsentBytes: Int { state.withLock { $0.unsent } }
+
     /// The connection's socket id, for logs, once it has one.
     func named(_ socketID: String) {
         state.withLock { $0.socketID = socketID }

@@ -175,7 +175,8 @@ package struct ChannelTable: Sendable {
     /// The presence limit counts the members of every node. On a channel with a history,
     /// `resume` (the client's last position) is honoured: the events it missed follow
     /// `subscription_succeeded` when every one is kept (at most `maxReplayBytes` of them), and
-    /// the result's `recovered` says which (nil: no resume, or no history).
+    /// the result's `recovered` says which (nil: no resume, or no history). The replay and what the
+    /// connection holds unsent together stay within `maxReplayBytes`.
     package mutating func subscribe(
         socketID: String,
         appID: String,
@@ -250,7 +251,10 @@ package struct ChannelTable: Sendable {
             outbox.deliver(.subscriptionSucceeded(channel: key.name, members: roster.map { members(local: $0, of: key) }))
             return nil
         }
-        guard let resume, let resumption = history.resume(key, from: resume, maxBytes: maxReplayBytes, now: now()) else {
+        // What the connection holds unsent already (the replays of its other channels, say) counts:
+        // a client resuming many channels at once is never closed as a slow reader for it.
+        let room = max(0, maxReplayBytes - outbox.unsentBytes)
+        guard let resume, let resumption = history.resume(key, from: resume, maxBytes: room, now: now()) else {
             outbox.deliver(.frame(PusherFrame.subscriptionSucceeded(channel: key.name, position: position, recovered: nil)))
             return nil
         }

@@ -64,6 +64,9 @@ public struct ConnectionOutbox: Sendable {
         sink.close(code, reason: reason)
     }
 
+    /// Bytes delivered and not yet taken by the client's socket.
+    var unsentBytes: Int { sink.unsentBytes }
+
     /// The connection ended: nothing is delivered any more.
     func finish() {
         sink.finish()

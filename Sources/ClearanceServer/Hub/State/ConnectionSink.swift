@@ -9,9 +9,15 @@ protocol ConnectionSink: Sendable {
     func close(_ code: HubCloseCode, reason: String)
     /// Nothing more is sent.
     func finish()
+    /// Bytes delivered and not yet taken by the client's socket (what counts against
+    /// ``HubConnectionLimits/maxOutboundBytes``).
+    var unsentBytes: Int { get }
 }
 
 extension ConnectionSink {
+    /// Sinks that hold nothing unsent (tests' recorders) say 0.
+    var unsentBytes: Int { 0 }
+
     /// Sinks that send no reason close with the code alone.
     func close(_ code: HubCloseCode, reason: String) {
         close(code)
