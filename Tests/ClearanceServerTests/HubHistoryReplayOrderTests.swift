@@ -91,7 +91,8 @@ struct HubHistoryReplayOrderTests {
 
         // As Prometheus reads them.
         let metrics = HubMetrics()
-        counters.register(.historyEvents) { state.historyEvents.withLock { $0 } }
+        // The count alone, as the hub registers it: the state holds the counters.
+        counters.register(.historyEvents) { [historyEvents = state.historyEvents] in historyEvents.withLock { $0 } }
         metrics.bridge(counters)
         let exposition = metrics.exposition()
         #expect(exposition.contains(#"clearance_resumes_total{result="recovered"} 1"#), "\(exposition)")
