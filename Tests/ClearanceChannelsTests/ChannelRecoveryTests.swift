@@ -110,29 +110,38 @@ struct ChannelRecoveryTests {
         }
     }
 
+    /// A ChannelClient on `port` gets an event, `restart` takes the hub's history away, and the
+    /// client must say so (never silence), then get the new stream's events. `http` reaches the
+    /// hub of the moment.
+    private static func expectNotRecovered(
+        port: Int, http: @Sendable () -> TestHTTP, restart: () async throws -> Void
+    ) async throws {
+        let client = ChannelClient(key: TestHub.key, options: TestHub.options(port))
+        try await withCleanup {
+            await client.connect()
+            let recorder = Recorder()
+            let channel = await client.subscribe("orders")
+            let reader = recorder.start(channel)
+            defer { reader.cancel() }
+            try await channel.subscribed()
+            try await TestHub.trigger(http(), event: "e", channels: ["orders"], data: "1")
+            try await eventually("the first event") { recorder.data == ["1"] }
+
+            try await restart()
+            try await eventually("a signal after the restart", timeout: .seconds(30)) { !recorder.recoveries.isEmpty }
+            #expect(recorder.recoveries == [.notRecovered(.historyLost)])
+            #expect(channel.recovery == .notRecovered(.historyLost))
+            // The new stream numbers from 1 again, and the app gets its events.
+            try await TestHub.trigger(http(), event: "e", channels: ["orders"], data: "2")
+            try await eventually("an event of the new stream") { recorder.data == ["1", "2"] }
+        } cleanup: {
+            await client.disconnect()
+        }
+    }
+
     @Test func aHubRestartedWithItsHistoryInMemoryGivesANotRecoveredSignal() async throws {
         try await TestHub.withBox(Self.configuration()) { box in
-            let client = ChannelClient(key: TestHub.key, options: TestHub.options(box.hub.port))
-            try await withCleanup {
-                await client.connect()
-                let recorder = Recorder()
-                let channel = await client.subscribe("orders")
-                let reader = recorder.start(channel)
-                defer { reader.cancel() }
-                try await channel.subscribed()
-                try await TestHub.trigger(box.hub, event: "e", channels: ["orders"], data: "1")
-                try await eventually("the first event") { recorder.data == ["1"] }
-
-                try await box.restart()
-                try await eventually("a signal after the restart", timeout: .seconds(30)) { !recorder.recoveries.isEmpty }
-                #expect(recorder.recoveries == [.notRecovered(.historyLost)])
-                #expect(channel.recovery == .notRecovered(.historyLost))
-                // The new stream numbers from 1 again, and the app gets its events.
-                try await TestHub.trigger(box.hub, event: "e", channels: ["orders"], data: "2")
-                try await eventually("an event of the new stream") { recorder.data == ["1", "2"] }
-            } cleanup: {
-                await client.disconnect()
-            }
+            try await Self.expectNotRecovered(port: box.hub.port, http: { TestHTTP(box.hub) }, restart: { try await box.restart() })
         }
     }
 
@@ -140,31 +149,17 @@ struct ChannelRecoveryTests {
         let port = try LoopbackPort.free()
         let configuration = try ServeProcess.writeConfiguration(port: port) { $0.history = ChannelHistoryConfiguration(size: 300, ttl: 120) }
         defer { try? FileManager.default.removeItem(at: configuration) }
-        var serve = try await ServeProcess.start(configuration: configuration, port: port)
+        let serve = Locked(try await ServeProcess.start(configuration: configuration, port: port))
         try await withCleanup {
-            let client = ChannelClient(key: TestHub.key, options: TestHub.options(port))
-            try await withCleanup {
-                await client.connect()
-                let recorder = Recorder()
-                let channel = await client.subscribe("orders")
-                let reader = recorder.start(channel)
-                defer { reader.cancel() }
-                try await channel.subscribed()
-                try await TestHub.trigger(serve.http, event: "e", channels: ["orders"], data: "1")
-                try await eventually("the first event") { recorder.data == ["1"] }
-
-                // A crash: the history was in the killed process's memory.
-                await serve.stop(.kill)
-                serve = try await serve.startedAgain()
-                try await eventually("a signal after the restart", timeout: .seconds(30)) { !recorder.recoveries.isEmpty }
-                #expect(recorder.recoveries == [.notRecovered(.historyLost)])
-                try await TestHub.trigger(serve.http, event: "e", channels: ["orders"], data: "2")
-                try await eventually("events of the new stream") { recorder.data == ["1", "2"] }
-            } cleanup: {
-                await client.disconnect()
+            // A crash: the history was in the killed process's memory.
+            try await Self.expectNotRecovered(port: port, http: { serve.withLock { $0.http } }) {
+                let killed = serve.withLock { $0 }
+                await killed.stop(.kill)
+                let again = try await killed.startedAgain()
+                serve.withLock { $0 = again }
             }
         } cleanup: {
-            await serve.stop()
+            await serve.withLock { $0 }.stop()
         }
     }
 }
