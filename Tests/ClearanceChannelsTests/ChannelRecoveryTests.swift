@@ -110,6 +110,27 @@ struct ChannelRecoveryTests {
         }
     }
 
+    @Test func aCacheChannelsKeptEventReachesANewSubscriberThoughItsSerialIsThePosition() async throws {
+        try await TestHub.with(Self.configuration()) { hub in
+            try await TestHub.trigger(hub, event: "e", channels: ["cache-prices"], data: "1")
+            let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port))
+            try await withCleanup {
+                await client.connect()
+                let recorder = Recorder()
+                let channel = await client.subscribe("cache-prices")
+                let reader = recorder.start(channel)
+                defer { reader.cancel() }
+                try await channel.subscribed()
+                // Its serial is the channel's position at the subscription: the app gets it all the same.
+                try await eventually("the kept event") { recorder.data == ["1"] }
+                try await TestHub.trigger(hub, event: "e", channels: ["cache-prices"], data: "2")
+                try await eventually("the next event") { recorder.data == ["1", "2"] }
+            } cleanup: {
+                await client.disconnect()
+            }
+        }
+    }
+
     /// A ChannelClient on `port` gets an event, `restart` takes the hub's history away, and the
     /// client must say so (never silence), then get the new stream's events. `http` reaches the
     /// hub of the moment.

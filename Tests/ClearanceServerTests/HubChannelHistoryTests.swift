@@ -217,4 +217,31 @@ struct HubChannelHistoryTests {
             await client.disconnect()
         }
     }
+
+    @Test func aReloadTurnsAHistoryOnAndOffWithoutARestart() async throws {
+        let reloader = HubReloader()
+        let plain = TestHub.configuration()
+        let hub = try await HubServer.start(plain, logger: TestHub.quietLogger, reloader: reloader)
+        try await withCleanup {
+            _ = try await Self.trigger(hub, channels: ["orders"], data: "before")
+            var keeping = plain
+            keeping.apps[0].history = ChannelHistoryConfiguration(size: 10, ttl: 60)
+            _ = try await reloader.reload(keeping)
+            let (client, succeeded) = try await Self.subscribe(hub, channel: "orders")
+            let stream = try #require(succeeded.stream, "the reloaded app keeps a history")
+            #expect(succeeded.serial == 0, "events before the reload were not kept")
+            #expect(try await Self.trigger(hub, channels: ["orders"], data: "1")["channels"] != nil)
+            #expect(try await client.next(event: "e").serial == 1)
+
+            _ = try await reloader.reload(plain)
+            #expect(try await Self.trigger(hub, channels: ["orders"], data: "2").isEmpty, "no serial any more")
+            let plainEvent = try await client.next(event: "e")
+            #expect(!plainEvent.has("serial") && !plainEvent.has("stream"))
+            let (late, lateSucceeded) = try await Self.subscribe(hub, channel: "orders", resume: (stream, 1))
+            #expect(!lateSucceeded.has("recovered") && !lateSucceeded.has("stream"), "a resume is an ordinary subscription now")
+            for client in [client, late] { await client.disconnect() }
+        } cleanup: {
+            await hub.stop()
+        }
+    }
 }

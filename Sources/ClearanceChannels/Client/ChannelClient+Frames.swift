@@ -87,9 +87,16 @@ extension ChannelClient {
     /// stands at and, when it answers a resume, whether the missed events follow. A hub that keeps
     /// no history answers without a position: nothing changes.
     private func resumed(_ frame: IncomingFrame, record: SubscriptionRecord) -> ChannelRecovery? {
-        guard let name = frame.channel, let position = frame.position else { return nil }
+        guard let name = frame.channel else { return nil }
         let asked = record.resumedFrom
         records[name]?.resumedFrom = nil
+        guard let position = frame.position else {
+            // The hub keeps no history of the channel (any more): no position to resume from.
+            records[name]?.position = nil
+            return nil
+        }
+        // A cache channel's kept event may follow at the channel's position; a replay never does.
+        records[name]?.acceptsEventAtPosition = frame.recovered != true
         switch (asked, frame.recovered) {
         case (let asked?, true?):
             // The missed events follow, from `asked` on: the app's position moves with them.
@@ -207,8 +214,11 @@ extension ChannelClient {
     private func channelEvent(_ frame: IncomingFrame) {
         guard let name = frame.channel, let record = records[name] else { return }
         if let position = frame.position {
-            // Each event once: one at or before the app's position in the same stream came already.
-            if let last = record.position, last.stream == position.stream, position.serial <= last.serial {
+            let atPosition = record.acceptsEventAtPosition && position == record.position
+            records[name]?.acceptsEventAtPosition = false
+            // Each event once: one at or before the app's position in the same stream came already
+            // (but a cache channel's kept event, right after the subscription).
+            if !atPosition, let last = record.position, last.stream == position.stream, position.serial <= last.serial {
                 logger.debug("channels.event.repeated", metadata: ["channel": "\(name)", "serial": "\(position.serial)"])
                 return
             }

@@ -24,6 +24,10 @@ struct SubscriptionRecord: Sendable {
     var position: HistoryPosition?
     /// The position the subscribe frame on the current socket resumed from.
     var resumedFrom: HistoryPosition?
+    /// Whether the next event may be the one at ``position`` itself: a cache channel's kept
+    /// event, which follows a `subscription_succeeded` that did not recover (the app has not
+    /// seen it, though its serial is the channel's position).
+    var acceptsEventAtPosition = false
 
     /// What an event that fails to open may still do on this socket: a hostile or broken server
     /// must not turn each bad frame into an authorization request.
@@ -65,5 +69,6 @@ struct SubscriptionRecord: Sendable {
         decryptionRecovery = .ready
         awaitingKey = []
         resumedFrom = nil
+        acceptsEventAtPosition = false
     }
 }
