@@ -173,6 +173,42 @@ struct ChannelHistoryTests {
         #expect(history.bookkeepingRecords <= 2 * (history.eventCount + history.streamCount) + 64)
     }
 
+    @Test func compactingTheBookkeepingKeepsEveryKeptEventEvictable() throws {
+        // Size 10: every event past the tenth leaves a record behind, so the order is compacted
+        // again and again; the events kept must all stay in it, or the bound of bytes could not
+        // drop them.
+        var history = history(size: 10, maxBytes: 1 << 30, perApp: 4_000)
+        for index in 1...300 {
+            append(index...index, to: &history)
+            if history.recordedEvents != history.eventCount {
+                Issue.record("after event \(index): \(history.recordedEvents) of \(history.eventCount) kept events recorded")
+                break
+            }
+        }
+        let before = history.bytes
+        #expect(history.eventCount == 10)
+        // One large event: room is made by dropping as many of the oldest as it takes.
+        let large = PusherFrame.event(name: "e", channel: "orders", data: String(repeating: "x", count: 2_500))
+        _ = history.append(large, to: orders, now: start + .seconds(301))
+        #expect(history.bytes <= 4_000, "\(history.bytes) bytes kept (\(before) before the large event)")
+        #expect(history.eventCount < 10)
+    }
+
+    @Test func expiryGoesInTheOrderEventsCameAcrossChannels() throws {
+        var history = history(ttl: 10)
+        let other = ChannelTable.Key(appID: "app", name: "news")
+        append(1...5, to: &history)
+        append(6...8, to: &history, key: other)
+        history.purge(now: start + .seconds(14))
+        // Events at 1-4 s have expired at 14 s; 5-8 s have not.
+        #expect(history.eventCount == 4)
+        history.purge(now: start + .seconds(18))
+        #expect(history.eventCount == 0)
+        history.purge(now: start + .seconds(28))
+        #expect(history.bytes == 0, "the idle streams went a ttl after their last event")
+        #expect(history.streamCount == 0)
+    }
+
     @Test func turningAnAppsHistoryOffDropsItAtOnce() throws {
         var history = history()
         append(1...10, to: &history)

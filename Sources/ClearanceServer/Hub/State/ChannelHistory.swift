@@ -109,6 +109,11 @@ package struct ChannelHistory: Sendable {
     package var streamCount: Int { streams.count }
     /// The records of every app's order of events and idle streams (bounded by ``compact(_:)``).
     package var bookkeepingRecords: Int { apps.values.reduce(0) { $0 + $1.order.count } }
+    /// The events kept that have their record in their app's order (every one must: the bound of
+    /// bytes and the expiry find them there).
+    package var recordedEvents: Int {
+        apps.values.reduce(0) { total, app in total + app.order.count { $0.serial != 0 && stands($0) } }
+    }
 
     package init() {
         var generator = SystemRandomNumberGenerator()
@@ -211,25 +216,38 @@ package struct ChannelHistory: Sendable {
     }
 
     /// Drops the events older than their app's `ttl`, and the streams idle for longer than it.
+    /// Each app's order holds its events and idle streams in the order they came, and an app has
+    /// one `ttl`: the walk stops at the first that has not expired, so a purge costs what expires.
     package mutating func purge(now: ContinuousClock.Instant) {
-        for key in Array(streams.keys) {
-            guard var stream = streams[key], let configuration = settings.apps[key.appID] else { continue }
-            var removed = 0
-            while let first = stream.entries.first, expired(first, configuration, now: now) {
-                let gone = stream.entries.removeFirst()
-                account(key.appID, bytes: -gone.bytes, events: -1)
-                removed += 1
-            }
-            streams[key] = stream
-            if stream.isIdle {
-                if now - stream.touchedAt >= .seconds(configuration.ttl) {
-                    drop(key)
-                } else if removed > 0 {
-                    recordIdle(key, stream)
+        for appID in Array(apps.keys) {
+            guard let configuration = settings.apps[appID] else { continue }
+            let ttl = Duration.seconds(configuration.ttl)
+            while let record = apps[appID]?.order.first {
+                guard stands(record), var stream = streams[record.key] else {
+                    apps[appID]!.order.removeFirst()
+                    continue
+                }
+                if record.serial == 0 {
+                    guard now - stream.touchedAt >= ttl else { break }
+                    apps[appID]!.order.removeFirst()
+                    drop(record.key)
+                    continue
+                }
+                // The first record of a stream that stands is its oldest event.
+                guard let first = stream.entries.first, expired(first, configuration, now: now) else { break }
+                apps[appID]!.order.removeFirst()
+                stream.entries.removeFirst()
+                account(appID, bytes: -first.bytes, events: -1)
+                streams[record.key] = stream
+                guard stream.isIdle else { continue }
+                if now - stream.touchedAt >= ttl {
+                    drop(record.key)
+                } else {
+                    recordIdle(record.key, stream)
                 }
             }
+            compact(appID)
         }
-        for appID in Array(apps.keys) { compact(appID) }
     }
 
     // MARK: - Helpers
@@ -269,10 +287,14 @@ package struct ChannelHistory: Sendable {
         account(key.appID, bytes: -freed, events: -stream.entries.count, streams: -1)
     }
 
-    /// Whether `record` still stands for an event (the oldest of its stream's) or an idle stream.
+    /// Whether `record` still stands for a kept event or an idle stream. (A stream keeps its events
+    /// from its first to its last serial; records come in the order of their events, so the first
+    /// record of a stream that stands is that stream's oldest event.)
     private func stands(_ record: Record) -> Bool {
         guard let stream = streams[record.key], stream.generation == record.generation else { return false }
-        return record.serial == 0 ? stream.isIdle : stream.entries.first?.serial == record.serial
+        guard record.serial != 0 else { return stream.isIdle }
+        guard let first = stream.entries.first else { return false }
+        return first.serial <= record.serial
     }
 
     /// Drops the oldest of `appID`'s events or idle streams; false when it has none.
