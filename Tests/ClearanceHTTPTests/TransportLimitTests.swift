@@ -1,5 +1,6 @@
 import Clearance
 import ClearanceTesting
+import ClearanceTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -70,6 +71,26 @@ struct TransportLimitTests {
         #expect(gates.gate(for: URL(string: "HTTPS://BUSY.example/other")!) === busy, "one queue per origin, whatever the path or case")
         #expect(gates.count < 300)
         busy.leave()
+    }
+
+    /// Waiters cancelled while the one slot stays held: their ids do not pile up, the gate is idle
+    /// again once the slot is given back, and the next request takes the slot at once.
+    @Test func cancelledWaitersBehindAHeldSlotCostNoMemoryThatStays() async throws {
+        let gate = AsyncGate(limit: 1)
+        try await gate.enter()
+        for round in 0..<5 {
+            let waiters = (0..<1_000).map { _ in Task { try await gate.enter() } }
+            try await eventually("round \(round): every waiter queued") { gate.queuedIDs >= 1_000 }
+            for waiter in waiters { waiter.cancel() }
+            for waiter in waiters { await #expect(throws: CancellationError.self) { try await waiter.value } }
+        }
+        #expect(gate.queuedIDs <= 1_024 + 1_000, "5,000 cancelled ids, compacted as they came")
+        #expect(!gate.isIdle, "the slot is still held")
+        gate.leave()
+        #expect(gate.isIdle)
+        #expect(gate.queuedIDs == 0)
+        try await gate.enter()  // at once: no cancelled id stands in its way
+        gate.leave()
     }
 
     /// A task cancelled before it reaches the gate never sends, and takes no slot.

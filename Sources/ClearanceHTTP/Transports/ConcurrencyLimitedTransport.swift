@@ -1,6 +1,7 @@
 import Foundation
 import Clearance
 import HTTPTypes
+import NIOCore
 
 /// Wraps a transport so that at most `limit` requests are on the wire at once; the rest wait
 /// in a FIFO queue (cancellable). Keeps a burst of thousands of requests from piling up inside
@@ -32,13 +33,23 @@ public struct ConcurrencyLimitedTransport: HTTPTransport {
 }
 
 /// A counting semaphore for async code: FIFO, cancellable, no lock held across `await`.
+///
+/// A waiter that is cancelled leaves its id in the arrival order until a slot reaches it; the
+/// order is compacted when such ids outnumber the live waiters, so a storm of cancelled requests
+/// behind a slot that is held long costs no memory that stays.
 final class AsyncGate: Sendable {
     private struct State {
         var available: Int
         var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
-        var order: [UInt64] = []
-        var head = 0
+        /// The waiting ids in the order they came (a cancelled one stays until reached or compacted).
+        var order = CircularBuffer<UInt64>()
         var nextID: UInt64 = 0
+
+        /// Drops the ids of cancelled waiters once they are most of the order.
+        mutating func compactIfMostlyCancelled() {
+            guard order.count > 2 * waiters.count + 1_024 else { return }
+            order = CircularBuffer(order.filter { waiters[$0] != nil })
+        }
     }
     private let state: Locked<State>
     private let limit: Int
@@ -49,7 +60,10 @@ final class AsyncGate: Sendable {
     }
 
     /// No request holds a slot or waits for one.
-    var isIdle: Bool { state.withLock { $0.available == limit && $0.head == $0.order.count } }
+    var isIdle: Bool { state.withLock { $0.available == limit && $0.waiters.isEmpty } }
+
+    /// Ids in the arrival order, cancelled ones included (tests: its bound).
+    var queuedIDs: Int { state.withLock { $0.order.count } }
 
     /// Waits for a slot. A task already cancelled never takes one, nor joins the queue.
     func enter() async throws {
@@ -60,7 +74,8 @@ final class AsyncGate: Sendable {
                 let admitted = state.withLock { s -> Bool? in
                     // Cancelled between the check above and now: the handler found nothing to resume.
                     if Task.isCancelled { return nil }
-                    if s.available > 0 && s.head == s.order.count {
+                    // A free slot with no live waiter ahead (while one waits, every slot is taken).
+                    if s.available > 0 && s.waiters.isEmpty {
                         s.available -= 1
                         return true
                     }
@@ -75,23 +90,18 @@ final class AsyncGate: Sendable {
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            let waiter = state.withLock { s -> CheckedContinuation<Void, any Error>? in
+                defer { s.compactIfMostlyCancelled() }
+                return s.waiters.removeValue(forKey: id)
+            }
             waiter?.resume(throwing: CancellationError())
         }
     }
 
     func leave() {
         let next = state.withLock { s -> CheckedContinuation<Void, any Error>? in
-            while s.head < s.order.count {
-                let id = s.order[s.head]
-                s.head += 1
-                if let waiter = s.waiters.removeValue(forKey: id) {
-                    if s.head > 1024 && s.head * 2 > s.order.count {
-                        s.order.removeFirst(s.head)
-                        s.head = 0
-                    }
-                    return waiter
-                }
+            while let id = s.order.popFirst() {
+                if let waiter = s.waiters.removeValue(forKey: id) { return waiter }
             }
             s.available += 1
             return nil
