@@ -110,17 +110,24 @@ struct ChannelRecoveryTests {
         }
     }
 
+    /// Connects `client`, subscribes it to `name` and records the channel's events from before
+    /// the subscription succeeds: the recorder, the channel, and the task that reads for it.
+    private static func recording(_ client: ChannelClient, _ name: String) async throws -> (Recorder, PusherChannel, Task<Void, Never>) {
+        await client.connect()
+        let recorder = Recorder()
+        let channel = await client.subscribe(name)
+        let reader = recorder.start(channel)
+        try await channel.subscribed()
+        return (recorder, channel, reader)
+    }
+
     @Test func aCacheChannelsKeptEventReachesANewSubscriberThoughItsSerialIsThePosition() async throws {
         try await TestHub.with(Self.configuration()) { hub in
             try await TestHub.trigger(hub, event: "e", channels: ["cache-prices"], data: "1")
             let client = ChannelClient(key: TestHub.key, options: TestHub.options(hub.port))
             try await withCleanup {
-                await client.connect()
-                let recorder = Recorder()
-                let channel = await client.subscribe("cache-prices")
-                let reader = recorder.start(channel)
+                let (recorder, _, reader) = try await Self.recording(client, "cache-prices")
                 defer { reader.cancel() }
-                try await channel.subscribed()
                 // Its serial is the channel's position at the subscription: the app gets it all the same.
                 try await eventually("the kept event") { recorder.data == ["1"] }
                 try await TestHub.trigger(hub, event: "e", channels: ["cache-prices"], data: "2")
@@ -139,12 +146,8 @@ struct ChannelRecoveryTests {
     ) async throws {
         let client = ChannelClient(key: TestHub.key, options: TestHub.options(port))
         try await withCleanup {
-            await client.connect()
-            let recorder = Recorder()
-            let channel = await client.subscribe("orders")
-            let reader = recorder.start(channel)
+            let (recorder, channel, reader) = try await Self.recording(client, "orders")
             defer { reader.cancel() }
-            try await channel.subscribed()
             try await TestHub.trigger(http(), event: "e", channels: ["orders"], data: "1")
             try await eventually("the first event") { recorder.data == ["1"] }
 
