@@ -38,12 +38,7 @@ package struct IncomingFrame: Sendable, Hashable {
         self.event = event
         self.channel = object["channel"]?.stringValue
         self.userID = object["user_id"]?.scalarText
-        if case let .string(stream)? = object["stream"], !stream.isEmpty, case .number? = object["serial"],
-           let serial = object["serial"]?.intValue, serial >= 0 {
-            self.position = HistoryPosition(stream: stream, serial: serial)
-        } else {
-            self.position = nil
-        }
+        self.position = HistoryPosition(stream: object["stream"], serial: object["serial"])
         if case let .bool(recovered)? = object["recovered"] { self.recovered = recovered } else { self.recovered = nil }
         switch object["data"] {
         case nil, .null?: self.data = nil

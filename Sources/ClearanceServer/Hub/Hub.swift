@@ -92,9 +92,7 @@ final class Hub: Sendable {
         clock: any HubClock = SystemHubClock()
     ) throws(HubConfigurationError) {
         try configuration.validate()
-        if cluster != nil, let app = configuration.apps.first(where: { $0.history != nil }) {
-            throw .invalidHistory(appID: app.id, reason: Self.clusterHistoryRefusal)
-        }
+        try Self.refuseHistory(of: configuration.apps, onCluster: cluster != nil)
         let appTable = Locked(try HubAppTable(configuration: configuration))
         self.appTable = appTable
         webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, metrics: metrics, clock: clock, logger: logger)
@@ -227,9 +225,14 @@ final class Hub: Sendable {
         }
     }
 
-    /// Why a node of a cluster refuses an app with a history (for now).
-    static let clusterHistoryRefusal =
-        "a node of a cluster does not keep channel history yet (each node would number the events apart): remove \"history\", or run the hub on its own"
+    /// A node of a cluster refuses an app with a history (for now: each node would number the
+    /// events apart), at start and at a reload.
+    static func refuseHistory(of apps: [HubAppConfiguration], onCluster: Bool) throws(HubConfigurationError) {
+        guard onCluster, let app = apps.first(where: { $0.history != nil }) else { return }
+        throw .invalidHistory(
+            appID: app.id,
+            reason: "a node of a cluster does not keep channel history yet (each node would number the events apart): remove \"history\", or run the hub on its own")
+    }
 
     /// What the channel history keeps for `apps` under `limits`.
     static func historySettings(_ apps: [HubAppConfiguration], limits: HubLimits) -> ChannelHistory.Settings {

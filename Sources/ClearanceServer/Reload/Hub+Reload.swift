@@ -7,9 +7,7 @@ extension Hub {
     func reload(_ configuration: HubConfiguration) async throws(HubConfigurationError) -> HubReloadReport {
         var running = configuration
         running.limits = limits
-        if channels.cluster != nil, let app = configuration.apps.first(where: { $0.history != nil }) {
-            throw .invalidHistory(appID: app.id, reason: Self.clusterHistoryRefusal)
-        }
+        try Self.refuseHistory(of: configuration.apps, onCluster: channels.cluster != nil)
         let table = try HubAppTable(configuration: running)
         let targets = try webhooks.targets(for: running)
         let old = swapApps(table)

@@ -10,4 +10,13 @@ package struct HistoryPosition: Sendable, Hashable {
         self.stream = stream
         self.serial = serial
     }
+
+    /// The position JSON members give: a non-empty string `stream` and a whole-number `serial`
+    /// from 0; nil for anything else.
+    package init?(stream: JSONValue?, serial: JSONValue?) {
+        guard case let .string(name)? = stream, !name.isEmpty, case .number? = serial, let number = serial?.intValue, number >= 0 else {
+            return nil
+        }
+        self.init(stream: name, serial: number)
+    }
 }

@@ -98,11 +98,10 @@ package enum ClientMessage: Sendable, Equatable {
         case nil, .null?:
             return nil
         case let .object(members)?:
-            guard case let .string(stream)? = members["stream"], !stream.isEmpty, stream.utf8.count <= maxStreamLength,
-                  case .number? = members["serial"], let serial = members["serial"]?.intValue, serial >= 0,
-                  members.count == 2
+            guard members.count == 2, let position = HistoryPosition(stream: members["stream"], serial: members["serial"]),
+                  position.stream.utf8.count <= maxStreamLength
             else { throw .invalidResume }
-            return ChannelHistory.Position(stream: stream, serial: serial)
+            return position
         default:
             throw .invalidResume
         }

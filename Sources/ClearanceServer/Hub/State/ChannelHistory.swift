@@ -210,7 +210,7 @@ package struct ChannelHistory: Sendable {
             account(key.appID, bytes: -gone.bytes, events: -1)
         }
         streams[key] = stream
-        enforceBytes()
+        enforceBytes(of: [key.appID])
         compact(key.appID)
         return (stamped, entry.serial)
     }
@@ -315,9 +315,10 @@ package struct ChannelHistory: Sendable {
         return false
     }
 
-    /// Drops the oldest events until each app is within its part and every app within the bound.
-    private mutating func enforceBytes() {
-        for appID in Array(apps.keys) {
+    /// Drops the oldest events until each of `appIDs` (every app: nil) is within its part and
+    /// every app together within the bound. An event makes only its own app grow.
+    private mutating func enforceBytes(of appIDs: [String]? = nil) {
+        for appID in appIDs ?? Array(apps.keys) where apps[appID] != nil {
             while apps[appID]!.bytes > settings.maxBytesPerApp, evictOldest(of: appID) {}
         }
         while bytes > settings.maxBytes, let largest = apps.max(by: { $0.value.bytes < $1.value.bytes })?.key, evictOldest(of: largest) {}

@@ -126,13 +126,18 @@ actor HubChannelState {
     func updateHistory(_ settings: ChannelHistory.Settings) {
         guard settings != table.history.settings else { return }
         table.history.update(settings, now: clock.now)
-        historyEvents.withLock { $0 = table.history.eventCount }
+        countHistoryEvents()
     }
 
     /// Drops the history's events past their `ttl`, and its idle channels.
     func purgeHistory() {
         guard !table.history.settings.apps.isEmpty else { return }
         table.history.purge(now: clock.now)
+        countHistoryEvents()
+    }
+
+    /// Copies the history's event count where ``HubGauge/historyEvents`` reads it.
+    private func countHistoryEvents() {
         historyEvents.withLock { $0 = table.history.eventCount }
     }
 
@@ -169,7 +174,7 @@ actor HubChannelState {
     @discardableResult
     func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) -> Int? {
         let (encoded, serial) = table.stamp(frame, appID: appID, channel: channel)
-        if serial != nil { historyEvents.withLock { $0 = table.history.eventCount } }
+        if serial != nil { countHistoryEvents() }
         table.deliver(appID: appID, channel: channel, frame: encoded, excluding: excludedSocketID)
         if let cluster, table.hasRemoteSubscribers(appID: appID, channel: channel) {
             cluster.transport.publish([.event(appID: appID, channel: channel, frame: serial == nil ? frame : encoded.text, excluding: excludedSocketID)])
@@ -187,7 +192,7 @@ actor HubChannelState {
             return publish(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
         }
         let (encoded, serial) = table.stamp(frame, appID: appID, channel: channel)
-        if serial != nil { historyEvents.withLock { $0 = table.history.eventCount } }
+        if serial != nil { countHistoryEvents() }
         let now = clock.date
         let entry = EventCache.Entry(frame: serial == nil ? frame : encoded.text, triggeredAt: now, expiresAt: cache.expiry(from: now))
         table.remember(entry, appID: appID, channel: channel, policy: cache)
