@@ -35,6 +35,9 @@ import Logging
 ///   logs `backplane.queue.full`; once it has caught up it
 ///   sends its whole state again (`backplane.resync`), so the others' counts and rosters heal
 ///   without a reconnect (the dropped events are lost);
+/// - a channel's history (connection recovery, an app's `history`) is kept in the database: each
+///   event numbered once for the cluster and committed before any node delivers it or the HTTP API
+///   answers 200, so a client resumes on any node, also after the one it left was killed;
 /// - a `terminate_connections` is a row of the database for its grace period, which every node
 ///   reads, also one that was away or whose queue was full;
 /// - notifications carry events up to PostgreSQL's NOTIFY limit (8,000 bytes); longer payloads go
@@ -58,6 +61,8 @@ public final class PostgresCluster: ClusterTransport {
     /// Where the terminations read from the database go: the hub's inbox, once it runs.
     private let inbox: Locked<ClusterInbox?>
     private let webhookQueues = Locked([PostgresWebhookQueue]())
+    /// The channels' histories (connection recovery), in the database.
+    let history: PostgresHistory
 
     /// Messages this node dropped because its queue of unsent messages was full, in all, and
     /// each app's events dropped at the app's part of the queue (`clearance serve` exports them:
@@ -91,6 +96,7 @@ public final class PostgresCluster: ClusterTransport {
         self.queue = queue
         link = BackplaneLink(configuration: configuration, nodeID: nodeID, queue: queue, logger: logger)
         occupancy = PostgresOccupancy(configuration: configuration, node: nodeID, logger: logger)
+        history = PostgresHistory(configuration: configuration, logger: logger)
         let inbox = Locked<ClusterInbox?>(nil)
         self.inbox = inbox
         clusterTerminations = ClusterTerminations(configuration: configuration, node: nodeID, logger: logger) { termination in
@@ -99,10 +105,10 @@ public final class PostgresCluster: ClusterTransport {
         }
     }
 
-    /// What a hub needs to be this node: this transport, the database's occupancy and webhook
-    /// queue (``PostgresWebhookQueue``).
+    /// What a hub needs to be this node: this transport, the database's occupancy, channel
+    /// histories (connection recovery) and webhook queue (``PostgresWebhookQueue``).
     public var drivers: ClusterDrivers {
-        ClusterDrivers(transport: self, occupancy: occupancy) { [self] limits in
+        ClusterDrivers(transport: self, occupancy: occupancy, history: history) { [self] limits in
             let queue = PostgresWebhookQueue(configuration: configuration, node: nodeID, limits: limits, logger: logger)
             webhookQueues.withLock { $0.append(queue) }
             return queue
@@ -145,6 +151,7 @@ public final class PostgresCluster: ClusterTransport {
     public func shutdown(farewell: [ClusterMessage]) async {
         await clusterTerminations.stop(timeout: .seconds(3))
         await link.stop(farewell: farewell)
+        await history.close()
         for queue in webhookQueues.withLock({ $0 }) { await queue.close() }
     }
 }

@@ -56,6 +56,12 @@ enum ServeCluster {
     /// once it is linked. The caller stops it.
     static func restart(_ node: ServeProcess) async throws -> ServeProcess {
         await node.stop()
+        return try await restartedAfterStop(node)
+    }
+
+    /// `node`, stopped already, started again as it was (the same cluster, the same port),
+    /// returned once it is linked. The caller stops it.
+    static func restartedAfterStop(_ node: ServeProcess) async throws -> ServeProcess {
         let restarted = try await node.startedAgain()
         do {
             try await linked(restarted)

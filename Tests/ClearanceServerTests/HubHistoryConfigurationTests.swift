@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// An app's `"history"` in a configuration file: read strictly, validated with a message that
-/// names the member and its range, and refused on a cluster node until clusters keep it.
+/// names the member and its range, and refused on a node of a cluster whose drivers keep no history (PostgreSQL's do).
 @Suite("Hub history configuration")
 struct HubHistoryConfigurationTests {
     private func load(_ history: String) throws(HubConfigurationError) -> HubConfiguration {
@@ -57,7 +57,7 @@ struct HubHistoryConfigurationTests {
         #expect(throws: (any Error).self) { try load(#"{"ttl": 120}"#) }
     }
 
-    @Test func aClusterNodeRefusesAnAppWithAHistory() async throws {
+    @Test func aNodeOfAClusterThatKeepsNoHistoryRefusesAnAppWithAHistory() async throws {
         let cluster = LoopbackCluster()
         var configuration = TestHub.configuration()
         configuration.apps[0].history = ChannelHistoryConfiguration(size: 10, ttl: 10)
@@ -68,7 +68,7 @@ struct HubHistoryConfigurationTests {
         } catch let error as HubConfigurationError {
             guard case let .invalidHistory(appID, reason) = error else { Issue.record("\(error)"); return }
             #expect(appID == TestHub.appID)
-            #expect(reason.contains("a node of a cluster does not keep channel history yet"))
+            #expect(reason.contains("this cluster's drivers keep no channel history"))
         }
     }
 }

@@ -10,6 +10,9 @@ public struct ClusterDrivers: Sendable {
     public let occupancy: (any ClusterOccupancy)?
     /// The webhook queue for a hub with `limits`, or nil for the hub's memory.
     public let webhookQueue: @Sendable (HubLimits) -> (any WebhookQueue)?
+    /// Where the channels' histories are kept for the cluster (connection recovery); nil: the
+    /// nodes refuse apps with a `history`. `PostgresCluster`'s drivers have one.
+    package let history: (any ClusterHistory)?
 
     /// A cluster's drivers.
     public init(
@@ -19,5 +22,17 @@ public struct ClusterDrivers: Sendable {
         self.transport = transport
         self.occupancy = occupancy
         self.webhookQueue = webhookQueue
+        history = nil
+    }
+
+    /// A cluster's drivers, with the channels' histories kept in `history`.
+    package init(
+        transport: any ClusterTransport, occupancy: (any ClusterOccupancy)? = nil, history: (any ClusterHistory)?,
+        webhookQueue: @escaping @Sendable (HubLimits) -> (any WebhookQueue)? = { _ in nil }
+    ) {
+        self.transport = transport
+        self.occupancy = occupancy
+        self.webhookQueue = webhookQueue
+        self.history = history
     }
 }

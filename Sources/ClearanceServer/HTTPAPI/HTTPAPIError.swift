@@ -4,7 +4,8 @@ import Hummingbird
 
 /// Why an HTTP API request was refused, with the status it is answered with.
 ///
-/// Every case is a client mistake (4xx), or a client going too fast (429). Messages never contain secrets or signatures.
+/// Every case is a client mistake (4xx), or a client going too fast (429), but one: a cluster's
+/// history that cannot take an event (503). Messages never contain secrets or signatures.
 public enum HTTPAPIError: ClearanceError, Equatable {
     /// 404: no app has this id.
     case unknownApp
@@ -35,6 +36,9 @@ public enum HTTPAPIError: ClearanceError, Equatable {
     /// than its `limit` per second, or the request alone would spend more than a second's worth;
     /// answered with `Retry-After: 1`.
     case rateLimited(what: String, limit: Int)
+    /// 503: the channel's app keeps a history, and the cluster's history (its database) did not
+    /// take the event: it was delivered to no one, and may be sent again.
+    case historyUnavailable(channel: String)
 
     /// The HTTP status.
     public var status: HTTPResponse.Status {
@@ -44,6 +48,7 @@ public enum HTTPAPIError: ClearanceError, Equatable {
         case .authentication: .unauthorized
         case .appDisabled: .forbidden
         case .rateLimited: .tooManyRequests
+        case .historyUnavailable: .serviceUnavailable
         default: .badRequest
         }
     }
@@ -91,12 +96,17 @@ public enum HTTPAPIError: ClearanceError, Equatable {
         case let .invalidInfo(reason): .init(.invalidInfo, reason)
         case let .rateLimited(what, limit):
             .init(.rateLimited, "The app may send \(limit) \(what) per second to this hub: try again in a second.")
+        case let .historyUnavailable(channel):
+            .init(.historyUnavailable, "The cluster's history could not keep the event on '\(channel)' (its database is unreachable): it was not delivered; try again.")
         }
     }
 
     var response: Response {
         var response = JSONResponse.error(status, code: qualifiedCode, message: message)
-        if case .rateLimited = self { response.headers[.retryAfter] = "1" }
+        switch self {
+        case .rateLimited, .historyUnavailable: response.headers[.retryAfter] = "1"
+        default: break
+        }
         return response
     }
 
@@ -105,6 +115,6 @@ public enum HTTPAPIError: ClearanceError, Equatable {
     /// ``invalidQuery(_:)``.
     public enum Code: String, Sendable, CaseIterable {
         case unknownApp, bodyTooLarge, authentication, duplicateParameter, malformedJSON, missingField
-        case invalidField, invalidChannel, eventTooLarge, invalidInfo, invalidQuery, rateLimited, appDisabled
+        case invalidField, invalidChannel, eventTooLarge, invalidInfo, invalidQuery, rateLimited, appDisabled, historyUnavailable
     }
 }

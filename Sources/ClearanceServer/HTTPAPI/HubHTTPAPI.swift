@@ -204,7 +204,7 @@ struct HubHTTPAPI: Sendable {
     private func events(app: HubApp, body: Data) async throws(HTTPAPIError) -> Response {
         let event = try TriggerEvent(jsonObject(body), limits: hub.limits, channelNames: app.signer.limits)
         try spend(event.channels.count, .backendEvents, app: app)
-        let serials = await publish(event, app: app)
+        let serials = try await publish(event, app: app)
         guard !event.info.isEmpty || !serials.isEmpty else { return JSONResponse.make(.ok, "{}") }
         var channels = JSONWriter()
         for name in event.channels where !event.info.isEmpty || serials[name] != nil {
@@ -230,7 +230,7 @@ struct HubHTTPAPI: Sendable {
         try spend(events.count, .backendEvents, app: app)
         var serials: [Int?] = []
         for event in events {
-            serials.append(await publish(event, app: app)[event.channels[0]])
+            serials.append(try await publish(event, app: app)[event.channels[0]])
         }
         guard events.contains(where: { !$0.info.isEmpty }) || serials.contains(where: { $0 != nil }) else { return JSONResponse.make(.ok, "{}") }
         var list: [String] = []
@@ -243,13 +243,18 @@ struct HubHTTPAPI: Sendable {
     }
 
     /// Publishes `event` on each of its channels; returns the serial each channel with a
-    /// history gave it.
-    private func publish(_ event: TriggerEvent, app: HubApp) async -> [String: Int] {
+    /// history gave it. On a cluster whose history cannot take it: 503, the channels before it
+    /// delivered, none after.
+    private func publish(_ event: TriggerEvent, app: HubApp) async throws(HTTPAPIError) -> [String: Int] {
         var serials: [String: Int] = [:]
         for channel in event.channels {
             let frame = PusherFrame.event(name: event.name, channel: channel, data: event.data)
-            serials[channel] = await hub.channels.trigger(
-                appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.channels.cachePolicy())
+            do {
+                serials[channel] = try await hub.channels.trigger(
+                    appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.channels.cachePolicy())
+            } catch {
+                throw .historyUnavailable(channel: channel)
+            }
         }
         return serials
     }

@@ -92,7 +92,7 @@ final class Hub: Sendable {
         clock: any HubClock = SystemHubClock()
     ) throws(HubConfigurationError) {
         try configuration.validate()
-        try Self.refuseHistory(of: configuration.apps, onCluster: cluster != nil)
+        try Self.refuseHistory(of: configuration.apps, cluster: cluster)
         let appTable = Locked(try HubAppTable(configuration: configuration))
         self.appTable = appTable
         webhooks = try HubWebhooks(configuration: configuration, queue: webhookQueue, counters: counters, metrics: metrics, clock: clock, logger: logger)
@@ -225,13 +225,13 @@ final class Hub: Sendable {
         }
     }
 
-    /// A node of a cluster refuses an app with a history (for now: each node would number the
-    /// events apart), at start and at a reload.
-    static func refuseHistory(of apps: [HubAppConfiguration], onCluster: Bool) throws(HubConfigurationError) {
-        guard onCluster, let app = apps.first(where: { $0.history != nil }) else { return }
+    /// A node of a cluster whose drivers keep no history (``ClusterDrivers/history``) refuses an
+    /// app with a history (each node would number the events apart), at start and at a reload.
+    static func refuseHistory(of apps: [HubAppConfiguration], cluster: ClusterDrivers?) throws(HubConfigurationError) {
+        guard let cluster, cluster.history == nil, let app = apps.first(where: { $0.history != nil }) else { return }
         throw .invalidHistory(
             appID: app.id,
-            reason: "a node of a cluster does not keep channel history yet (each node would number the events apart): remove \"history\", or run the hub on its own")
+            reason: "this cluster's drivers keep no channel history (each node would number the events apart): remove \"history\", or run the hub on its own or on PostgreSQL")
     }
 
     /// What the channel history keeps for `apps` under `limits`.
@@ -244,13 +244,23 @@ final class Hub: Sendable {
 
     /// Drops the history's expired events and idle channels once a second while an app keeps a
     /// history (once a minute otherwise: a reload may add one), until cancelled. The bounds of
-    /// bytes hold between rounds (each event checks them), and a resume checks `ttl` itself.
+    /// bytes hold between rounds (each event checks them), and a resume checks `ttl` itself. On
+    /// a cluster that keeps the history, each round also reads the events that have waited a
+    /// round for an earlier one, and every 5 s the cluster's history drops what it no longer keeps.
     func runHistoryPurge() async {
         var schedule = TickSchedule(start: madeAt)
+        var previous: ContinuousClock.Instant?
+        var maintained = clock.now
         while !Task.isCancelled {
             let interval: Duration = apps.byID.values.contains { $0.configuration.history != nil } ? .seconds(1) : .seconds(60)
             do { try await clock.sleep(until: schedule.next(every: interval, now: clock.now)) } catch { return }
-            await channels.purgeHistory()
+            let now = clock.now
+            await channels.purgeHistory(waitingSince: previous)
+            previous = now
+            if now - maintained >= .seconds(5) {
+                maintained = now
+                await channels.maintainClusterHistory()
+            }
         }
     }
 

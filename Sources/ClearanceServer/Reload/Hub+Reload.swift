@@ -7,7 +7,7 @@ extension Hub {
     func reload(_ configuration: HubConfiguration) async throws(HubConfigurationError) -> HubReloadReport {
         var running = configuration
         running.limits = limits
-        try Self.refuseHistory(of: configuration.apps, onCluster: channels.cluster != nil)
+        try Self.refuseHistory(of: configuration.apps, cluster: channels.cluster)
         let table = try HubAppTable(configuration: running)
         let targets = try webhooks.targets(for: running)
         let old = swapApps(table)

@@ -41,7 +41,7 @@ struct BackplaneSchema: Sendable {
                 try await execute(PostgresQuery(unsafeSQL: """
                     CREATE TABLE IF NOT EXISTS \(payloads) (id bigserial PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())
                     """), on: connection, logger: logger)
-                for statement in webhookTables + terminationTables {
+                for statement in webhookTables + terminationTables + historyTables {
                     try await execute(PostgresQuery(unsafeSQL: statement), on: connection, logger: logger)
                 }
                 return

@@ -178,7 +178,7 @@ extension BackplaneSchema {
         try await execute("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", on: connection, logger: logger)
     }
 
-    private func count(_ query: PostgresQuery, on connection: BoundedConnection, logger: Logger) async throws -> Int {
+    func count(_ query: PostgresQuery, on connection: BoundedConnection, logger: Logger) async throws -> Int {
         try await connection.run {
             var value: Int64 = 0
             for try await (count) in try await connection.connection.query(query, logger: logger).decode(Int64.self) { value = count }

@@ -173,35 +173,102 @@ package struct ChannelHistory: Sendable {
 
     /// What a subscriber resuming from `position` gets, at most `maxBytes` of missed frames.
     /// Checked against `ttl` now, not only when ``purge(now:)`` last ran.
-    package func resume(_ key: ChannelTable.Key, from position: Position, maxBytes: Int, now: ContinuousClock.Instant) -> Resumption? {
+    ///
+    /// On a cluster, `fetched` holds the events after `position` that the cluster's history
+    /// (``ClusterHistory``) still keeps, read before this step: the missed events are those, then
+    /// this node's own after them (which reached it since).
+    package func resume(
+        _ key: ChannelTable.Key, from position: Position, fetched: ClusterHistoryRead? = nil, maxBytes: Int, now: ContinuousClock.Instant
+    ) -> Resumption? {
         guard let configuration = configuration(appID: key.appID, channel: key.name), let stream = streams[key] else { return nil }
         let current = Position(stream: stream.name, serial: stream.lastSerial)
         guard position.stream == stream.name else { return .notRecovered(current, .otherStream) }
         guard position.serial <= stream.lastSerial else { return .notRecovered(current, .ahead) }
         guard position.serial < stream.lastSerial else { return .recovered([], current) }
-        guard let first = stream.entries.first, first.serial <= position.serial + 1 else { return .notRecovered(current, .gap) }
-        let missed = stream.entries[stream.entries.index(stream.entries.startIndex, offsetBy: position.serial + 1 - first.serial)...]
-        guard let oldest = missed.first, !expired(oldest, configuration, now: now) else { return .notRecovered(current, .gap) }
+        var missed: [EncodedFrame] = []
+        var next = position.serial + 1
+        if let fetched, fetched.position.stream == stream.name {
+            for event in fetched.events where event.serial >= next && event.serial <= stream.lastSerial {
+                guard event.serial == next else { break }
+                missed.append(Self.stamped(event.frame, at: Position(stream: stream.name, serial: event.serial)))
+                next += 1
+            }
+        }
+        if next <= stream.lastSerial {
+            guard let first = stream.entries.first, first.serial <= next else { return .notRecovered(current, .gap) }
+            let own = stream.entries[stream.entries.index(stream.entries.startIndex, offsetBy: next - first.serial)...]
+            guard let oldest = own.first, !expired(oldest, configuration, now: now) else { return .notRecovered(current, .gap) }
+            missed += own.map(\.frame)
+        }
         var size = 0
-        for entry in missed {
-            size += entry.frame.bytes.readableBytes
+        for frame in missed {
+            size += frame.bytes.readableBytes
             if size > maxBytes { return .notRecovered(current, .tooLarge) }
         }
-        return .recovered(missed.map(\.frame), current)
+        return .recovered(missed, current)
+    }
+
+    /// The channel's position on this node, or nil when it has no stream here.
+    package func current(_ key: ChannelTable.Key) -> Position? {
+        streams[key].map { Position(stream: $0.name, serial: $0.lastSerial) }
+    }
+
+    /// `frame` (a JSON object's text, as the hub writes every event frame) with the members
+    /// clients read, `serial` and `stream`: the same bytes on every node.
+    package static func stamped(_ frame: String, at position: Position) -> EncodedFrame {
+        // The hub writes every event frame as one JSON object: its members go before the last brace.
+        let members = #","serial":\#(position.serial),"stream":"\#(position.stream)"}"#
+        return EncodedFrame(frame.utf8.last == UInt8(ascii: "}") ? String(frame.dropLast()) + members : frame)
+    }
+
+    /// On a cluster: makes `position` the channel's on this node (the cluster's history named its
+    /// stream and numbered its events), the events this node kept of another stream dropped. Its
+    /// subscribers here stay counted.
+    package mutating func adopt(_ position: Position, for key: ChannelTable.Key, now: ContinuousClock.Instant) {
+        guard configuration(appID: key.appID, channel: key.name) != nil, streams[key]?.name != position.stream else { return }
+        let subscribers = streams[key]?.subscribers ?? 0
+        drop(key)
+        var stream = takeStream(key, now: now, named: position.stream)
+        stream.lastSerial = position.serial
+        stream.subscribers = subscribers
+        streams[key] = stream
+        if stream.isIdle { recordIdle(key, stream) }
+    }
+
+    /// On a cluster: the channel's events up to `serial` will never reach this node (the cluster's
+    /// history no longer keeps them): its events here are dropped, and it goes on from `serial`.
+    package mutating func skip(_ key: ChannelTable.Key, to serial: Int, now: ContinuousClock.Instant) {
+        guard var stream = streams.removeValue(forKey: key) else { return }
+        var freed = 0
+        for entry in stream.entries { freed += entry.bytes }
+        account(key.appID, bytes: -freed, events: -stream.entries.count)
+        stream.entries.removeAll()
+        stream.lastSerial = max(stream.lastSerial, serial)
+        stream.touchedAt = now
+        streams[key] = stream
+        if stream.isIdle { recordIdle(key, stream) }
     }
 
     /// Keeps an event of the channel, when its app keeps a history of it: returns `frame` with
     /// its `serial` and `stream` (the members clients read), and the serial; nil otherwise.
     /// `frame` is a JSON object's text.
     package mutating func append(_ frame: String, to key: ChannelTable.Key, now: ContinuousClock.Instant) -> (frame: EncodedFrame, serial: Int)? {
-        guard let configuration = configuration(appID: key.appID, channel: key.name) else { return nil }
+        guard configuration(appID: key.appID, channel: key.name) != nil else { return nil }
+        let stream = takeStream(key, now: now)
+        streams[key] = stream
+        let stamped = Self.stamped(frame, at: Position(stream: stream.name, serial: stream.lastSerial + 1))
+        record(stamped, serial: stream.lastSerial + 1, to: key, now: now)
+        return (stamped, stream.lastSerial + 1)
+    }
+
+    /// Keeps `stamped`, the channel's event `serial` (the next of its stream here), when its app
+    /// keeps a history of it.
+    package mutating func record(_ stamped: EncodedFrame, serial: Int, to key: ChannelTable.Key, now: ContinuousClock.Instant) {
+        guard let configuration = configuration(appID: key.appID, channel: key.name) else { return }
         var stream = takeStream(key, now: now)
-        stream.lastSerial += 1
+        stream.lastSerial = serial
         stream.touchedAt = now
-        // The hub writes every event frame as one JSON object: its members go before the last brace.
-        let members = #","serial":\#(stream.lastSerial),"stream":"\#(stream.name)"}"#
-        let stamped = EncodedFrame(frame.utf8.last == UInt8(ascii: "}") ? String(frame.dropLast()) + members : frame)
-        let entry = Entry(serial: stream.lastSerial, frame: stamped, at: now)
+        let entry = Entry(serial: serial, frame: stamped, at: now)
         stream.entries.append(entry)
         account(key.appID, bytes: entry.bytes, events: 1)
         apps[key.appID, default: AppHistory()].order.append(Record(key: key, generation: stream.generation, serial: entry.serial))
@@ -212,7 +279,6 @@ package struct ChannelHistory: Sendable {
         streams[key] = stream
         enforceBytes(of: [key.appID])
         compact(key.appID)
-        return (stamped, entry.serial)
     }
 
     /// Drops the events older than their app's `ttl`, and the streams idle for longer than it.
@@ -257,12 +323,12 @@ package struct ChannelHistory: Sendable {
     }
 
     /// The channel's stream, taken out of the table (the caller puts it back); a new one when it
-    /// has none.
-    private mutating func takeStream(_ key: ChannelTable.Key, now: ContinuousClock.Instant) -> Stream {
+    /// has none (named `name`: the cluster's; nil: this node's next).
+    private mutating func takeStream(_ key: ChannelTable.Key, now: ContinuousClock.Instant, named name: String? = nil) -> Stream {
         if let stream = streams.removeValue(forKey: key) { return stream }
         generations += 1
         account(key.appID, bytes: Self.streamOverhead + key.name.utf8.count, events: 0, streams: 1)
-        return Stream(name: "\(node)-\(String(generations, radix: 36))", generation: generations, touchedAt: now)
+        return Stream(name: name ?? "\(node)-\(String(generations, radix: 36))", generation: generations, touchedAt: now)
     }
 
     private mutating func account(_ appID: String, bytes delta: Int, events: Int, streams: Int = 0) {

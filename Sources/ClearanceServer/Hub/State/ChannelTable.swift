@@ -79,7 +79,7 @@ package struct ChannelTable: Sendable {
         }
     }
 
-    private struct LocalChannel {
+    struct LocalChannel {
         var subscribers: [String: ConnectionOutbox] = [:]
         /// Present for presence channels only.
         var roster: PresenceRoster?
@@ -92,7 +92,7 @@ package struct ChannelTable: Sendable {
     }
 
     private var connections: [String: Connection] = [:]
-    private var channels: [Key: LocalChannel] = [:]
+    var channels: [Key: LocalChannel] = [:]
     private var remote: [String: NodeState] = [:]
     /// Who is signed in where, and who watches whom.
     private var online = OnlineUsers()
@@ -104,6 +104,9 @@ package struct ChannelTable: Sendable {
     package var date: @Sendable () -> Date = { Date() }
     /// The recent events of the channels whose app keeps a history.
     package var history = ChannelHistory()
+    /// On a cluster, the events of a history that reached this node ahead of an earlier one
+    /// (`ChannelTable+ClusterHistory.swift`).
+    package var waiting: [Key: HistoryWaiting] = [:]
     /// The hub's clock now, for the history's `ttl`.
     package var now: @Sendable () -> ContinuousClock.Instant = { .now }
     /// Webhook events decided since ``takeWebhookEvents()`` last ran.
@@ -176,7 +179,8 @@ package struct ChannelTable: Sendable {
     /// `resume` (the client's last position) is honoured: the events it missed follow
     /// `subscription_succeeded` when every one is kept (at most `maxReplayBytes` of them), and
     /// the result's `recovered` says which (nil: no resume, or no history). The replay and what the
-    /// connection holds unsent together stay within `maxReplayBytes`.
+    /// connection holds unsent together stay within `maxReplayBytes`. On a cluster, `fetched` is
+    /// what its history keeps after `resume`.
     package mutating func subscribe(
         socketID: String,
         appID: String,
@@ -184,6 +188,7 @@ package struct ChannelTable: Sendable {
         member: PresenceMember?,
         maxPresenceMembers: Int,
         resume: ChannelHistory.Position? = nil,
+        fetched: ClusterHistoryRead? = nil,
         maxReplayBytes: Int = .max
     ) -> (SubscribeOutcome, [Change], recovered: Bool?) {
         guard var connection = connections[socketID], connection.appID == appID else { return (.unknownConnection, [], nil) }
@@ -229,7 +234,7 @@ package struct ChannelTable: Sendable {
         if let announced { webhookEvents.append((appID, .memberAdded(channel: name, userID: announced.id))) }
 
         let recovered = deliverSubscriptionSucceeded(
-            key, roster: channel.roster, to: connection.outbox, resume: resume, maxReplayBytes: maxReplayBytes)
+            key, roster: channel.roster, to: connection.outbox, resume: resume, fetched: fetched, maxReplayBytes: maxReplayBytes)
         let missed = recovered != true && !deliverCachedEvent(of: key, to: connection.outbox)
         if let announced {
             let delivery = ConnectionOutbox.Delivery.memberAdded(channel: name, member: announced)
@@ -245,7 +250,8 @@ package struct ChannelTable: Sendable {
     /// subscriber has the cache channel's last event already). Returns whether the resume
     /// recovered (nil: none, or no history).
     private mutating func deliverSubscriptionSucceeded(
-        _ key: Key, roster: PresenceRoster?, to outbox: ConnectionOutbox, resume: ChannelHistory.Position?, maxReplayBytes: Int
+        _ key: Key, roster: PresenceRoster?, to outbox: ConnectionOutbox, resume: ChannelHistory.Position?, fetched: ClusterHistoryRead?,
+        maxReplayBytes: Int
     ) -> Bool? {
         guard let position = history.subscribe(key, now: now()) else {
             outbox.deliver(.subscriptionSucceeded(channel: key.name, members: roster.map { members(local: $0, of: key) }))
@@ -254,7 +260,7 @@ package struct ChannelTable: Sendable {
         // What the connection holds unsent already (the replays of its other channels, say) counts:
         // a client resuming many channels at once is never closed as a slow reader for it.
         let room = max(0, maxReplayBytes - outbox.unsentBytes)
-        guard let resume, let resumption = history.resume(key, from: resume, maxBytes: room, now: now()) else {
+        guard let resume, let resumption = history.resume(key, from: resume, fetched: fetched, maxBytes: room, now: now()) else {
             outbox.deliver(.frame(PusherFrame.subscriptionSucceeded(channel: key.name, position: position, recovered: nil)))
             return nil
         }

@@ -32,6 +32,7 @@ extension HubChannelState {
         for message in messages {
             switch message.kind {
             case let .event(appID, channel, frame, excluded):
+                guard !acceptKept(appID: appID, channel: channel, frame: frame, excluding: excluded, cached: nil) else { continue }
                 table.deliver(appID: appID, channel: channel, frame: frame, excluding: excluded)
             case let .change(change):
                 if incomingSync[node] != nil {
@@ -50,6 +51,7 @@ extension HubChannelState {
             case let .terminate(termination):
                 _ = terminations.withLock { $0?.yield(termination) }
             case let .triggered(appID, channel, entry, excluded):
+                guard !acceptKept(appID: appID, channel: channel, frame: entry.frame, excluding: excluded, cached: entry) else { continue }
                 table.trigger(appID: appID, channel: channel, entry: entry, excluding: excluded, policy: cachePolicy())
             case let .cached(appID, channel, entry):
                 table.remember(entry, appID: appID, channel: channel, policy: cachePolicy())

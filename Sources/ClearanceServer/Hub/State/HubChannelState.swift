@@ -108,15 +108,18 @@ actor HubChannelState {
     /// `maxPresenceMembers` is the most distinct users the presence channel may hold.
     ///
     /// On a channel with a history, `resume` (the client's last position) is honoured (see
-    /// ``ChannelTable/subscribe(socketID:appID:channel:member:maxPresenceMembers:resume:maxReplayBytes:)``),
-    /// and counted.
+    /// ``ChannelTable/subscribe(socketID:appID:channel:member:maxPresenceMembers:resume:fetched:maxReplayBytes:)``),
+    /// and counted. On a cluster that keeps the history (``ClusterDrivers/history``), the
+    /// cluster's history is read first (`HubChannelState+History.swift`).
     func subscribe(
         socketID: String, appID: String, channel: String, member: PresenceMember?, maxPresenceMembers: Int,
         resume: ChannelHistory.Position? = nil, maxReplayBytes: Int = .max
-    ) -> SubscribeOutcome {
+    ) async -> SubscribeOutcome {
+        // On a cluster keeping the history, what it holds is read first; the rest is one step.
+        let fetched = await readClusterHistory(appID: appID, channel: channel, resume: resume)
         let (outcome, changes, recovered) = table.subscribe(
             socketID: socketID, appID: appID, channel: channel, member: member, maxPresenceMembers: maxPresenceMembers,
-            resume: resume, maxReplayBytes: maxReplayBytes)
+            resume: resume, fetched: fetched, maxReplayBytes: maxReplayBytes)
         share(changes)
         if let recovered { counters?.increment(recovered ? .resumesRecovered : .resumesNotRecovered) }
         return outcome
@@ -129,15 +132,17 @@ actor HubChannelState {
         countHistoryEvents()
     }
 
-    /// Drops the history's events past their `ttl`, and its idle channels.
-    func purgeHistory() {
+    /// Drops the history's events past their `ttl`, and its idle channels; on a cluster, reads
+    /// the events that waited since before `waitingSince` for an earlier one.
+    func purgeHistory(waitingSince: ContinuousClock.Instant? = nil) async {
         guard !table.history.settings.apps.isEmpty else { return }
         table.history.purge(now: clock.now)
         countHistoryEvents()
+        if let waitingSince { await fillHistoryGaps(waitingSince: waitingSince) }
     }
 
     /// Copies the history's event count where ``HubGauge/historyEvents`` reads it.
-    private func countHistoryEvents() {
+    func countHistoryEvents() {
         historyEvents.withLock { $0 = table.history.eventCount }
     }
 
@@ -170,9 +175,14 @@ actor HubChannelState {
 
     /// Delivers the event `frame` to every subscriber of `channel` except `excludedSocketID`:
     /// this node's at once, the other nodes' through the transport when any of them has a
-    /// subscriber. On a channel with a history it is kept there first, with its serial (returned).
+    /// subscriber. On a channel with a history it is kept there first, with its serial (returned);
+    /// on a cluster that keeps the history, in the cluster's (an event it cannot take is dropped:
+    /// nil).
     @discardableResult
-    func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) -> Int? {
+    func publish(appID: String, channel: String, frame: String, excluding excludedSocketID: String?) async -> Int? {
+        if keepsInCluster(appID: appID, channel: channel) {
+            return try? await keep(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID, cache: nil)
+        }
         let (encoded, serial) = table.stamp(frame, appID: appID, channel: channel)
         if serial != nil { countHistoryEvents() }
         table.deliver(appID: appID, channel: channel, frame: encoded, excluding: excludedSocketID)
@@ -185,11 +195,16 @@ actor HubChannelState {
     /// Delivers an event triggered through the HTTP API as ``publish(appID:channel:frame:excluding:)``
     /// does and, on a cache channel, keeps it under `cache` as the channel's last event on every
     /// node (whether or not it has subscribers), so that each serves it to its next subscriber.
-    /// Returns the event's serial on a channel with a history.
+    /// Returns the event's serial on a channel with a history. On a cluster that keeps the
+    /// history, throws when the cluster's history did not take the event (nothing delivered).
     @discardableResult
-    func trigger(appID: String, channel: String, frame: String, excluding excludedSocketID: String?, cache: EventCachePolicy) -> Int? {
+    func trigger(appID: String, channel: String, frame: String, excluding excludedSocketID: String?, cache: EventCachePolicy) async throws -> Int? {
+        if keepsInCluster(appID: appID, channel: channel) {
+            return try await keep(
+                appID: appID, channel: channel, frame: frame, excluding: excludedSocketID, cache: EventCache.isCacheChannel(channel) ? cache : nil)
+        }
         guard EventCache.isCacheChannel(channel) else {
-            return publish(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
+            return await publish(appID: appID, channel: channel, frame: frame, excluding: excludedSocketID)
         }
         let (encoded, serial) = table.stamp(frame, appID: appID, channel: channel)
         if serial != nil { countHistoryEvents() }
