@@ -27,12 +27,13 @@ enum ServeCluster {
     /// database (to stop and start it), then stops them and destroys the database, also when
     /// `body` throws.
     static func withTwoNodesAndDatabase(
-        arguments: [String] = [], _ body: (ServeProcess, ServeProcess, ThrowawayPostgres) async throws -> Void
+        arguments: [String] = [], adjustApp: (inout HubAppConfiguration) -> Void = { _ in },
+        _ body: (ServeProcess, ServeProcess, ThrowawayPostgres) async throws -> Void
     ) async throws {
         try await ThrowawayPostgres.with { database in
             let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
-            try await withNode(environment: cluster, arguments: arguments) { nodeA in
-                try await withNode(environment: cluster, arguments: arguments) { nodeB in
+            try await withNode(environment: cluster, arguments: arguments, adjustApp: adjustApp) { nodeA in
+                try await withNode(environment: cluster, arguments: arguments, adjustApp: adjustApp) { nodeB in
                     try await body(nodeA, nodeB, database)
                 }
             }

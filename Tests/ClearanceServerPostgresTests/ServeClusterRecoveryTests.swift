@@ -3,6 +3,7 @@ import ClearanceChannels
 import ClearanceServer
 import ClearanceTestSupport
 import Foundation
+import PostgresNIO
 import Testing
 
 /// Connection recovery across a cluster of real `clearance serve` nodes on PostgreSQL, seen by
@@ -26,7 +27,7 @@ struct ServeClusterRecoveryTests {
     }
 
     @Test func aClientThatLeavesNodeAComesBackOnNodeBAndRecoversEveryEventOnceInOrder() async throws {
-        try await ServeCluster.withTwoNodes(adjustApp: { $0.history = Self.history }) { nodeA, nodeB, _ in
+        try await ServeCluster.withTwoNodesAndDatabase(adjustApp: { $0.history = Self.history }) { nodeA, nodeB, database in
             let first = try await Self.step("subscribe", nodeA, [])
             let subscribed = try #require(first["subscribed"] as? [String: Any])
             #expect(subscribed["serial"] as? Int == 0)
@@ -53,11 +54,26 @@ struct ServeClusterRecoveryTests {
             let live = try #require(back["live"] as? [String: Any])
             #expect(live["serial"] as? Int == 52)
             #expect(live["data"] as? String == "live")
+
+            // What the database holds names neither the app nor the channel, and shows no event.
+            let connection = try await SealedBackplaneTests.connect(as: "postgres", database)
+            try await withCleanup {
+                var rows: [String] = []
+                let query: PostgresQuery = """
+                    SELECT app_key || ' ' || channel_key || ' ' || stream || ' ' || sealed FROM clearance_backplane_history_events
+                    UNION ALL SELECT app_key || ' ' || channel_key || ' ' || stream FROM clearance_backplane_history_streams
+                    """
+                for try await row in try await connection.query(query, logger: TestHub.quietLogger).decode(String.self) { rows.append(row) }
+                #expect(rows.count == 53, "52 events and the channel's stream")
+                #expect(!rows.contains { $0.contains("orders") || $0.hasPrefix(TestHub.appID + " ") || $0.contains("\"event\"") })
+            } cleanup: {
+                try? await connection.close()
+            }
         }
     }
 
     @Test func aNodeKilledRightAfterTwentyTriggersLosesNoneOfThem() async throws {
-        try await ServeCluster.withTwoNodes(adjustApp: { $0.history = Self.history }) { nodeA, nodeB, _ in
+        try await ServeCluster.withTwoNodes(adjustApp: { $0.history = Self.history }) { nodeA, nodeB, cluster in
             let first = try await Self.step("subscribe", nodeA, [])
             let event = try #require(first["event"] as? [String: Any])
             let stream = try #require(event["stream"] as? String)
@@ -67,14 +83,22 @@ struct ServeClusterRecoveryTests {
             // At once: what node A had not sent node B dies with it.
             await nodeA.stop(.kill)
 
+            // Node B (which may have heard them), and node C, started after the kill with nothing in
+            // its memory: each replays all 20, from the database.
             let back = try await Self.step("resume", nodeB, [stream, "1", "20"])
-            let resumed = try #require(back["resumed"] as? [String: Any])
-            #expect(resumed["recovered"] as? Bool == true)
-            #expect(resumed["serial"] as? Int == 21)
-            let replayed = try #require(back["replayed"] as? [[String: Any]])
-            #expect(replayed.map { $0["serial"] as? Int } == (2...21).map { Int?($0) })
-            #expect(replayed.map { $0["data"] as? String } == (2...21).map { "\($0)" })
-            #expect((back["live"] as? [String: Any])?["serial"] as? Int == 22)
+            try await ServeCluster.withNode(environment: cluster, adjustApp: { $0.history = Self.history }) { nodeC in
+                // The channel is at 22 now (node B's live event): 21 to replay.
+                let fresh = try await Self.step("resume", nodeC, [stream, "1", "21"])
+                for (name, report, live) in [("node B", back, 22), ("node C", fresh, 23)] {
+                    let resumed = try #require(report["resumed"] as? [String: Any], "\(name)")
+                    #expect(resumed["recovered"] as? Bool == true, "\(name)")
+                    #expect(resumed["stream"] as? String == stream, "\(name)")
+                    let replayed = try #require(report["replayed"] as? [[String: Any]], "\(name)")
+                    #expect(replayed.map { $0["serial"] as? Int } == (2..<live).map { Int?($0) }, "\(name)")
+                    #expect(replayed.map { $0["data"] as? String } == ((2...21).map { "\($0)" } + ["live"]).prefix(live - 2).map { $0 }, "\(name)")
+                    #expect((report["live"] as? [String: Any])?["serial"] as? Int == live, "\(name)")
+                }
+            }
         }
     }
 
@@ -84,7 +108,7 @@ struct ServeClusterRecoveryTests {
             let restarted = Locked<ServeProcess?>(nil)
             try await withCleanup {
                 await client.connect()
-                let events = Locked<[ChannelEvent]>([])
+                let events = Locked<[ClearanceChannels.ChannelEvent]>([])
                 let channel = await client.subscribe("orders")
                 let stream = channel.events
                 let reader = Task { for await event in stream { events.withLock { $0.append(event) } } }

@@ -27,8 +27,9 @@ package protocol ClusterHistory: Sendable {
 
     /// Drops what `settings` no longer keeps (events past `ttl`, streams idle for longer, the
     /// oldest events past the bounds of bytes), and keeps the streams in `subscribed` (channels
-    /// with a subscriber on this node) from going idle. The hub calls it every few seconds.
-    func maintain(_ settings: ChannelHistory.Settings, subscribed: [ChannelTable.Key]) async throws
+    /// with a subscriber on this node) from going idle; returns their positions now, so that a
+    /// node finds a channel whose last events never reached it. The hub calls it every few seconds.
+    func maintain(_ settings: ChannelHistory.Settings, subscribed: [ChannelTable.Key]) async throws -> [ChannelTable.Key: HistoryPosition]
 }
 
 /// What ``ClusterHistory/read(appID:channel:after:keeping:)`` found.

@@ -89,12 +89,23 @@ extension BackplaneSchema {
         }
     }
 
-    /// Keeps the channels a node has subscribers of from going idle.
-    func touchHistory(appKey: String, channelKeys: [String], on connection: BoundedConnection, logger: Logger) async throws {
-        guard !channelKeys.isEmpty else { return }
-        try await execute("""
+    /// Keeps the channels a node has subscribers of from going idle; returns their streams and
+    /// last serials, by channel key.
+    func touchHistory(
+        appKey: String, channelKeys: [String], on connection: BoundedConnection, logger: Logger
+    ) async throws -> [String: (stream: String, serial: Int64)] {
+        guard !channelKeys.isEmpty else { return [:] }
+        let query: PostgresQuery = """
             UPDATE \(unescaped: historyStreams) SET touched_at = now() WHERE app_key = \(appKey) AND channel_key = ANY(\(channelKeys))
-            """, on: connection, logger: logger)
+            RETURNING channel_key, stream, last_serial
+            """
+        return try await connection.run {
+            var rows: [String: (stream: String, serial: Int64)] = [:]
+            for try await (key, stream, serial) in try await connection.connection.query(query, logger: logger).decode((String, String, Int64).self) {
+                rows[key] = (stream, serial)
+            }
+            return rows
+        }
     }
 
     /// Drops an app's events older than `ttl`, and its streams without an event that nobody

@@ -68,18 +68,24 @@ final class PostgresHistory: ClusterHistory {
         }
     }
 
-    func maintain(_ settings: ChannelHistory.Settings, subscribed: [ChannelTable.Key]) async throws {
+    func maintain(_ settings: ChannelHistory.Settings, subscribed: [ChannelTable.Key]) async throws -> [ChannelTable.Key: HistoryPosition] {
         let logger = logger
         let touched = Dictionary(grouping: subscribed, by: \.appID)
+        var positions: [ChannelTable.Key: HistoryPosition] = [:]
         for (appID, configuration) in settings.apps.sorted(by: { $0.key < $1.key }) {
             let appKey = key.name(appID)
-            let channelKeys = (touched[appID] ?? []).map { key.name(appID + "\n" + $0.name) }
+            let channels = Dictionary((touched[appID] ?? []).map { (key.name(appID + "\n" + $0.name), $0) }, uniquingKeysWith: { first, _ in first })
             let (ttl, idle, maxBytes) = (configuration.ttl, max(configuration.ttl, Self.minimumIdle), settings.maxBytesPerApp)
-            try await reader.run { schema, connection in
-                try await schema.touchHistory(appKey: appKey, channelKeys: channelKeys, on: connection, logger: logger)
+            let rows = try await reader.run { schema, connection in
+                let rows = try await schema.touchHistory(appKey: appKey, channelKeys: Array(channels.keys), on: connection, logger: logger)
                 try await schema.purgeHistory(appKey: appKey, ttl: ttl, idle: idle, maxBytes: maxBytes, on: connection, logger: logger)
+                return rows
+            }
+            for (channelKey, row) in rows {
+                if let channel = channels[channelKey] { positions[channel] = HistoryPosition(stream: row.stream, serial: Int(row.serial)) }
             }
         }
+        return positions
     }
 
     /// Closes the connections.

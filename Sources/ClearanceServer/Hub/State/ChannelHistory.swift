@@ -11,6 +11,11 @@ import NIOCore
 /// one is told it did not recover. Names start with this node's own random prefix: a restarted
 /// node starts new streams.
 ///
+/// On a cluster that keeps the history (``ClusterHistory``), the cluster names the streams and
+/// numbers the events: each node keeps the ones that reached it, in serial order
+/// (``adopt(_:for:now:)``, ``record(_:serial:to:now:)``, ``skip(_:to:now:)``), and a resume adds
+/// the events the cluster's history read for it before its own.
+///
 /// Bounded three ways: `size` events per channel and `ttl` seconds per event (the app's), and
 /// bytes (``HubChannelLimits/maxHistoryBytes``, and each app's part of it): past either bound of
 /// bytes the app's oldest event goes. Each app keeps its events and idle streams in the order

@@ -103,10 +103,25 @@ extension HubChannelState {
     }
 
     /// Has the cluster's history drop what it no longer keeps, this node's subscribed channels
-    /// kept from going idle.
+    /// kept from going idle. A subscribed channel that is behind the cluster's history here, at
+    /// the same serial as at the last round, has lost its last events on the way (no later
+    /// event came to show the gap): they are read from the history.
     func maintainClusterHistory() async {
         guard let store = cluster?.history, !table.history.settings.apps.isEmpty else { return }
-        try? await store.maintain(table.history.settings, subscribed: table.subscribedHistoryChannels)
+        guard let positions = try? await store.maintain(table.history.settings, subscribed: table.subscribedHistoryChannels) else { return }
+        var behind: [ChannelTable.Key: HistoryPosition] = [:]
+        for (key, position) in positions {
+            guard let current = table.history.current(key), current.stream == position.stream, current.serial < position.serial else { continue }
+            behind[key] = current
+        }
+        let stuck = behind.filter { key, current in behindAtLastRound[key] == current }
+        behindAtLastRound = behind
+        for (key, current) in stuck.sorted(by: { $0.key < $1.key }) {
+            guard let configuration = table.history.configuration(appID: key.appID, channel: key.name),
+                  let read = try? await store.read(appID: key.appID, channel: key.name, after: current, keeping: configuration)
+            else { continue }
+            absorb(read, key: key)
+        }
     }
 }
 

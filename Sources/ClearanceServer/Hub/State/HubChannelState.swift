@@ -35,6 +35,9 @@ actor HubChannelState {
     let terminations = Locked<AsyncStream<UserTermination>.Continuation?>(nil)
     /// Where resumes are counted (``HubCounter/resumesRecovered``, ``HubCounter/resumesNotRecovered``).
     let counters: HubCounters?
+    /// On a cluster keeping the history: the subscribed channels this node was behind on at the
+    /// last upkeep round, and where (`HubChannelState+History.swift`).
+    var behindAtLastRound: [ChannelTable.Key: ChannelHistory.Position] = [:]
     /// The events the history keeps, for ``HubGauge/historyEvents`` (read outside the actor).
     nonisolated let historyEvents = Locked(0)
 
