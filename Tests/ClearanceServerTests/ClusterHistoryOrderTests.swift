@@ -172,15 +172,20 @@ struct ClusterHistoryOrderTests {
         }
     }
 
+    /// A subscriber of the channel on node B that got its first event, published through node A.
+    private static func subscriberOnB(_ a: HubChannelState, _ b: HubChannelState) async throws -> Recorder {
+        let onB = Recorder()
+        await b.addConnection(socketID: "2.1", appID: "app", outbox: onB.outbox)
+        _ = await b.subscribe(socketID: "2.1", appID: "app", channel: "orders", member: nil, maxPresenceMembers: 100)
+        await a.publish(appID: "app", channel: "orders", frame: Self.event(1), excluding: nil)
+        try await eventually("the first event on node B") { onB.serials == [1] }
+        return onB
+    }
+
     @Test func eventsLostOnTheWayBetweenNodesAreReadFromTheClusterHistoryInOrder() async throws {
         let cluster = LoopbackCluster()
         try await Self.withTwoNodes(cluster, history: MemoryHistory()) { a, b in
-            let onB = Recorder()
-            await b.addConnection(socketID: "2.1", appID: "app", outbox: onB.outbox)
-            _ = await b.subscribe(socketID: "2.1", appID: "app", channel: "orders", member: nil, maxPresenceMembers: 100)
-            await a.publish(appID: "app", channel: "orders", frame: Self.event(1), excluding: nil)
-            try await eventually("the first event on node B") { onB.serials == [1] }
-
+            let onB = try await Self.subscriberOnB(a, b)
             await cluster.drop(true)
             for index in 2...5 { await a.publish(appID: "app", channel: "orders", frame: Self.event(index), excluding: nil) }
             await cluster.drop(false)
@@ -199,12 +204,7 @@ struct ClusterHistoryOrderTests {
     @Test func aChannelsLastEventsLostOnTheWayAreReadAtTheSecondUpkeepRoundThatFindsTheNodeBehind() async throws {
         let cluster = LoopbackCluster()
         try await Self.withTwoNodes(cluster, history: MemoryHistory()) { a, b in
-            let onB = Recorder()
-            await b.addConnection(socketID: "2.1", appID: "app", outbox: onB.outbox)
-            _ = await b.subscribe(socketID: "2.1", appID: "app", channel: "orders", member: nil, maxPresenceMembers: 100)
-            await a.publish(appID: "app", channel: "orders", frame: Self.event(1), excluding: nil)
-            try await eventually("the first event on node B") { onB.serials == [1] }
-
+            let onB = try await Self.subscriberOnB(a, b)
             // The channel's last events are lost, and no later one comes to show the gap.
             await cluster.drop(true)
             for index in 2...3 { await a.publish(appID: "app", channel: "orders", frame: Self.event(index), excluding: nil) }

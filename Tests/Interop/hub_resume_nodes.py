@@ -16,37 +16,16 @@ Usage (each step prints one JSON object; the test runs them around what it does 
 Every read has a timeout (stretched by CLEARANCE_TEST_TIME_SCALE, as the Swift tests' waits are).
 """
 import json
-import os
 import sys
 
 import pusher
-import websocket
 
-try:
-    SCALE = min(max(int(os.environ.get("CLEARANCE_TEST_TIME_SCALE", "1")), 1), 20)
-except ValueError:
-    SCALE = 1
+# The frames' helpers of the one-node script (this folder is first on sys.path).
+from hub_resume import connect, position, subscribe
 
 
-def connect(host, port, key):
-    ws = websocket.create_connection(f"ws://{host}:{port}/app/{key}?protocol=7&client=python", timeout=15 * SCALE)
-    established = json.loads(ws.recv())
-    return ws
-
-
-def subscribe(ws, channel, resume=None):
-    data = {"channel": channel}
-    if resume is not None:
-        data["resume"] = resume
-    ws.send(json.dumps({"event": "pusher:subscribe", "data": data}))
-    while True:
-        frame = json.loads(ws.recv())
-        if frame.get("channel") == channel or frame.get("event", "").startswith("pusher:"):
-            return frame
-
-
-def position(frame):
-    return {"event": frame.get("event"), "stream": frame.get("stream"), "serial": frame.get("serial"), "recovered": frame.get("recovered", "absent")}
+def answer(frame):
+    return {**position(frame), "event": frame.get("event")}
 
 
 def event(frame):
@@ -59,8 +38,8 @@ def main() -> int:
     server = pusher.Pusher(app_id=app_id, key=key, secret=secret, host=host, port=int(port), ssl=False)
     report = {}
     if step == "subscribe":
-        ws = connect(host, port, key)
-        report["subscribed"] = position(subscribe(ws, channel))
+        ws, _ = connect(host, port, key)
+        report["subscribed"] = answer(subscribe(ws, channel))
         server.trigger(channel, "e", "first")
         report["event"] = event(json.loads(ws.recv()))
         ws.close()
@@ -69,8 +48,8 @@ def main() -> int:
         report["triggers"] = [server.trigger(channel, "e", str(index)) for index in range(first, first + count)]
     elif step == "resume":
         stream, serial, count = rest[0], int(rest[1]), int(rest[2])
-        ws = connect(host, port, key)
-        report["resumed"] = position(subscribe(ws, channel, resume={"stream": stream, "serial": serial}))
+        ws, _ = connect(host, port, key)
+        report["resumed"] = answer(subscribe(ws, channel, resume={"stream": stream, "serial": serial}))
         report["replayed"] = [event(json.loads(ws.recv())) for _ in range(count)]
         server.trigger(channel, "e", "live")
         report["live"] = event(json.loads(ws.recv()))

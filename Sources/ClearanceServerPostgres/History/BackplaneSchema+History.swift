@@ -41,12 +41,7 @@ extension BackplaneSchema {
             )
             SELECT stream, last_serial FROM s
             """
-        return try await connection.run {
-            var rows: [(String, Int64)] = []
-            for try await row in try await connection.connection.query(query, logger: logger).decode((String, Int64).self) { rows.append(row) }
-            guard let row = rows.first else { throw NoRowReturned() }
-            return (row.0, row.1)
-        }
+        return try await position(query, on: connection, logger: logger)
     }
 
     /// The channel's stream and last serial (its stream made, named `newStream`, at 0 when it
@@ -62,7 +57,12 @@ extension BackplaneSchema {
             SELECT stream, last_serial FROM made
             UNION ALL SELECT stream, last_serial FROM \(unescaped: historyStreams) WHERE app_key = \(appKey) AND channel_key = \(channelKey)
             """
-        return try await connection.run {
+        return try await position(query, on: connection, logger: logger)
+    }
+
+    /// The first row of `query`'s stream and serial.
+    private func position(_ query: PostgresQuery, on connection: BoundedConnection, logger: Logger) async throws -> (stream: String, serial: Int64) {
+        try await connection.run {
             var rows: [(String, Int64)] = []
             for try await row in try await connection.connection.query(query, logger: logger).decode((String, Int64).self) { rows.append(row) }
             guard let row = rows.first else { throw NoRowReturned() }
