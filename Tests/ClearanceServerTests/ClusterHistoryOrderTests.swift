@@ -81,13 +81,19 @@ struct ClusterHistoryOrderTests {
             frame: ChannelHistory.stamped(event(serial), at: position), excluding: nil, cached: nil)
     }
 
-    @Test func eventsThatArriveAheadWaitForTheEarlierOneAndRepeatsAreDropped() {
+    /// A node's table whose channel has the cluster's stream "s" at 0, and a subscriber of it.
+    private static func subscribedTable() -> (ChannelTable, Recorder) {
         var table = ChannelTable()
         table.history.update(Self.settings, now: .now)
         let subscriber = Recorder()
         table.addConnection(socketID: "1.1", appID: "app", outbox: subscriber.outbox)
         table.history.adopt(HistoryPosition(stream: "s", serial: 0), for: ChannelTable.Key(appID: "app", name: "orders"), now: .now)
         _ = table.subscribe(socketID: "1.1", appID: "app", channel: "orders", member: nil, maxPresenceMembers: 100)
+        return (table, subscriber)
+    }
+
+    @Test func eventsThatArriveAheadWaitForTheEarlierOneAndRepeatsAreDropped() {
+        var (table, subscriber) = Self.subscribedTable()
         let policy = EventCachePolicy(ttl: .seconds(60), maxChannels: 10)
 
         #expect(table.accept(Self.kept(3), policy: policy) == .waiting)
@@ -106,12 +112,7 @@ struct ClusterHistoryOrderTests {
     }
 
     @Test func tooLongAWaitClosesTheChannelsSubscribersWith4200AndGoesOnFromWhatWaited() {
-        var table = ChannelTable()
-        table.history.update(Self.settings, now: .now)
-        let subscriber = Recorder()
-        table.addConnection(socketID: "1.1", appID: "app", outbox: subscriber.outbox)
-        table.history.adopt(HistoryPosition(stream: "s", serial: 0), for: ChannelTable.Key(appID: "app", name: "orders"), now: .now)
-        _ = table.subscribe(socketID: "1.1", appID: "app", channel: "orders", member: nil, maxPresenceMembers: 100)
+        var (table, subscriber) = Self.subscribedTable()
         let policy = EventCachePolicy(ttl: .seconds(60), maxChannels: 10)
 
         // Serial 1 never comes.
