@@ -224,6 +224,36 @@ struct ClusterHistoryOrderTests {
         }
     }
 
+    @Test func aClientThatSawMoreOnAnotherNodeThanThisNodeHasRecoversThere() async throws {
+        let cluster = LoopbackCluster()
+        try await Self.withTwoNodes(cluster, history: MemoryHistory()) { a, b in
+            let onB = try await Self.subscriberOnB(a, b)
+            let onA = Recorder()
+            await a.addConnection(socketID: "1.1", appID: "app", outbox: onA.outbox)
+            _ = await a.subscribe(socketID: "1.1", appID: "app", channel: "orders", member: nil, maxPresenceMembers: 100)
+            // Node B misses 2 and 3; node A's subscriber has them.
+            await cluster.drop(true)
+            for index in 2...3 { await a.publish(appID: "app", channel: "orders", frame: Self.event(index), excluding: nil) }
+            await cluster.drop(false)
+            #expect(onA.serials == [2, 3])
+            let stream = try #require(onA.frames.last?["stream"] as? String)
+
+            // Its connection moves to node B, which is still at 1.
+            let moved = Recorder()
+            await b.addConnection(socketID: "2.2", appID: "app", outbox: moved.outbox)
+            _ = await b.subscribe(
+                socketID: "2.2", appID: "app", channel: "orders", member: nil, maxPresenceMembers: 100,
+                resume: HistoryPosition(stream: stream, serial: 3))
+            let answer = try #require(moved.frames.first)
+            #expect(answer["recovered"] as? Bool == true, "not ahead of the channel: ahead of this node only")
+            #expect(answer["serial"] as? Int == 3)
+            #expect(moved.serials.isEmpty, "it missed nothing")
+            #expect(onB.serials == [1, 2, 3], "node B's own subscriber got what node B had missed, in order")
+            await a.publish(appID: "app", channel: "orders", frame: Self.event(4), excluding: nil)
+            try await eventually("the live event") { moved.serials == [4] && onB.serials == [1, 2, 3, 4] }
+        }
+    }
+
     @Test func aResumeOnAnotherNodeReplaysWhatTheClusterHistoryKeepsThenWhatReachedThatNode() async throws {
         let cluster = LoopbackCluster()
         let history = MemoryHistory()

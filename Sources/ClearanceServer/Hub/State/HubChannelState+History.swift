@@ -61,8 +61,13 @@ extension HubChannelState {
     func readClusterHistory(appID: String, channel: String, resume: HistoryPosition?) async -> ClusterHistoryRead? {
         guard let (store, configuration) = clusterHistory(appID: appID, channel: channel) else { return nil }
         let key = ChannelTable.Key(appID: appID, name: channel)
-        guard resume != nil || table.history.current(key) == nil else { return nil }
-        guard let read = try? await store.read(appID: appID, channel: channel, after: resume, keeping: configuration) else { return nil }
+        let current = table.history.current(key)
+        guard resume != nil || current == nil else { return nil }
+        // A client that saw more than this node has (on another node) is not ahead of the channel:
+        // what this node has not had yet is read too, and delivered here first.
+        var after = resume
+        if let resume, let current, current.stream == resume.stream, current.serial < resume.serial { after = current }
+        guard let read = try? await store.read(appID: appID, channel: channel, after: after, keeping: configuration) else { return nil }
         absorb(read, key: key)
         return read
     }
