@@ -27,16 +27,17 @@ extension HubChannelState {
         let stamped = ChannelHistory.stamped(frame, at: position)
         let now = clock.date
         let cached = cache.map { EventCache.Entry(frame: stamped.text, triggeredAt: now, expiresAt: $0.expiry(from: now)) }
-        let key = ChannelTable.Key(appID: appID, name: channel)
-        table.accept(ChannelTable.KeptEvent(key: key, position: position, frame: stamped, excluding: excluding, cached: cached), policy: cachePolicy())
-        countHistoryEvents()
         // Every node hears every kept event, subscribed or not: its own history stays whole, and
-        // a gap shows as soon as the next event comes.
+        // a gap shows as soon as the next event comes. Sent first: its order is its serial, and
+        // the other nodes' subscribers need not wait for this node's deliveries.
         if let cached {
             cluster?.transport.publish([.triggered(appID: appID, channel: channel, entry: cached, excluding: excluding)])
         } else {
             cluster?.transport.publish([.event(appID: appID, channel: channel, frame: stamped.text, excluding: excluding)])
         }
+        let key = ChannelTable.Key(appID: appID, name: channel)
+        table.accept(ChannelTable.KeptEvent(key: key, position: position, frame: stamped, excluding: excluding, cached: cached), policy: cachePolicy())
+        countHistoryEvents()
         return position.serial
     }
 
