@@ -38,6 +38,8 @@ import Logging
 /// - a channel's history (connection recovery, an app's `history`) is kept in the database: each
 ///   event numbered once for the cluster and committed before any node delivers it or the HTTP API
 ///   answers 200, so a client resumes on any node, also after the one it left was killed;
+/// - an app's backend may publish from inside its own transaction (`clearance_publish(…)`): the
+///   event is delivered once it commits, never when it rolls back, each channel's in commit order;
 /// - a `terminate_connections` is a row of the database for its grace period, which every node
 ///   reads, also one that was away or whose queue was full;
 /// - notifications carry events up to PostgreSQL's NOTIFY limit (8,000 bytes); longer payloads go
@@ -63,6 +65,8 @@ public final class PostgresCluster: ClusterTransport {
     private let webhookQueues = Locked([PostgresWebhookQueue]())
     /// The channels' histories (connection recovery), in the database.
     let history: PostgresHistory
+    /// The events apps publish from their transactions (`clearance_publish`).
+    let outbox: PostgresOutbox
 
     /// Messages this node dropped because its queue of unsent messages was full, in all, and
     /// each app's events dropped at the app's part of the queue (`clearance serve` exports them:
@@ -97,6 +101,7 @@ public final class PostgresCluster: ClusterTransport {
         link = BackplaneLink(configuration: configuration, nodeID: nodeID, queue: queue, logger: logger)
         occupancy = PostgresOccupancy(configuration: configuration, node: nodeID, logger: logger)
         history = PostgresHistory(configuration: configuration, logger: logger)
+        outbox = PostgresOutbox(configuration: configuration, logger: logger)
         let inbox = Locked<ClusterInbox?>(nil)
         self.inbox = inbox
         clusterTerminations = ClusterTerminations(configuration: configuration, node: nodeID, logger: logger) { termination in
@@ -108,7 +113,7 @@ public final class PostgresCluster: ClusterTransport {
     /// What a hub needs to be this node: this transport, the database's occupancy, channel
     /// histories (connection recovery) and webhook queue (``PostgresWebhookQueue``).
     public var drivers: ClusterDrivers {
-        ClusterDrivers(transport: self, occupancy: occupancy, history: history) { [self] limits in
+        ClusterDrivers(transport: self, occupancy: occupancy, history: history, outbox: outbox) { [self] limits in
             let queue = PostgresWebhookQueue(configuration: configuration, node: nodeID, limits: limits, logger: logger)
             webhookQueues.withLock { $0.append(queue) }
             return queue

@@ -13,6 +13,9 @@ public struct ClusterDrivers: Sendable {
     /// Where the channels' histories are kept for the cluster (connection recovery); nil: the
     /// nodes refuse apps with a `history`. `PostgresCluster`'s drivers have one.
     package let history: (any ClusterHistory)?
+    /// Where the events apps publish from their own transactions wait (`clearance_publish`);
+    /// nil: none.
+    package let outbox: (any ClusterOutbox)?
 
     /// A cluster's drivers.
     public init(
@@ -23,16 +26,19 @@ public struct ClusterDrivers: Sendable {
         self.occupancy = occupancy
         self.webhookQueue = webhookQueue
         history = nil
+        outbox = nil
     }
 
-    /// A cluster's drivers, with the channels' histories kept in `history`.
+    /// A cluster's drivers, with the channels' histories kept in `history` and the apps'
+    /// transactional events in `outbox`.
     package init(
         transport: any ClusterTransport, occupancy: (any ClusterOccupancy)? = nil, history: (any ClusterHistory)?,
-        webhookQueue: @escaping @Sendable (HubLimits) -> (any WebhookQueue)? = { _ in nil }
+        outbox: (any ClusterOutbox)? = nil, webhookQueue: @escaping @Sendable (HubLimits) -> (any WebhookQueue)? = { _ in nil }
     ) {
         self.transport = transport
         self.occupancy = occupancy
         self.webhookQueue = webhookQueue
         self.history = history
+        self.outbox = outbox
     }
 }

@@ -142,6 +142,7 @@ public struct HubService: Service {
             ticking.addTask { await hub.runUserTerminations() }
             ticking.addTask { await hub.runSubscriptionCounts() }
             ticking.addTask { await hub.runHistoryPurge() }
+            ticking.addTask { await hub.runOutbox() }
             ticking.addTask { await hub.webhooks.run() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await hub.channels.run() }

@@ -41,9 +41,10 @@ struct BackplaneSchema: Sendable {
                 try await execute(PostgresQuery(unsafeSQL: """
                     CREATE TABLE IF NOT EXISTS \(payloads) (id bigserial PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())
                     """), on: connection, logger: logger)
-                for statement in webhookTables + terminationTables + historyTables {
+                for statement in webhookTables + terminationTables + historyTables + outboxTables {
                     try await execute(PostgresQuery(unsafeSQL: statement), on: connection, logger: logger)
                 }
+                try await createOutboxFunction(on: connection, logger: logger)
                 return
             } catch {
                 lastError = error

@@ -187,7 +187,7 @@ extension BackplaneSchema {
     }
 
     /// Runs `work` between `BEGIN` and `COMMIT` (`ROLLBACK` when it throws).
-    private func transaction<T: Sendable>(on connection: BoundedConnection, logger: Logger, _ work: () async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(on connection: BoundedConnection, logger: Logger, _ work: () async throws -> T) async throws -> T {
         try await execute("BEGIN", on: connection, logger: logger)
         do {
             let value = try await work()

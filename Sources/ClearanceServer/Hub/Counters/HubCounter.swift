@@ -54,6 +54,10 @@ public enum HubCounter: String, Sendable, Hashable, CaseIterable {
     /// An HTTP API request answered 429: its app publishes or reads faster than its
     /// `backendEventsPerSecond` or `readRequestsPerSecond` (``HubAppConfiguration``).
     case httpRequestsRateLimited = "http_requests_rate_limited"
+    /// An event an app published from its transaction (`clearance_publish`) that can never be
+    /// delivered (an unknown app, a bad channel or event name, data too large): set aside with its
+    /// reason (`clearance_outbox_rejected_total`).
+    case outboxRejected = "outbox_rejected"
     /// A client resumed a channel with a history and got every event it missed
     /// (`clearance_resumes_total{result="recovered"}`).
     case resumesRecovered = "resumes_recovered"
