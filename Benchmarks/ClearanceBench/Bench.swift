@@ -4,7 +4,7 @@
 public enum Bench {
     /// The figures there are.
     public enum Figure: String, CaseIterable, Sendable {
-        case credentials, fanIn = "fan-in", signing, hub, history, cluster, channels, entitlements
+        case credentials, fanIn = "fan-in", signing, hub, history, cluster, outbox, channels, entitlements
     }
 
     /// Which figures, and their sizes.
@@ -49,6 +49,7 @@ public enum Bench {
         }
         if figures.contains(.history) { try await HistoryBench().run() }
         if figures.contains(.cluster) { try await CrossNodeBench().run() }
+        if figures.contains(.outbox) { try await OutboxBench().run() }
         if figures.contains(.channels) { try await ChannelsBench(channels: options.channels, runs: options.channelRuns).run() }
         if figures.contains(.entitlements) { try await EntitlementDownloadBench(downloads: options.downloads).run() }
     }

@@ -37,6 +37,16 @@ final class LatencySamples: @unchecked Sendable {
         return latencies.sorted()
     }
 
+    /// The latencies from the `index`th recorded on (one phase of a run), in milliseconds at
+    /// `fraction` (as ``percentile(_:)``).
+    func percentile(_ fraction: Double, from index: Int) -> Double {
+        lock.lock()
+        let phase = latencies.dropFirst(index).sorted()
+        lock.unlock()
+        guard !phase.isEmpty else { return .nan }
+        return Double(phase[min(phase.count - 1, Int(Double(phase.count) * fraction))]) / 1_000_000
+    }
+
     /// The latency at `fraction` (0.5: the median, 0.99, 1: the maximum) in milliseconds;
     /// NaN without samples.
     func percentile(_ fraction: Double) -> Double {

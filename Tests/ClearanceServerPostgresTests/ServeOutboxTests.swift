@@ -2,6 +2,7 @@ import Clearance
 import ClearanceChannels
 import ClearanceDevelopment
 import ClearanceServer
+import ClearanceServerPostgres
 import ClearanceTestSupport
 import Foundation
 import PostgresNIO
@@ -165,4 +166,45 @@ struct ServeOutboxTests {
             }
         }
     }
+
+    @Test func twoNodesStartingAtOnceOnAnEmptyDatabaseBothComeUpAndShareOneOutbox() async throws {
+        try await ThrowawayPostgres.with { database in
+            let cluster = ["CLEARANCE_BACKPLANE_URL": database.url, "CLEARANCE_CLUSTER_KEY": BackplaneClusterKey.testSecret]
+            let ports = (try LoopbackPort.free(), try LoopbackPort.free())
+            let files = (
+                try ServeProcess.writeConfiguration(port: ports.0, limits: TestHub.limits()),
+                try ServeProcess.writeConfiguration(port: ports.1, limits: TestHub.limits()))
+            defer {
+                try? FileManager.default.removeItem(at: files.0)
+                try? FileManager.default.removeItem(at: files.1)
+            }
+            // Both make the tables and the function at the same moment.
+            async let startingA = ServeProcess.start(configuration: files.0, port: ports.0, environment: cluster)
+            async let startingB = ServeProcess.start(configuration: files.1, port: ports.1, environment: cluster)
+            let started = await (try? startingA, try? startingB)
+            try await withCleanup {
+                let nodeA = try #require(started.0, "node A did not start")
+                let nodeB = try #require(started.1, "node B did not start")
+                for node in [nodeA, nodeB] {
+                    let linked = await node.process.line(timeout: .seconds(30)) { $0.hasPrefix("backplane connected node=") }
+                    #expect(linked != nil, "not linked: \(node.process.stderr.suffix(2_000))")
+                }
+                #expect(try await Self.rows(
+                    "SELECT count(*)::text FROM pg_proc WHERE proname = 'clearance_publish'", database) == ["1"])
+                try await Self.makePublisher(database)
+                let listener = Listener(port: nodeB.port)
+                try await withCleanup {
+                    try await listener.subscribe(["outbox-1"])
+                    try await Self.publish(database, as: "publisher", ["one", TestHub.appID, "outbox-1", "e", "after a concurrent start"])
+                    try await eventually("the event") { listener.data("outbox-1") == ["after a concurrent start"] }
+                } cleanup: {
+                    await listener.stop()
+                }
+            } cleanup: {
+                await started.0?.stop()
+                await started.1?.stop()
+            }
+        }
+    }
 }
+

@@ -9,6 +9,8 @@ Usage (each step prints one JSON object; the test runs them around what it does 
       {"subscribed": {...}, "event": {"stream", "serial", "data"}}
   hub_resume_nodes.py trigger HOST PORT APP_ID KEY SECRET CHANNEL FIRST COUNT
       triggers COUNT events (data FIRST, FIRST+1, ...) through that node: {"triggers": [answer, ...]}
+  hub_resume_nodes.py answer HOST PORT APP_ID KEY SECRET CHANNEL STREAM SERIAL
+      subscribes on that node resuming from STREAM/SERIAL and leaves: {"resumed": {...}}
   hub_resume_nodes.py resume HOST PORT APP_ID KEY SECRET CHANNEL STREAM SERIAL COUNT
       subscribes on that node resuming from STREAM/SERIAL, reads COUNT replayed events, then one
       event triggered through that node: {"resumed": {...}, "replayed": [...], "live": {...}}
@@ -46,6 +48,11 @@ def main() -> int:
     elif step == "trigger":
         first, count = int(rest[0]), int(rest[1])
         report["triggers"] = [server.trigger(channel, "e", str(index)) for index in range(first, first + count)]
+    elif step == "answer":
+        stream, serial = rest[0], int(rest[1])
+        ws, _ = connect(host, port, key)
+        report["resumed"] = answer(subscribe(ws, channel, resume={"stream": stream, "serial": serial}))
+        ws.close()
     elif step == "resume":
         stream, serial, count = rest[0], int(rest[1]), int(rest[2])
         ws, _ = connect(host, port, key)
