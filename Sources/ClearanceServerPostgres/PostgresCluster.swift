@@ -101,7 +101,7 @@ public final class PostgresCluster: ClusterTransport {
         link = BackplaneLink(configuration: configuration, nodeID: nodeID, queue: queue, logger: logger)
         occupancy = PostgresOccupancy(configuration: configuration, node: nodeID, logger: logger)
         history = PostgresHistory(configuration: configuration, logger: logger)
-        outbox = PostgresOutbox(configuration: configuration, logger: logger)
+        outbox = PostgresOutbox(configuration: configuration, logger: logger) { [queue] timeout in await queue.sentAll(within: timeout) }
         let inbox = Locked<ClusterInbox?>(nil)
         self.inbox = inbox
         clusterTerminations = ClusterTerminations(configuration: configuration, node: nodeID, logger: logger) { termination in

@@ -158,7 +158,19 @@ struct ServeOutboxTests {
                 let killed = try #require(drainer)
                 await nodes[killed].stop(.kill)
                 let survivor = listeners[1 - killed]
-                try await eventually("every event on the other node", timeout: .seconds(60)) { Set(survivor.data("outbox-1")).count == 3000 }
+                do {
+                    try await eventually("every event on the other node", timeout: .seconds(60)) { Set(survivor.data("outbox-1")).count == 3000 }
+                } catch {
+                    // What the database and the nodes say, for the failure.
+                    let state = try await Self.rows("""
+                        SELECT 'outbox ' || (SELECT count(*) FROM clearance_backplane_outbox)::text
+                        UNION ALL SELECT 'lock ' || pid::text || ' ' || mode || ' ' || granted::text FROM pg_locks WHERE locktype = 'advisory'
+                        UNION ALL SELECT 'backend ' || pid::text || ' ' || coalesce(state, '') || ' ' || coalesce(wait_event, '') || ' ' || left(query, 60)
+                          FROM pg_stat_activity WHERE datname = 'postgres' AND pid <> pg_backend_pid()
+                        """, database)
+                    Issue.record("killed node \(killed); the survivor got \(Set(survivor.data("outbox-1")).count) of 3,000, the killed one \(listeners[killed].data("outbox-1").count); \(state.joined(separator: "; ")); the survivor's log: \(nodes[1 - killed].process.stderr.suffix(3_000))")
+                    throw error
+                }
                 #expect(Set(survivor.data("outbox-1")) == Set((1...3000).map { "outbox-1:\($0)" }), "none lost (some may come twice)")
                 try await eventually("the outbox emptied") { try await Self.rows("SELECT count(*)::text FROM clearance_backplane_outbox", database) == ["0"] }
             } cleanup: {

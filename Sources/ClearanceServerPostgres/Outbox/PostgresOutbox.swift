@@ -10,8 +10,9 @@ import PostgresNIO
 /// One node drains, as long as its connection lives (a session-level advisory lock), so that
 /// every outbox event is triggered on one node and each channel's events reach every subscriber
 /// in commit order: in each transaction it reads the first rows in order, hands each to the hub,
-/// and removes those delivered or set aside. A node killed meanwhile has its transaction rolled
-/// back and its lock released: the next node delivers those rows again (at least once). A commit wakes the draining node at once (the
+/// and removes those delivered or set aside once its messages to the other nodes are sent. A node
+/// killed meanwhile has its transaction rolled back and its lock released: the next node delivers
+/// those rows again (at least once). A commit wakes the draining node at once (the
 /// function's NOTIFY, sent only on commit); every second it looks anyway (a notification alone is
 /// not trusted).
 final class PostgresOutbox: ClusterOutbox {
@@ -27,11 +28,22 @@ final class PostgresOutbox: ClusterOutbox {
     /// Whether this node's last turn found nothing (it logs when it starts draining again).
     private let idle = Locked(true)
 
-    init(configuration: PostgresBackplaneConfiguration, logger: Logger) {
+    /// Waits until what the hub queued for the other nodes so far was sent: true; false when some
+    /// of it may never be, or after `timeout`.
+    private let relayed: @Sendable (Duration) async -> Bool
+
+    init(configuration: PostgresBackplaneConfiguration, logger: Logger, relayed: @escaping @Sendable (Duration) async -> Bool) {
+        self.relayed = relayed
         self.configuration = configuration
         connection = BackplaneConnection(configuration: configuration, id: 8, logger: logger)
         schema = BackplaneSchema(namespace: configuration.namespace)
         self.logger = logger
+    }
+
+    /// The events of a turn could not all be sent to the other nodes (the link lost, the queue
+    /// full): the turn is rolled back, and its rows delivered again.
+    struct NotRelayed: Error, CustomStringConvertible {
+        var description: String { "the delivered events did not all reach the other nodes (the link lost, or its queue full)" }
     }
 
     /// How a turn at the outbox ended.
@@ -119,6 +131,8 @@ final class PostgresOutbox: ClusterOutbox {
                     }
                     if waiting { break }
                 }
+                // Removed once the other nodes have them: a node killed before leaves them to the next.
+                if !done.isEmpty, !(await self.relayed(.seconds(10))) { throw NotRelayed() }
                 try await schema.removeOutboxRows(done, on: connection, logger: logger)
                 if waiting { return .wait }
                 if rows.isEmpty { self.idle.withLock { $0 = true } }

@@ -222,6 +222,7 @@ final class BackplaneLink: Sendable {
             for body in BackplanePayload.pack(batch, limit: limit) {
                 try await send(body, limit: limit, at: inbox.clock.date, on: writer)
             }
+            queue.sent(batch.count)
             if queue.takeResync() {
                 logger.notice("backplane.resync", metadata: ["dropped": "\(queue.dropped)"])
                 await inbox.sendWholeState { queue.appendWholeState($0) }

@@ -32,6 +32,16 @@ final class BackplaneQueue: Sendable {
         var droppedByApp: [String: Int] = [:]
         /// The apps dropping since the sender last took the queue (one log line per overflow).
         var overflowingApps: Set<String> = []
+        /// Messages handed to the queue, ever; of them, those sent or lost (``sentAll(within:)``).
+        var offered: UInt64 = 0
+        var settled: UInt64 = 0
+        /// Messages that will never be sent: dropped, or replaced by a whole state.
+        var lost: UInt64 = 0
+
+        mutating func lose(_ count: Int) {
+            lost += UInt64(count)
+            settled += UInt64(count)
+        }
 
         /// Everything queued, leaving the queue empty (its storage handed over, not copied).
         mutating func takeAll() -> [ClusterMessage] {
@@ -95,7 +105,11 @@ final class BackplaneQueue: Sendable {
     private func enqueue(_ messages: [ClusterMessage], bounded: Bool, closing: Bool = false) {
         guard !messages.isEmpty else { return }
         let (waiter, batch, overflowStarted, appsOverflowing) = state.withLock { state in
-            guard !state.closed else { return (CheckedContinuation<[ClusterMessage], Never>?.none, [ClusterMessage](), false, [String]()) }
+            state.offered += UInt64(messages.count)
+            guard !state.closed else {
+                state.lose(messages.count)
+                return (CheckedContinuation<[ClusterMessage], Never>?.none, [ClusterMessage](), false, [String]())
+            }
             if closing { state.closed = true }
             var admitted = messages
             var appsOverflowing: [String] = []
@@ -104,6 +118,7 @@ final class BackplaneQueue: Sendable {
                 admitted = messages.filter { message in
                     guard let appID = message.floodingAppID else { return true }
                     guard state.eventsByApp[appID, default: 0] < perAppLimit else {
+                        state.lose(1)
                         state.dropped += 1
                         state.droppedByApp[appID, default: 0] += 1
                         if state.overflowingApps.insert(appID).inserted { appsOverflowing.append(appID) }
@@ -117,6 +132,7 @@ final class BackplaneQueue: Sendable {
             state.messages.append(contentsOf: admitted.prefix(room))
             let dropped = max(0, admitted.count - room)
             state.dropped += dropped
+            state.lose(dropped)
             for message in admitted.dropFirst(room) {
                 if let appID = message.floodingAppID { state.eventsByApp[appID, default: 1] -= 1 }
             }
@@ -144,6 +160,7 @@ final class BackplaneQueue: Sendable {
     func replace(with messages: [ClusterMessage]) {
         state.withLock { state in
             if !state.closed {
+                state.lose(state.messages.count)
                 state.messages.removeAll()
                 state.eventsByApp.removeAll()
             }
@@ -168,6 +185,28 @@ final class BackplaneQueue: Sendable {
                 return state.waiter
             }
             waiter?.resume(returning: [])
+        }
+    }
+
+    /// The sender sent `count` messages it took.
+    func sent(_ count: Int) {
+        state.withLock { $0.settled += UInt64(count) }
+    }
+
+    /// Waits until every message queued before the call was sent: true; false when one of them
+    /// may never be (dropped, replaced after the link was lost, its batch's sending failed) or
+    /// `timeout` passed first. What the outbox waits for before it removes the rows it delivered:
+    /// the other nodes have them then.
+    func sentAll(within timeout: Duration) async -> Bool {
+        let (target, lostBefore) = state.withLock { ($0.offered, $0.lost) }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (settled, lost) = state.withLock { ($0.settled, $0.lost) }
+            if lost != lostBefore { return false }
+            if settled >= target { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            // sleep: the pace of a check (sending takes a database round trip), not a wait.
+            try? await Task.sleep(for: .milliseconds(1))
         }
     }
 
