@@ -14,7 +14,7 @@ struct ServeClusterRecoveryTests {
     static let history = ChannelHistoryConfiguration(size: 300, ttl: 120)
 
     /// Runs one step of `hub_resume_nodes.py` against `node` and returns its report.
-    private static func step(_ name: String, _ node: ServeProcess, _ arguments: [String]) async throws -> [String: Any] {
+    static func step(_ name: String, _ node: ServeProcess, _ arguments: [String]) async throws -> [String: Any] {
         let run = try await PythonPeer.run(
             "hub_resume_nodes.py", [name, "127.0.0.1", String(node.port), TestHub.appID, TestHub.key, TestHub.secret, "orders"] + arguments)
         #expect(run.status == 0, "hub_resume_nodes.py \(name) exited with \(run.status): \(run.stderr.suffix(2_000))")
