@@ -11,32 +11,32 @@ import Testing
 /// rate waits (an outbox in memory stands for PostgreSQL's).
 @Suite("Hub outbox")
 struct HubOutboxTests {
-    /// Hands its events to the hub in order, keeping what became of each; one asked to wait is
-    /// handed again.
+    /// Hands its events to the hub in order, keeping what became of each, whenever it is rung
+    /// (an event added, or ``ring()``); one asked to wait stays first until the next ring.
     final class MemoryOutbox: ClusterOutbox {
         let pending = Locked<[OutboxEvent]>([])
         let outcomes = Locked<[(Int64, OutboxOutcome)]>([])
+        private let (bell, ringer) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
         func run(publish: @escaping @Sendable (OutboxEvent) async -> OutboxOutcome) async {
-            while !Task.isCancelled {
-                guard let next = pending.withLock({ $0.first }) else {
-                    // sleep: the pace of an idle poll, not a wait.
-                    try? await Task.sleep(for: .milliseconds(5))
-                    continue
-                }
-                let outcome = await publish(next)
-                outcomes.withLock { $0.append((next.id, outcome)) }
-                if outcome == .retryLater {
-                    // sleep: the pace of a retry (as PostgreSQL's outbox waits), not a wait.
-                    try? await Task.sleep(for: .milliseconds(20))
-                } else {
+            for await _ in bell {
+                while let next = pending.withLock({ $0.first }) {
+                    let outcome = await publish(next)
+                    outcomes.withLock { $0.append((next.id, outcome)) }
+                    guard outcome != .retryLater else { break }
                     pending.withLock { _ = $0.removeFirst() }
                 }
             }
         }
 
+        /// Has it hand over what waits (as PostgreSQL's outbox does at a commit or its retry).
+        func ring() {
+            ringer.yield()
+        }
+
         func add(_ id: Int64, app: String = TestHub.appID, channels: [String], name: String = "e", data: String) {
             pending.withLock { $0.append(OutboxEvent(id: id, appID: app, channels: channels, name: name, data: data, socketID: nil)) }
+            ring()
         }
 
         func outcome(_ id: Int64) -> [OutboxOutcome] { outcomes.withLock { $0 }.filter { $0.0 == id }.map(\.1) }
@@ -74,6 +74,7 @@ struct HubOutboxTests {
             try await eventually("the third asked to wait") { outbox.outcome(6).first == .retryLater }
             #expect(outbox.pending.withLock { $0.map(\.id) } == [6])
             await clock.advance(by: .seconds(1))
+            outbox.ring()
             try await eventually("every event handled") { outbox.pending.withLock { $0.isEmpty } }
 
             #expect(outbox.outcome(1) == [.rejected(reason: "no app has the id 'nobody'.")])
