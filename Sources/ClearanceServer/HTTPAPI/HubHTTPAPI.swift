@@ -204,7 +204,7 @@ struct HubHTTPAPI: Sendable {
     private func events(app: HubApp, body: Data) async throws(HTTPAPIError) -> Response {
         let event = try TriggerEvent(jsonObject(body), limits: hub.limits, channelNames: app.signer.limits)
         try spend(event.channels.count, .backendEvents, app: app)
-        let serials = try await publish(event, app: app)
+        let serials = try await hub.channels.trigger(event, appID: app.id)
         guard !event.info.isEmpty || !serials.isEmpty else { return JSONResponse.make(.ok, "{}") }
         var channels = JSONWriter()
         for name in event.channels where !event.info.isEmpty || serials[name] != nil {
@@ -230,7 +230,7 @@ struct HubHTTPAPI: Sendable {
         try spend(events.count, .backendEvents, app: app)
         var serials: [Int?] = []
         for event in events {
-            serials.append(try await publish(event, app: app)[event.channels[0]])
+            serials.append(try await hub.channels.trigger(event, appID: app.id)[event.channels[0]])
         }
         guard events.contains(where: { !$0.info.isEmpty }) || serials.contains(where: { $0 != nil }) else { return JSONResponse.make(.ok, "{}") }
         var list: [String] = []
@@ -240,23 +240,6 @@ struct HubHTTPAPI: Sendable {
         var response = JSONWriter()
         response.raw("batch", "[" + list.joined(separator: ",") + "]")
         return JSONResponse.make(.ok, response.text)
-    }
-
-    /// Publishes `event` on each of its channels; returns the serial each channel with a
-    /// history gave it. On a cluster whose history cannot take it: 503, the channels before it
-    /// delivered, none after.
-    private func publish(_ event: TriggerEvent, app: HubApp) async throws(HTTPAPIError) -> [String: Int] {
-        var serials: [String: Int] = [:]
-        for channel in event.channels {
-            let frame = PusherFrame.event(name: event.name, channel: channel, data: event.data)
-            do {
-                serials[channel] = try await hub.channels.trigger(
-                    appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: hub.channels.cachePolicy())
-            } catch {
-                throw .historyUnavailable(channel: channel)
-            }
-        }
-        return serials
     }
 
     /// Closes the user's connections here, then has every other node close theirs. The body is

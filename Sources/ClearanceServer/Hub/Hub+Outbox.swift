@@ -40,15 +40,12 @@ extension Hub {
         if let limit = app.limits.backendEventsPerSecond, !rates.take(event.channels.count, .backendEvents, appID: app.id, perSecond: limit, at: clock.now) {
             return .retryLater
         }
-        for channel in event.channels {
-            let frame = PusherFrame.event(name: event.name, channel: channel, data: event.data)
-            do {
-                try await channels.trigger(appID: app.id, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: channels.cachePolicy())
-            } catch {
-                // The channel's history could not take it: the whole event is tried again (its
-                // channels before this one get it twice; the README says so).
-                return .retryLater
-            }
+        do {
+            _ = try await channels.trigger(event, appID: app.id)
+        } catch {
+            // The channel's history could not take it: the whole event is tried again (its
+            // channels before that one get it twice; the Cluster article says so).
+            return .retryLater
         }
         return .delivered
     }

@@ -219,6 +219,23 @@ actor HubChannelState {
         return serial
     }
 
+    /// Publishes `event` (the HTTP API's, or an outbox row read as one) on each of its channels,
+    /// as ``trigger(appID:channel:frame:excluding:cache:)`` does; returns the serial each channel
+    /// with a history gave it. Throws `channel` when the cluster's history could not take the event
+    /// there: the channels before it have it, none after.
+    func trigger(_ event: TriggerEvent, appID: String) async throws(HTTPAPIError) -> [String: Int] {
+        var serials: [String: Int] = [:]
+        for channel in event.channels {
+            let frame = PusherFrame.event(name: event.name, channel: channel, data: event.data)
+            do {
+                serials[channel] = try await trigger(appID: appID, channel: channel, frame: frame, excluding: event.excludedSocketID, cache: cachePolicy())
+            } catch {
+                throw .historyUnavailable(channel: channel)
+            }
+        }
+        return serials
+    }
+
     /// The app's occupied channels.
     func channels(appID: String) -> [ChannelSnapshot] {
         table.channels(appID: appID)
