@@ -8,7 +8,7 @@ struct ClearanceCommand: AsyncParsableCommand {
         abstract: "Authorize what your app does against a backend: API keys and tokens per endpoint, OAuth2 sessions, channel authorization.",
         subcommands: [
             DemoCommand.self, RequestCommand.self, LoginCommand.self, SessionCommand.self,
-            ServeCommand.self, ListenCommand.self, ChannelAuthCommand.self, UserAuthCommand.self, BenchCommand.self,
+            ServeCommand.self, AppsCommand.self, ListenCommand.self, ChannelAuthCommand.self, UserAuthCommand.self, BenchCommand.self,
             BenchBroadcasterCommand.self,
             EntitlementsCommand.self,
             CustomerTokenCommand.self,

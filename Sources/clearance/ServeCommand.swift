@@ -142,11 +142,33 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("tls-key"), help: "The PEM file of the certificate's private key (unencrypted). Also CLEARANCE_TLS_KEY.")
     var tlsKey: String?
 
+    @Option(name: .customLong("apps-database"), help: """
+        Read the apps from PostgreSQL instead of the configuration file (which must then list none): \
+        postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (optional ?sslmode=require, ?namespace=NAME), the backplane's database \
+        or another; changed with `clearance apps`, applied within a second on every hub, no SIGHUP. - reads the URL from standard \
+        input. Also --apps-database-file or CLEARANCE_APPS_DATABASE_URL. Needs --apps-key.
+        """)
+    var appsDatabase: String?
+
+    @Option(name: .customLong("apps-database-file"), help: "A file holding the apps database URL. Also CLEARANCE_APPS_DATABASE_FILE.")
+    var appsDatabaseFile: String?
+
+    @Option(name: .customLong("apps-key"), help: """
+        The key the apps' secrets are sealed with in the apps database (at least 32 characters; `openssl rand -base64 48`), the \
+        same for every hub and `clearance apps`; - reads it from standard input. Also --apps-key-file or CLEARANCE_APPS_KEY.
+        """)
+    var appsKey: String?
+
+    @Option(name: .customLong("apps-key-file"), help: "A file holding the apps key. Also CLEARANCE_APPS_KEY_FILE.")
+    var appsKeyFile: String?
+
     /// The `CLEARANCE_…` variables, read where an option is not given.
     private var environment: ServeEnvironment { ServeEnvironment() }
 
     func validate() throws {
-        let fromStandardInput = [("--secret", secret), ("--backplane", backplane), ("--cluster-key", clusterKey)].filter { $0.1 == "-" }.map(\.0)
+        let fromStandardInput = [
+            ("--secret", secret), ("--backplane", backplane), ("--cluster-key", clusterKey), ("--apps-database", appsDatabase), ("--apps-key", appsKey),
+        ].filter { $0.1 == "-" }.map(\.0)
         if fromStandardInput.count > 1 {
             throw ValidationError("Only one of \(fromStandardInput.joined(separator: ", ")) can come from standard input.")
         }
@@ -231,15 +253,46 @@ struct ServeCommand: AsyncParsableCommand {
         let secrets = StartSecrets(
             appSecret: try resolveSecret(SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET"), secret, secretFile),
             fromStandardInput: secret == "-")
-        let (hub, notes, generated) = try resolveConfiguration(development: development, secrets: secrets)
+        let appsInput = AppsDatabaseInput(flag: "--apps-database", url: appsDatabase, urlFile: appsDatabaseFile, key: appsKey, keyFile: appsKeyFile)
+        let appsSource = try appsInput.resolve(needsKey: true)
+        if appsSource != nil, development {
+            throw ValidationError("--apps-database is for production hubs: --development serves the apps of its configuration file.")
+        }
+        if appsSource != nil, secrets.startAppSecret != nil || environment.string("--app-id", appID) != nil || environment.string("--key", key) != nil {
+            throw ValidationError("""
+                With --apps-database the apps come from the database: --app-id, --key and --secret (and their variables) are for a hub \
+                without one. Add the app with `clearance apps add`.
+                """)
+        }
+        let resolved = try resolveConfiguration(development: development, secrets: secrets, appsFromDatabase: appsSource != nil)
+        var (hub, notes) = (resolved.hub, resolved.notes)
+        let generated = resolved.generatedSecret
         let backplane = try backplaneConfiguration()
+        if let backplane {
+            do {
+                try await PostgresCluster.prepareSchema(backplane, logger: Logger(label: "clearance.backplane"))
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
+        let appsWatcher = appsSource.map { PostgresAppsWatcher(configuration: $0, limits: hub.configuration.limits, logger: Logger(label: "clearance.apps")) }
+        if let appsWatcher, let appsSource {
+            do {
+                hub.configuration.apps = try await appsWatcher.start()
+            } catch {
+                throw ValidationError(error.message)
+            }
+            notes.append("apps from the database \(appsSource) (\(hub.configuration.apps.count) now; `clearance apps` changes them, applied within a second)")
+        }
         // Only once everything given was accepted: a hub that does not start shows no secret.
-        if generated { try announceGenerated(secret: hub.configuration.apps[0].secret, appID: hub.configuration.apps[0].id) }
+        if generated, let app = hub.configuration.apps.first { try announceGenerated(secret: app.secret, appID: app.id) }
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
         let node = backplane.map {
+            // Apps from a database can be many later: each gets its part from the start.
             PostgresCluster(
-                configuration: $0, logger: Logger(label: "clearance.backplane"), limits: configuration.limits, apps: configuration.apps.count)
+                configuration: $0, logger: Logger(label: "clearance.backplane"), limits: configuration.limits,
+                apps: appsSource == nil ? configuration.apps.count : max(2, configuration.apps.count))
         }
         let metrics = HubMetrics()
         let reloader = HubReloader()
@@ -255,7 +308,7 @@ struct ServeCommand: AsyncParsableCommand {
                 cluster: node?.drivers,
                 logger: Logger(label: "clearance.hub"),
                 onReady: { hub in
-                    let webSocket = hub.webSocketURL(forKey: configuration.apps[0].key).absoluteString
+                    let webSocket = hub.webSocketURL().absoluteString
                     Self.say("ready ws=\(webSocket) http=\(hub.httpURL.absoluteString)")
                 },
                 metrics: metrics,
@@ -272,13 +325,21 @@ struct ServeCommand: AsyncParsableCommand {
         var services: [any Service] = []
         if let endpoints { services.append(endpoints) }
         services.append(service)
-        // Last, so that it stops first: no reload once shutdown begins.
+        // Last, so that they stop first: no reload once shutdown begins.
         let command = self
-        let startSecret = configuration.apps[0].secret
+        let startSecret = configuration.apps.first?.secret
+        let fromDatabase = appsSource != nil
+        let feed = ServeAppsFeed(reloader: reloader, base: configuration, say: { Self.say($0) })
+        if let appsWatcher { services.append(ServeAppsService(watcher: appsWatcher, feed: feed)) }
         services.append(ServeReloadService(
-            reloader: reloader,
+            apply: { (configuration: HubConfiguration) async throws(HubReloadError) -> HubReloadReport in
+                guard fromDatabase else { return try await reloader.reload(configuration) }
+                return try await feed.apply(base: configuration)
+            },
             resolve: {
-                try command.resolveConfiguration(development: development, secrets: secrets, keepingSecret: startSecret).0.configuration
+                try command.resolveConfiguration(
+                    development: development, secrets: secrets, keepingSecret: startSecret, appsFromDatabase: fromDatabase
+                ).0.configuration
             },
             logger: Logger(label: "clearance.serve"),
             say: { Self.say($0) }))
@@ -349,7 +410,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// warning when they differ. A reload resolves it again `keepingSecret` the one the first app
     /// started with, when that one was generated (none given anywhere).
     private func resolveConfiguration(
-        development: Bool, secrets: StartSecrets, keepingSecret: String? = nil
+        development: Bool, secrets: StartSecrets, keepingSecret: String? = nil, appsFromDatabase: Bool = false
     ) throws -> (hub: DevelopmentHub, notes: [String], generatedSecret: Bool) {
         var hub: DevelopmentHub
         var notes: [String] = []
@@ -410,6 +471,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
 
+        if appsFromDatabase {
+            return (try Self.waitingForApps(hub, configuration: configuration, file: environment.string("--config", config)), notes, false)
+        }
+
         var app = configuration.apps.first ?? HubAppConfiguration(id: "100001", key: "clearance-key", secret: "")
         if let appID = environment.string("--app-id", appID) { app.id = appID }
         if let key = environment.string("--key", key) { app.key = key }
@@ -443,6 +508,28 @@ struct ServeCommand: AsyncParsableCommand {
             notes.append("note: the official pusher Python library only accepts app ids made of digits")
         }
         return (hub, notes, generatedSecret)
+    }
+
+    /// The hub of `configuration` whose apps come from the database: it starts with those the
+    /// database holds (none yet is fine). A configuration file that lists apps is refused: two
+    /// places for the apps would be two chances to disagree.
+    private static func waitingForApps(_ hub: DevelopmentHub, configuration: HubConfiguration, file: String?) throws -> DevelopmentHub {
+        guard configuration.apps.isEmpty else {
+            throw ValidationError("""
+                \(file ?? "The configuration file") lists apps, and --apps-database reads them from the database: remove `apps` from the file \
+                (add each app with `clearance apps add`), or serve without --apps-database.
+                """)
+        }
+        var hub = hub
+        hub.configuration = configuration
+        hub.configuration.waitsForApps = true
+        do {
+            try hub.configuration.validate()
+            try hub.configuration.tls?.validate()
+        } catch {
+            throw ValidationError(String(describing: error))
+        }
+        return hub
     }
 
     /// A generated app secret goes to `--generated-secret-file` (created with mode 0600), or else

@@ -11,7 +11,9 @@ import UnixSignals
 /// certificate that cannot be used, is refused with a log line (`hub.reload.refused`) and the
 /// hub keeps running on the last good configuration.
 struct ServeReloadService: Service {
-    let reloader: HubReloader
+    /// Applies a configuration: the ``HubReloader``'s, or with `--apps-database` the
+    /// ``ServeAppsFeed``'s (which keeps the database's apps).
+    let apply: @Sendable (HubConfiguration) async throws(HubReloadError) -> HubReloadReport
     /// The configuration as it would be resolved now.
     let resolve: @Sendable () throws -> HubConfiguration
     let logger: Logger
@@ -34,7 +36,7 @@ struct ServeReloadService: Service {
             return
         }
         do {
-            let report = try await reloader.reload(configuration)
+            let report = try await apply(configuration)
             say("reloaded \(report)")
         } catch {
             refused(error.message)

@@ -1,5 +1,6 @@
 import ClearanceServer
 import ClearanceServerPostgres
+import Logging
 import Testing
 
 /// The Swift blocks of `ClearanceServerPostgres`' doc comments, compiled (they name a database on
@@ -23,5 +24,22 @@ enum PostgresDocExamples {
         let hub = HubService(configuration: configuration, cluster: node.drivers)
         // snippet: end
         return hub
+    }
+
+    static func appsConfigurationDocComment(appsKeySecret: String) throws -> PostgresAppsConfiguration {
+        // snippet: begin
+        let apps = try PostgresAppsConfiguration(
+            url: "postgres://clearance@db.internal:5432/clearance?sslmode=require",
+            key: PostgresAppsKey(secret: appsKeySecret))
+        // snippet: end
+        return apps
+    }
+
+    static func appStoreDocComment(_ configuration: PostgresAppsConfiguration, logger: Logger) async throws {
+        // snippet: begin
+        let store = try await PostgresAppStore.open(configuration, logger: logger)
+        try await store.add(HubAppConfiguration(id: "app-1", key: "key-1", secret: HubConfiguration.randomSecret()))
+        await store.close()
+        // snippet: end
     }
 }

@@ -76,6 +76,19 @@ package final class ThrowawayPostgres: Sendable {
     /// The server's log (for failure messages).
     package var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
+    /// The database as `pg_dump` writes it (plain SQL: schema and rows), as an operator's backup has it.
+    package func dump() async throws -> String {
+        try await command("pg_dump", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "postgres"])
+        return try String(contentsOf: directory.appendingPathComponent("pg_dump.out"), encoding: .utf8)
+    }
+
+    /// Runs `sql` with `psql` as the `postgres` role, as an operator edits by hand, and returns
+    /// what it printed (unaligned, tuples only: one line per row).
+    package func psql(_ sql: String, as role: String = "postgres") async throws -> String {
+        try await command("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", role, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql, "postgres"])
+        return try String(contentsOf: directory.appendingPathComponent("psql.out"), encoding: .utf8)
+    }
+
     /// Runs a PostgreSQL program (`name` in its directory; or any program, by its path) to its
     /// end, through `bash`, as the `postgres` user unless `asPostgres` is false, its output to a
     /// file in `directory`. Foundation's `Process` learns that a child ended when every copy of a

@@ -115,6 +115,29 @@ public struct HubAppConfiguration: Sendable, Hashable, Codable, CustomStringConv
         self = try ConfigurationMember.decode(Self.members, from: decoder, startingFrom: Self(id: "", key: "", secret: ""))
     }
 
+    /// Checks this app on its own, under the hub's `limits`: usable credentials, limits in range,
+    /// history, webhook targets and allowed origins (``HubConfiguration/validate()`` also checks
+    /// that ids and keys are unique across apps).
+    /// - Throws: the first problem, as a ``HubConfigurationError``.
+    public func validate(limits: HubLimits) throws(HubConfigurationError) {
+        do {
+            _ = try RESTRequestSigner(appID: id, key: key, secret: secret)
+            _ = try signer(limits: limits)
+        } catch {
+            throw .invalidApp(id: id, reason: error)
+        }
+        if let member = firstInvalidLimit() { throw .invalidLimit(member) }
+        if let problem = history?.problem { throw .invalidHistory(appID: id, reason: problem) }
+        var targets = Set<WebhookTargetID>()
+        for target in webhooks {
+            try target.validate(appID: id)
+            guard targets.insert(WebhookTargetID(appID: id, target: target)).inserted else {
+                throw .duplicateWebhookTarget(appID: id, url: target.redactedURL)
+            }
+        }
+        _ = try originAllowlist()
+    }
+
     /// The name (`apps.<member>`) of the first of this app's limits outside its allowed range, if any.
     func firstInvalidLimit() -> String? {
         let checks: [(String, Int?, ClosedRange<Int>)] = [

@@ -34,6 +34,14 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     /// The certificate and key to serve `wss://` and `https://` with; nil (the default): plain
     /// `ws://` and `http://`, for loopback or behind a proxy that terminates TLS.
     public var tls: HubTLSConfiguration?
+    /// Whether the apps come from elsewhere (a database, `clearance serve --apps-database`): such
+    /// a hub may start with no app and waits for them. Not a member of the file. Default `false`.
+    public var waitsForApps = false
+
+    /// The members a configuration is encoded with (``waitsForApps`` is not one).
+    private enum CodingKeys: String, CodingKey {
+        case host, port, apps, limits, metrics, tls
+    }
 
     /// Creates a configuration.
     public init(
@@ -106,29 +114,14 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     /// Checks the configuration: at least one app, unique app ids and keys, usable
     /// credentials, usable webhook targets and allowed origins, limits in range.
     public func validate() throws(HubConfigurationError) {
-        guard !apps.isEmpty else { throw .noApps }
+        guard !apps.isEmpty || waitsForApps else { throw .noApps }
         guard (0...65_535).contains(port) else { throw .invalidPort(port) }
         var ids = Set<String>()
         var keys = Set<String>()
         for app in apps {
             guard ids.insert(app.id).inserted else { throw .duplicateAppID(app.id) }
             guard keys.insert(app.key).inserted else { throw .duplicateAppKey(app.key) }
-            do {
-                _ = try RESTRequestSigner(appID: app.id, key: app.key, secret: app.secret)
-                _ = try app.signer(limits: limits)
-            } catch {
-                throw .invalidApp(id: app.id, reason: error)
-            }
-            if let member = app.firstInvalidLimit() { throw .invalidLimit(member) }
-            if let problem = app.history?.problem { throw .invalidHistory(appID: app.id, reason: problem) }
-            var targets = Set<WebhookTargetID>()
-            for target in app.webhooks {
-                try target.validate(appID: app.id)
-                guard targets.insert(WebhookTargetID(appID: app.id, target: target)).inserted else {
-                    throw .duplicateWebhookTarget(appID: app.id, url: target.redactedURL)
-                }
-            }
-            _ = try app.originAllowlist()
+            try app.validate(limits: limits)
         }
         if let member = limits.firstInvalidMember() { throw .invalidLimit(member) }
         if let reason = limits.conflict() { throw .conflictingLimits(reason) }
@@ -150,7 +143,9 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
             + "\(tls.map { ", tls: \($0.certificate)" } ?? ""))"
     }
 
-    private static func describe(_ error: DecodingError, in data: Data) -> String {
+    /// Where and how `error` (from decoding `data`) went wrong, in words for an operator:
+    /// `missing apps[0].key`, `wrong type at limits.maxConnections`, ….
+    package static func describe(_ error: DecodingError, in data: Data) -> String {
         let path = ConfigurationMembers.path
         switch error {
         case let .keyNotFound(key, context):

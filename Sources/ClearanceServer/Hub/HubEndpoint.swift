@@ -17,9 +17,10 @@ public struct HubEndpoint: Sendable, Hashable {
     /// `ws://host:port` (`wss://` with TLS): the WebSocket endpoint's origin.
     public var webSocketURL: URL { URL(string: "ws\(secureSuffix)://\(bracketedHost):\(port)")! }
 
-    /// `ws://host:port/app/KEY?protocol=7&client=…&version=…` for `key` (default: the first app's).
+    /// `ws://host:port/app/KEY?protocol=7&client=…&version=…` for `key` (default: the first app's;
+    /// `ws://host:port/app/` for a hub with no app yet).
     public func webSocketURL(forKey key: String? = nil, protocolVersion: Int = 7) -> URL {
-        let key = key ?? configuration.apps[0].key
+        guard let key = key ?? configuration.apps.first?.key else { return URL(string: "\(webSocketURL.absoluteString)/app/")! }
         let escaped = key.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? key
         return URL(string: "\(webSocketURL.absoluteString)/app/\(escaped)?protocol=\(protocolVersion)&client=clearance-swift&version=1.0.0")!
     }

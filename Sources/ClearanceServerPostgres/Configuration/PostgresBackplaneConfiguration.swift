@@ -45,56 +45,26 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
     /// Heartbeats every 5 s; a node silent for 15 s is gone.
     /// - Throws: ``PostgresBackplaneError/invalidURL(reason:)``.
     public init(url text: String, clusterKey: BackplaneClusterKey) throws(PostgresBackplaneError) {
-        guard let components = URLComponents(string: text), let scheme = components.scheme else {
-            throw .invalidURL(reason: "expected postgres://USER@HOST:PORT/DATABASE.")
+        let url: PostgresURL
+        do {
+            url = try PostgresURL(text)
+        } catch {
+            throw .invalidURL(reason: error.reason)
         }
-        guard scheme == "postgres" || scheme == "postgresql" else {
-            throw .invalidURL(reason: "the scheme must be postgres or postgresql, not \(scheme).")
-        }
-        guard let host = components.host, !host.isEmpty else { throw .invalidURL(reason: "the host is missing.") }
-        // Decoded once, from the text as written (`user`/`password` are already decoded: decoding
-        // them again would change a password holding `%`).
-        guard let user = components.percentEncodedUser.flatMap({ PercentEncoding.decode($0) }), !user.isEmpty else {
-            throw .invalidURL(reason: "the user is missing (postgres://USER@HOST/DATABASE).")
-        }
-        let database = String(components.path.drop { $0 == "/" })
-        guard !database.isEmpty, !database.contains("/") else {
-            throw .invalidURL(reason: "the path must name one database (postgres://USER@HOST/DATABASE).")
-        }
-        var password: String?
-        if let written = components.percentEncodedPassword {
-            guard let decoded = PercentEncoding.decode(written) else {
-                throw .invalidURL(reason: "the password is not valid percent-encoding.")
-            }
-            password = decoded
-        }
-        var tls = PostgresConnection.Configuration.TLS.disable
         var namespace = "clearance_backplane"
         var queueLimit = 100_000
-        for item in components.queryItems ?? [] {
-            switch (item.name, item.value ?? "") {
-            case ("sslmode", "disable"):
-                tls = .disable
-            case ("sslmode", "require"):
-                do {
-                    tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-                } catch {
-                    throw .invalidURL(reason: "TLS cannot be set up: \(Redactor.describe(error)).")
-                }
-            case ("sslmode", let mode):
-                throw .invalidURL(reason: "sslmode must be disable or require, not \(mode).")
-            case ("namespace", let value):
+        for (name, value) in url.items {
+            switch name {
+            case "namespace":
                 namespace = value
-            case ("queue_limit", let value):
+            case "queue_limit":
                 guard let limit = Int(value) else { throw .invalidURL(reason: "queue_limit must be a whole number, not \(value).") }
                 queueLimit = limit
-            case (let name, _):
+            default:
                 throw .invalidURL(reason: "unknown query item \(name) (sslmode, namespace and queue_limit are known).")
             }
         }
-        var connection = PostgresConnection.Configuration(
-            host: host, port: components.port ?? 5432, username: user, password: password, database: database, tls: tls)
-        connection.options.connectTimeout = .seconds(5)
+        let connection = url.connection
         try self.init(connection: connection, clusterKey: clusterKey, namespace: namespace, queueLimit: queueLimit)
     }
 
@@ -122,11 +92,7 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
     /// Checks the namespace, the timings and the queue's limit.
     /// - Throws: ``PostgresBackplaneError/invalidSetting(_:)``.
     public func validate() throws(PostgresBackplaneError) {
-        let bytes = Array(namespace.utf8)
-        let allowed = bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
-        guard (1...40).contains(bytes.count), allowed, let first = bytes.first, first >= 0x61, first <= 0x7A else {
-            throw .invalidSetting("namespace")
-        }
+        guard PostgresURL.isNamespace(namespace) else { throw .invalidSetting("namespace") }
         guard heartbeatInterval > .zero, heartbeatInterval <= .seconds(300) else { throw .invalidSetting("heartbeatInterval") }
         guard nodeTimeout >= heartbeatInterval * 2, nodeTimeout <= .seconds(1_800) else { throw .invalidSetting("nodeTimeout") }
         guard reconnectDelay > .zero, reconnectDelay <= .seconds(300) else { throw .invalidSetting("reconnectDelay") }

@@ -8,6 +8,9 @@ public enum PostgresBackplaneError: ClearanceError, Equatable {
     case invalidSetting(String)
     /// The cluster secret is shorter than `minimum` characters.
     case clusterKeyTooShort(minimum: Int)
+    /// The database's backplane schema is newer than this version of Clearance knows: a newer
+    /// hub migrated it, and this one must not use it.
+    case newerSchema(found: Int, known: Int)
 
     public static let codeDomain = "backplane.postgres"
 
@@ -18,6 +21,9 @@ public enum PostgresBackplaneError: ClearanceError, Equatable {
         case let .invalidSetting(name): .init(.invalidSetting, "The backplane setting \(name) is out of range\(Self.allowed[name].map { " (\($0))" } ?? "").")
         case let .clusterKeyTooShort(minimum): .init(
             .clusterKeyTooShort, "The cluster key must be at least \(minimum) characters long: make one with `openssl rand -base64 48`.")
+        case let .newerSchema(found, known): .init(
+            .newerSchema, "The database holds the backplane schema at version \(found), newer than this Clearance knows (\(known)): "
+                + "a newer version migrated it. Run that version (or newer) on every node, or restore the backup taken before the upgrade.")
         }
     }
 
@@ -32,6 +38,6 @@ public enum PostgresBackplaneError: ClearanceError, Equatable {
 
     /// Stable machine-readable codes; ``qualifiedCode`` is `backplane.postgres.<code>`.
     public enum Code: String, Sendable, CaseIterable {
-        case invalidURL, invalidSetting, clusterKeyTooShort
+        case invalidURL, invalidSetting, clusterKeyTooShort, newerSchema
     }
 }

@@ -29,23 +29,28 @@ struct BackplaneSchema: Sendable {
         terminations = "\(namespace)_terminations"
     }
 
-    /// Creates the tables unless they exist (nodes starting together may race to create them:
-    /// the loser finds them made).
+    /// The backplane's versions, in order (``migrate(_:steps:on:logger:)``): version 1 is every
+    /// table of the first release that recorded a version (`IF NOT EXISTS`: a database made
+    /// before versions were recorded is found at 0 and brought to 1 without a change).
+    var backplaneSteps: [[String]] {
+        [[
+            "CREATE TABLE IF NOT EXISTS \(nodes) (node_id text PRIMARY KEY, seen_at timestamptz NOT NULL DEFAULT now())",
+            "CREATE TABLE IF NOT EXISTS \(payloads) (id bigserial PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())",
+        ] + webhookTables + terminationTables + historyTables + outboxTables]
+    }
+
+    /// Creates or migrates the tables (``backplaneSteps``) and the outbox's function. Nodes
+    /// starting together take turns; a passing failure is tried again twice.
+    /// - Throws: ``NewerSchema`` at once (a newer Clearance made the tables), or the last failure.
     func create(on connection: BoundedConnection, logger: Logger) async throws {
         var lastError: (any Error)?
         for _ in 0..<3 {
             do {
-                try await execute(PostgresQuery(unsafeSQL: """
-                    CREATE TABLE IF NOT EXISTS \(nodes) (node_id text PRIMARY KEY, seen_at timestamptz NOT NULL DEFAULT now())
-                    """), on: connection, logger: logger)
-                try await execute(PostgresQuery(unsafeSQL: """
-                    CREATE TABLE IF NOT EXISTS \(payloads) (id bigserial PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())
-                    """), on: connection, logger: logger)
-                for statement in webhookTables + terminationTables + historyTables + outboxTables {
-                    try await execute(PostgresQuery(unsafeSQL: statement), on: connection, logger: logger)
-                }
+                try await migrate("backplane", steps: backplaneSteps, on: connection, logger: logger)
                 try await createOutboxFunction(on: connection, logger: logger)
                 return
+            } catch let error as NewerSchema {
+                throw error
             } catch {
                 lastError = error
                 try await Task.sleep(for: .milliseconds(100))
