@@ -57,7 +57,7 @@ final class PubSubTransport: ClusterTransport {
 // Each node: HubService(configuration: configuration, cluster: ClusterDrivers(transport: PubSubTransport(pubsub: service)))
 // snippet: end
 
-/// The README's cluster engine, run: two hubs on an in-memory publish/subscribe service.
+/// The cluster engine of Cluster.md ("Writing a cluster engine"), run: two hubs on an in-memory publish/subscribe service.
 @Suite("A cluster engine written outside the package", .timeLimit(.minutes(1)))
 struct ClusterEngineExampleTests {
     final class Bus: PubSub {

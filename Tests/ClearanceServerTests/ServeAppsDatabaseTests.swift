@@ -119,7 +119,13 @@ struct ServeAppsDatabaseTests {
                     var took = try await Self.applied("added=300001 ", on: [nodeA, nodeB], since: since)
                     #expect(took < TestTiming.scaled(.seconds(2)), "the added app applied after \(took)")
                     try await eventually("the added app accepted on both nodes") { try await Self.accept([nodeA, nodeB], key: "key-one") }
-                    let secondAdded = try await Self.apps(["add", "300002", "--key", "key-two"], database)
+                    // Its master key and webhook credentials are secrets too.
+                    let master = Data((0..<32).map { UInt8($0 * 7 % 256) }).base64EncodedString()
+                    let secondSettings = """
+                        {"encryptionMasterKey": "\(master)", "webhooks": [{"url": "https://hooks.example.com/hook-path-secret?token=hook-query-secret",
+                         "events": ["channel_occupied"], "headers": {"Authorization": "Bearer hook-header-secret"}}]}
+                        """
+                    let secondAdded = try await Self.apps(["add", "300002", "--key", "key-two", "--settings", secondSettings], database)
                     let secondSecret = try #require(secondAdded.split(separator: "\n").last?.split(separator: " ").first?.dropFirst("secret=".count))
                     try await eventually("the second app on both nodes") {
                         try await Self.accept([nodeA, nodeB], key: "key-two")
@@ -168,7 +174,7 @@ struct ServeAppsDatabaseTests {
                     // Nothing the hub could read without the key is in a dump, in any form.
                     let dump = try await database.dump()
                     #expect(dump.contains("key-two") && dump.contains("300002"), "the dump holds the apps' table")
-                    for secret in [oldSecret, newSecret, String(secondSecret)] {
+                    for secret in [oldSecret, newSecret, String(secondSecret), master, "hook-path-secret", "hook-query-secret", "hook-header-secret"] {
                         for form in [secret, Data(secret.utf8).base64EncodedString(), Data(secret.utf8).map { String(format: "%02x", $0) }.joined()] {
                             #expect(!dump.contains(form), "the dump holds a secret")
                         }
@@ -272,8 +278,14 @@ struct ServeAppsDatabaseTests {
             #expect(sealed.contains("sealed with another apps key"), "\(sealed)")
             let typo = try await ClearanceExecutable.run(["apps", "rmeove", "300001"], environment: environment)
             #expect(typo.status != 0 && typo.stderr.split(separator: "\n").first?.contains("rmeove") == true, "\(typo.stderr)")
-            // None of them changed anything.
-            #expect(try await Self.apps(["list"], database).split(separator: "\n").count == 1)
+            // None of them changed anything; the URL can come from a file.
+            let urlFile = FileManager.default.temporaryDirectory.appendingPathComponent("clearance-apps-url-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: urlFile) }
+            try Data((database.url + "\n").utf8).write(to: urlFile)
+            var fromFile = environment
+            fromFile["CLEARANCE_APPS_DATABASE_URL"] = nil
+            let listed2 = try await ClearanceExecutable.run(["apps", "list", "--database-file", urlFile.path], environment: fromFile)
+            #expect(listed2.status == 0 && listed2.stdout.split(separator: "\n").count == 1 && listed2.stdout.hasPrefix("300001 key=key-one "), "\(listed2.stdout) \(listed2.stderr)")
         }
     }
 
