@@ -30,15 +30,11 @@ public struct PostgresAppsConfiguration: Sendable, SecretRedacting {
         } catch {
             throw .invalidURL(reason: error.reason)
         }
-        var namespace = "clearance_backplane"
-        for (name, value) in url.items {
-            guard name == "namespace" else { throw .invalidURL(reason: "unknown query item \(name) (sslmode and namespace are known).") }
-            namespace = value
-        }
-        guard PostgresURL.isNamespace(namespace) else {
+        if let (name, _) = url.items.first { throw .invalidURL(reason: "unknown query item \(name) (sslmode and namespace are known).") }
+        guard PostgresURL.isNamespace(url.namespace) else {
             throw .invalidURL(reason: "the namespace must be 1 to 40 lower-case letters, digits or _, starting with a letter.")
         }
-        self.init(connection: url.connection, key: key, namespace: namespace)
+        self.init(connection: url.connection, key: key, namespace: url.namespace)
     }
 
     /// A configuration from its parts (`namespace` as ``PostgresBackplaneConfiguration/namespace``).

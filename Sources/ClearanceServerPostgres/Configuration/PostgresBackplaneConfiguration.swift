@@ -51,12 +51,9 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
         } catch {
             throw .invalidURL(reason: error.reason)
         }
-        var namespace = "clearance_backplane"
         var queueLimit = 100_000
         for (name, value) in url.items {
             switch name {
-            case "namespace":
-                namespace = value
             case "queue_limit":
                 guard let limit = Int(value) else { throw .invalidURL(reason: "queue_limit must be a whole number, not \(value).") }
                 queueLimit = limit
@@ -64,8 +61,7 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
                 throw .invalidURL(reason: "unknown query item \(name) (sslmode, namespace and queue_limit are known).")
             }
         }
-        let connection = url.connection
-        try self.init(connection: connection, clusterKey: clusterKey, namespace: namespace, queueLimit: queueLimit)
+        try self.init(connection: url.connection, clusterKey: clusterKey, namespace: url.namespace, queueLimit: queueLimit)
     }
 
     /// A configuration from its parts.

@@ -4,9 +4,9 @@ import Foundation
 import PostgresNIO
 
 /// A `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?…]` URL read into a connection's
-/// configuration: `sslmode` (`disable`, the default, or `require`) is read here, the other
-/// query items are handed back for the caller to read (the backplane's `namespace` and
-/// `queue_limit`, the apps database's `namespace`).
+/// configuration: `sslmode` (`disable`, the default, or `require`) and `namespace` (the tables'
+/// prefix, `clearance_backplane` by default) are read here, the other query items are handed
+/// back for the caller to read (the backplane's `queue_limit`).
 struct PostgresURL: Sendable {
     /// Why a URL is not usable, in words that never contain its password.
     struct Problem: Error {
@@ -14,7 +14,9 @@ struct PostgresURL: Sendable {
     }
 
     var connection: PostgresConnection.Configuration
-    /// The query items other than `sslmode`, in order.
+    /// The `namespace` item, or `clearance_backplane`.
+    var namespace = "clearance_backplane"
+    /// The query items other than `sslmode` and `namespace`, in order.
     var items: [(name: String, value: String)]
 
     init(_ text: String) throws(Problem) {
@@ -55,6 +57,8 @@ struct PostgresURL: Sendable {
                 }
             case ("sslmode", let mode):
                 throw Problem(reason: "sslmode must be disable or require, not \(mode).")
+            case ("namespace", let value):
+                namespace = value
             case (let name, let value):
                 items.append((name, value))
             }
