@@ -143,6 +143,17 @@ public final class LoopbackCluster: Sendable {
 
     /// Hands `messages` of `sender` to every node it reaches now, in turn; what a node answers
     /// (its whole state, after a `hello`) it sends in its turn.
+    /// Whether `messages`, sent by `sender` now, are lost: while ``drop(_:)`` holds, what a node
+    /// sends is lost as it is sent (a node that lost a change of its state owes it), not when its
+    /// queue gets to it: a test that stops dropping right after sending knows what was lost.
+    func losesAtSend(_ messages: [ClusterMessage], from sender: String) -> Bool {
+        state.withLock { state in
+            guard state.dropping else { return false }
+            if messages.contains(where: \.changesState), state.nodes[sender] != nil { state.nodes[sender]!.owesState = true }
+            return true
+        }
+    }
+
     func deliver(_ messages: [ClusterMessage], from sender: String) async {
         await waitWhileHeld()
         let peers = state.withLock { state -> [(LoopbackTransport, ClusterInbox)] in

@@ -36,7 +36,8 @@ final class LoopbackTransport: ClusterTransport {
     }
 
     func enqueue(_ messages: [ClusterMessage]) {
-        if !messages.isEmpty { continuation.yield(messages) }
+        guard !messages.isEmpty, !cluster.losesAtSend(messages, from: nodeID) else { return }
+        continuation.yield(messages)
     }
 
     func shutdown(farewell: [ClusterMessage]) async {
