@@ -135,6 +135,15 @@ struct ServeAppsDatabaseTests {
                     let openA = try await Self.subscribed(nodeA, key: "key-one", channel: "news")
                     let openB = try await Self.subscribed(nodeB, key: "key-one", channel: "news")
                     let oldSecret = "first-secret-of-app-one-1234567890"
+                    // Each node knows both subscribers (an event reaches another node's subscriber once it does).
+                    let signer = try RESTRequestSigner(appID: "300001", key: "key-one", secret: oldSecret)
+                    try await eventually("both nodes know both subscribers") {
+                        for node in [nodeA, nodeB] {
+                            let info = try await node.http.signed("GET", "/apps/300001/channels/news", query: ["info": "subscription_count"], signer: signer)
+                            guard info.json["subscription_count"] as? Int == 2 else { return false }
+                        }
+                        return true
+                    }
                     #expect(try await Self.trigger(nodeA, appID: "300001", key: "key-one", secret: oldSecret, channel: "news", data: "before") == 200)
                     _ = try await openA.next(event: "e", channel: "news")
                     _ = try await openB.next(event: "e", channel: "news")
