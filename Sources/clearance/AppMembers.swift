@@ -1,6 +1,7 @@
 import ArgumentParser
 import Clearance
 import ClearanceServer
+import ClearanceServerPostgres
 import Foundation
 
 /// An app's members as `clearance apps add --settings` and `clearance apps set` take them: a
@@ -8,24 +9,38 @@ import Foundation
 /// (a member given replaces it whole: `webhooks` is the new list), then decoded and checked as
 /// the file's apps are (an unknown member is named, with the closest known name).
 enum AppMembers {
-    /// `app` with the members of `json` (text, or `-` for standard input).
-    static func merge(_ json: String, into app: HubAppConfiguration) throws -> HubAppConfiguration {
+    /// The members given as text, or `-` for standard input: a JSON object.
+    static func read(_ json: String) throws -> Members {
         let text = json == "-" ? String(decoding: SecretInput.trimmingNewline(FileHandle.standardInput.readDataToEndOfFile()), as: UTF8.self) : json
-        guard let given = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             throw ValidationError("The members are not a JSON object: give them as '{\"maxConnections\": 500}'.")
         }
-        if let id = given["id"], id as? String != app.id {
-            throw ValidationError("The members change the app's id, which cannot change: add an app with the new id, then remove this one.")
+        return Members(object: object)
+    }
+
+    /// The members of an app, as given (JSON's values).
+    struct Members {
+        let object: [String: Any]
+    }
+
+    /// `app` with `members` merged over its own, decoded as a file's app.
+    static func merge(_ members: Members, into app: HubAppConfiguration) throws(PostgresAppsError) -> HubAppConfiguration {
+        if let id = members.object["id"], id as? String != app.id {
+            throw .malformedSettings(appID: app.id, reason: "they change the app's id, which cannot change: add an app with the new id, then remove this one")
         }
-        var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(app)) as? [String: Any] ?? [:]
-        object.merge(given) { _, new in new }
-        let data = try JSONSerialization.data(withJSONObject: object)
+        let encoded = (try? JSONEncoder().encode(app)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+        let object = encoded.merging(members.object) { _, new in new }
+        guard let data = try? JSONSerialization.data(withJSONObject: object) else {
+            throw .malformedSettings(appID: app.id, reason: "they cannot be written as JSON")
+        }
         do {
             return try JSONDecoder().decode(HubAppConfiguration.self, from: data)
         } catch let error as HubConfigurationError {
-            throw ValidationError(error.message)
+            throw .invalidApp(appID: app.id, reason: error)
         } catch let error as DecodingError {
-            throw ValidationError("The members are not usable: \(HubConfiguration.describe(error, in: data)).")
+            throw .malformedSettings(appID: app.id, reason: HubConfiguration.describe(error, in: data))
+        } catch {
+            throw .malformedSettings(appID: app.id, reason: "they are not an app's members")
         }
     }
 

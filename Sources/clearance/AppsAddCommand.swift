@@ -32,7 +32,13 @@ struct AppsAddCommand: AsyncParsableCommand {
             }
             let given = try SecretInput(flag: "--secret", environment: "CLEARANCE_APP_SECRET").resolve(value: secret, file: secretFile, useEnvironment: false)
             var app = HubAppConfiguration(id: id, key: key, secret: given ?? HubConfiguration.randomSecret())
-            if let settings { app = try AppMembers.merge(settings, into: app) }
+            if let settings {
+                do {
+                    app = try AppMembers.merge(try AppMembers.read(settings), into: app)
+                } catch let error as PostgresAppsError {
+                    throw CommandFailure.exitCode(error)
+                }
+            }
             try await options.withStore(needsKey: true) { (store: PostgresAppStore) throws(PostgresAppsError) in try await store.add(app) }
             AppsOptions.say("added app id=\(app.id) key=\(app.key)")
             if given == nil { AppsOptions.say("secret=\(app.secret) (generated: shown this once)") }

@@ -18,9 +18,11 @@ struct AppsRotateSecretCommand: AsyncParsableCommand {
         try await AppsOptions.reporting {
             let secret = HubConfiguration.randomSecret()
             try await options.withStore(needsKey: true) { (store: PostgresAppStore) throws(PostgresAppsError) in
-                var app = try await store.app(id: id)
-                app.secret = secret
-                try await store.replace(app)
+                try await store.change(id: id) { app in
+                    var app = app
+                    app.secret = secret
+                    return app
+                }
             }
             AppsOptions.say("rotated app id=\(id)")
             AppsOptions.say("secret=\(secret) (shown this once)")

@@ -21,12 +21,17 @@ struct AppsSetCommand: AsyncParsableCommand {
             if [members, options.database, options.appsKey].filter({ $0 == "-" }).count > 1 {
                 throw ValidationError("Only one of the members, --database and --apps-key can come from standard input.")
             }
-            var current: HubAppConfiguration?
-            try await options.withStore(needsKey: true) { (store: PostgresAppStore) throws(PostgresAppsError) in current = try await store.app(id: id) }
-            guard let current else { return }
-            let changed = try AppMembers.merge(members, into: current)
-            try await options.withStore(needsKey: true) { (store: PostgresAppStore) throws(PostgresAppsError) in try await store.replace(changed) }
-            AppsOptions.say("changed app id=\(id)\(changed.key != current.key ? " key=\(changed.key) (connections with the old key are closed)" : "")")
+            let given = try AppMembers.read(members)
+            var before: HubAppConfiguration?
+            var after: HubAppConfiguration?
+            try await options.withStore(needsKey: true) { (store: PostgresAppStore) throws(PostgresAppsError) in
+                after = try await store.change(id: id) { (current: HubAppConfiguration) throws(PostgresAppsError) in
+                    before = current
+                    return try AppMembers.merge(given, into: current)
+                }
+            }
+            guard let before, let after else { return }
+            AppsOptions.say("changed app id=\(id)\(after.key != before.key ? " key=\(after.key) (connections with the old key are closed)" : "")")
         }
     }
 }

@@ -112,6 +112,51 @@ struct PostgresAppsWatcherTests {
         }
     }
 
+    @Test func changesMadeAtOnceNeverLoseOneAnother() async throws {
+        try await ThrowawayPostgres.with { database in
+            try await Self.withStore(database) { (store: PostgresAppStore) async throws in
+                try await store.add(HubAppConfiguration(id: "1", key: "key-1", secret: "first-secret", allowedOrigins: []))
+            }
+            let configuration = try Self.configuration(database)
+            // Twelve commands at once, each adding its origin to the list it read: a change that read
+            // the list before another wrote it would lose that one's origin.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        let store = try await PostgresAppStore.open(configuration, logger: TestHub.quietLogger)
+                        do {
+                            try await store.change(id: "1") { app in
+                                var app = app
+                                app.allowedOrigins = (app.allowedOrigins ?? []) + ["https://o\(index).example.com"]
+                                if index == 5 { app.secret = "rotated-secret" }
+                                return app
+                            }
+                        } catch {
+                            await store.close()
+                            throw error
+                        }
+                        await store.close()
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await Self.withStore(database) { (store: PostgresAppStore) async throws in
+                let app = try await store.app(id: "1")
+                #expect(Set(app.allowedOrigins ?? []) == Set((0..<12).map { "https://o\($0).example.com" }), "\(app.allowedOrigins ?? [])")
+                #expect(app.secret == "rotated-secret", "the rotation stayed")
+                await #expect(throws: PostgresAppsError.noSuchApp("9")) { try await store.change(id: "9") { $0 } }
+                await #expect(throws: PostgresAppsError.self) {
+                    try await store.change(id: "1") { app in
+                        var app = app
+                        app.maxConnections = -1
+                        return app
+                    }
+                }
+                #expect(try await store.app(id: "1").maxConnections == nil, "a change that does not validate writes nothing")
+            }
+        }
+    }
+
     @Test func theStoreRefusesWhatTheFileWouldAndNamesTheApp() async throws {
         try await ThrowawayPostgres.with { database in
             try await Self.withStore(database) { (store: PostgresAppStore) async throws in

@@ -45,9 +45,12 @@ extension BackplaneSchema {
         try await storedApps("SELECT id, key, settings::text, sealed, key_id FROM \(unescaped: apps) ORDER BY id", on: connection, logger: logger)
     }
 
-    /// The row of the app `id`, if there is one.
-    func storedApp(id: String, on connection: BoundedConnection, logger: Logger) async throws -> StoredApp? {
-        try await storedApps("SELECT id, key, settings::text, sealed, key_id FROM \(unescaped: apps) WHERE id = \(id)", on: connection, logger: logger).first
+    /// The row of the app `id`, if there is one; `locking` it until the transaction ends (`FOR UPDATE`).
+    func storedApp(id: String, locking: Bool = false, on connection: BoundedConnection, logger: Logger) async throws -> StoredApp? {
+        let query: PostgresQuery = locking
+            ? "SELECT id, key, settings::text, sealed, key_id FROM \(unescaped: apps) WHERE id = \(id) FOR UPDATE"
+            : "SELECT id, key, settings::text, sealed, key_id FROM \(unescaped: apps) WHERE id = \(id)"
+        return try await storedApps(query, on: connection, logger: logger).first
     }
 
     /// Adds `app`'s row.

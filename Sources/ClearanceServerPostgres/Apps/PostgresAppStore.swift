@@ -107,6 +107,43 @@ public final class PostgresAppStore: Sendable {
         guard try await attempt(writing: app, { try await schema.update(row, on: connection, logger: logger) }) else { throw .noSuchApp(app.id) }
     }
 
+    /// Changes the app `id` with `change`, which gets the app as it is: the row is locked from
+    /// the read to the write (`SELECT … FOR UPDATE` in one transaction), so that two changes at
+    /// once never lose one another's (a secret rotated while another command sets a limit stays
+    /// rotated). The changed app is validated under `limits`; nothing is written when `change`
+    /// or the validation throws.
+    /// - Returns: the app as written.
+    /// - Throws: ``PostgresAppsError/noSuchApp(_:)``, the row's problem, `change`'s error,
+    ///   ``PostgresAppsError/keyTaken(_:)`` or ``PostgresAppsError/invalidApp(appID:reason:)``.
+    @discardableResult
+    public func change(
+        id: String, limits: HubLimits = HubLimits(), _ change: (HubAppConfiguration) throws(PostgresAppsError) -> HubAppConfiguration
+    ) async throws(PostgresAppsError) -> HubAppConfiguration {
+        let key = try appsKey()
+        var failure: PostgresAppsError?
+        do {
+            return try await schema.transaction(on: connection, logger: logger) {
+                do {
+                    guard let row = try await schema.storedApp(id: id, locking: true, on: connection, logger: logger) else { throw PostgresAppsError.noSuchApp(id) }
+                    let changed = try change(try row.app(openingWith: key, namespace: configuration.namespace, limits: limits))
+                    guard changed.id == id else { throw PostgresAppsError.malformedSettings(appID: id, reason: "they change the app's id, which cannot change") }
+                    let sealed = try seal(changed, limits: limits)
+                    do {
+                        _ = try await schema.update(sealed, on: connection, logger: logger)
+                    } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                        throw PostgresAppsError.keyTaken(changed.key)
+                    }
+                    return changed
+                } catch let error as PostgresAppsError {
+                    failure = error
+                    throw error
+                }
+            }
+        } catch {
+            throw failure ?? Self.failure(error)
+        }
+    }
+
     /// Enables or disables the app `id` (its connections are closed with 4003 when disabled).
     /// - Throws: ``PostgresAppsError/noSuchApp(_:)``.
     public func setEnabled(_ enabled: Bool, id: String) async throws(PostgresAppsError) {
