@@ -295,6 +295,8 @@ struct ServeCommand: AsyncParsableCommand {
                 apps: appsSource == nil ? configuration.apps.count : max(2, configuration.apps.count))
         }
         let metrics = HubMetrics()
+        // Before any scrape can come: the rows refused at start count from the first one.
+        if let appsWatcher { metrics.appsRefused(await appsWatcher.refusedApps.count) }
         let reloader = HubReloader()
         if let node { Self.reportBackplane(node, metrics: metrics) }
         let service: HubService
@@ -330,7 +332,7 @@ struct ServeCommand: AsyncParsableCommand {
         let startSecret = configuration.apps.first?.secret
         let fromDatabase = appsSource != nil
         let feed = ServeAppsFeed(reloader: reloader, base: configuration, say: { Self.say($0) })
-        if let appsWatcher { services.append(ServeAppsService(watcher: appsWatcher, feed: feed)) }
+        if let appsWatcher { services.append(ServeAppsService(watcher: appsWatcher, feed: feed, metrics: metrics)) }
         services.append(ServeReloadService(
             apply: { (configuration: HubConfiguration) async throws(HubReloadError) -> HubReloadReport in
                 guard fromDatabase else { return try await reloader.reload(configuration) }

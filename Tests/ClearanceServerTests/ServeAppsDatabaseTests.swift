@@ -31,10 +31,10 @@ struct ServeAppsDatabaseTests {
 
     /// Starts a production `clearance serve` node with its apps in `database`, once it is ready
     /// and linked to the cluster.
-    static func startNode(_ database: ThrowawayPostgres) async throws -> ServeProcess {
+    static func startNode(_ database: ThrowawayPostgres, arguments: [String] = []) async throws -> ServeProcess {
         let port = try LoopbackPort.free()
         let node = try await ServeProcess.start(
-            configuration: try configurationFile(port: port), port: port, development: false, environment: environment(database))
+            configuration: try configurationFile(port: port), port: port, development: false, arguments: arguments, environment: environment(database))
         guard await node.process.line(timeout: .seconds(30), where: { $0.hasPrefix("backplane connected node=") }) != nil else {
             await node.stop(.kill)
             throw ChildProcess.Failure("the node did not join the cluster; stderr: \(node.process.stderr.suffix(2_000))")
@@ -48,6 +48,13 @@ struct ServeAppsDatabaseTests {
         let run = try await ClearanceExecutable.run(["apps"] + arguments, input: input, environment: environment(database))
         #expect(run.status == 0, "clearance apps \(arguments.joined(separator: " ")) exited with \(run.status): \(run.stderr)")
         return run.stdout
+    }
+
+    /// `clearance_apps_refused` as `node` (started with `--metrics-port 0`) reports it now.
+    static func refusedApps(_ node: ServeProcess) async throws -> Double? {
+        let line = try #require(await node.process.line(timeout: .seconds(10)) { $0.hasPrefix("metrics http://") }, "no metrics line")
+        let url = String(try #require(line.split(separator: " ").dropFirst().first))
+        return try await PrometheusScrape.scrape(url).value("clearance_apps_refused")
     }
 
     /// Whether a WebSocket connection with `key` is accepted by the node (`pusher:connection_established`).
@@ -195,11 +202,12 @@ struct ServeAppsDatabaseTests {
 
     @Test func aRowEditedByHandIntoSomethingInvalidIsLoggedAndTheAppKeepsItsLastGoodSettings() async throws {
         try await ThrowawayPostgres.with { database in
-            let nodeA = try await Self.startNode(database)
+            let metrics = ["--metrics-port", "0"]
+            let nodeA = try await Self.startNode(database, arguments: metrics)
             try await nodeA.killed {
                 try await Self.apps(["add", "300001", "--key", "key-one", "--settings", #"{"maxConnections": 50}"#], database)
                 try await Self.apps(["add", "300002", "--key", "key-two"], database)
-                let nodeB = try await Self.startNode(database)
+                let nodeB = try await Self.startNode(database, arguments: metrics)
                 try await nodeB.killed {
                     try await eventually("both apps on both nodes") {
                         let one = try await Self.accept([nodeA, nodeB], key: "key-one")
@@ -212,19 +220,22 @@ struct ServeAppsDatabaseTests {
                         let logged = node.process.stderr.split(separator: "\n").first { $0.contains("maxConectionz") } ?? ""
                         #expect(logged.contains("300001") && logged.contains("did you mean maxConnections"), "\(logged)")
                         #expect(logged.contains("its last good settings"), "\(logged)")
+                        try await eventually("the refused app counted") { try await Self.refusedApps(node) == 1 }
                     }
                     // The running nodes keep its last good settings; the other app goes on.
                     #expect(try await Self.accept([nodeA, nodeB], key: "key-one"))
                     #expect(try await Self.accepts(nodeA, key: "key-two"))
                     // A node started afterwards refuses that app alone, and says why.
-                    let nodeC = try await Self.startNode(database)
+                    let nodeC = try await Self.startNode(database, arguments: metrics)
                     try await nodeC.killed { () async throws in
+                        #expect(try await Self.refusedApps(nodeC) == 1)
                         #expect(try await !Self.accepts(nodeC, key: "key-one"))
                         #expect(try await Self.accepts(nodeC, key: "key-two"))
                         #expect(nodeC.process.stderr.contains("maxConectionz") && nodeC.process.stderr.contains("not served"), "\(nodeC.process.stderr.suffix(2_000))")
                         // Mended by hand: served there too.
                         _ = try await database.psql("UPDATE clearance_backplane_apps SET settings = settings - 'maxConectionz' WHERE id = '300001'")
                         try await eventually("the mended app on the node that refused it") { try await Self.accepts(nodeC, key: "key-one") }
+                        try await eventually("no app refused any more") { try await Self.refusedApps(nodeC) == 0 }
                     }
                 }
             }

@@ -31,6 +31,8 @@ import Prometheus
 ///   the events the history keeps;
 /// - `clearance_backplane_connected` (gauge): 1 while the cluster's backplane is connected, 0
 ///   otherwise (and without one);
+/// - `clearance_apps_refused` (gauge): the apps of the apps database whose row this hub refuses
+///   now (`clearance serve --apps-database`; 0 otherwise);
 /// - the other ``HubCounter``s as `clearance_<raw value>_total`, the ``HubGauge``s as
 ///   `clearance_<raw value>`.
 ///
@@ -91,6 +93,7 @@ public final class HubMetrics: Sendable {
     private let hubCounters: [HubCounter: CoreMetrics.Counter]
     private let hubGauges: [HubGauge: Meter]
     private let backplane: Meter
+    private let refusedApps: Meter
     private let backplaneDropped: CoreMetrics.Counter
     private let apps = Locked([String: AppMetrics]())
     private let httpRequests = Locked([HTTPKey: CoreMetrics.Counter]())
@@ -117,6 +120,8 @@ public final class HubMetrics: Sendable {
         hubGauges = Dictionary(uniqueKeysWithValues: HubGauge.allCases.map { ($0, Meter(label: "clearance_\($0.rawValue)", factory: factory)) })
         backplane = Meter(label: "clearance_backplane_connected", factory: factory)
         backplane.set(0)
+        refusedApps = Meter(label: "clearance_apps_refused", factory: factory)
+        refusedApps.set(0)
         backplaneDropped = CoreMetrics.Counter(label: "clearance_backplane_dropped_total", factory: factory)
     }
 
@@ -128,6 +133,12 @@ public final class HubMetrics: Sendable {
     /// (`clearance serve` follows its cluster transport's states).
     public func backplaneConnected(_ connected: Bool) {
         backplane.set(connected ? 1 : 0)
+    }
+
+    /// Sets `clearance_apps_refused`: how many apps of the apps database this hub refuses now
+    /// (their rows do not validate; `clearance serve --apps-database` follows its watcher).
+    public func appsRefused(_ count: Int) {
+        refusedApps.set(Double(count))
     }
 
     /// The Prometheus text exposition of every metric, the hub's counters brought up to date first.

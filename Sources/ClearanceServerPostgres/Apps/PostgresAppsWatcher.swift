@@ -32,6 +32,9 @@ public actor PostgresAppsWatcher {
         self.logger = logger
     }
 
+    /// The ids of the apps whose row is refused now (each logged as `hub.apps.refused`), sorted.
+    public var refusedApps: [String] { refusals.keys.sorted() }
+
     /// Opens the database (creating or migrating the schema), reads the apps and closes it: what
     /// the hub starts with (none is fine: the hub waits for them).
     /// - Throws: ``PostgresAppsError``: the database cannot be reached, its schema is newer, or no apps key.
