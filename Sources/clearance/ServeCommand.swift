@@ -289,10 +289,8 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = hub.configuration
         for note in notes { Self.say(note) }
         let node = backplane.map {
-            // Apps from a database can be many later: each gets its part from the start.
             PostgresCluster(
-                configuration: $0, logger: Logger(label: "clearance.backplane"), limits: configuration.limits,
-                apps: appsSource == nil ? configuration.apps.count : max(2, configuration.apps.count))
+                configuration: $0, logger: Logger(label: "clearance.backplane"), limits: configuration.limits, apps: configuration.sharingApps)
         }
         let metrics = HubMetrics()
         // Before any scrape can come: the rows refused at start count from the first one.

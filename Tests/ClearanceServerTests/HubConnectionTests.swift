@@ -73,6 +73,30 @@ struct HubConnectionTests {
         }
     }
 
+    /// A hub whose apps come from a database shares its budgets even while it serves one app: the
+    /// first app gets its part, not the whole hub, so the next one added finds room.
+    @Test func aHubWaitingForAppsGivesItsFirstAppOnlyItsPart() async throws {
+        var configuration = TestHub.configuration()
+        configuration.limits.connections.maxConnections = 8  // a quarter (appShare): 2
+        configuration.waitsForApps = true
+        try await TestHub.with(configuration) { hub in
+            let (first, _) = try await TestHub.connect(hub)
+            let (second, _) = try await TestHub.connect(hub)
+            let third = try TestWebSocketClient(url: hub.webSocketURL())
+            #expect(try await third.next(event: "pusher:error").errorCode == 4004)
+            #expect(try await third.closeCode() == 4004)
+            await first.disconnect()
+            await second.disconnect()
+        }
+        // The same hub with its apps in the file: its one app may use it all.
+        configuration.waitsForApps = false
+        try await TestHub.with(configuration) { hub in
+            var clients: [TestWebSocketClient] = []
+            for _ in 0..<3 { clients.append(try await TestHub.connect(hub).client) }
+            for client in clients { await client.disconnect() }
+        }
+    }
+
     @Test func theAppConnectionQuotaClosesWith4004() async throws {
         try await TestHub.with(TestHub.configuration { $0.maxConnections = 1 }) { hub in
             let (first, _) = try await TestHub.connect(hub)

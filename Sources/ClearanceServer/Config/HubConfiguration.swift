@@ -38,6 +38,12 @@ public struct HubConfiguration: Sendable, Hashable, Codable, CustomStringConvert
     /// a hub may start with no app and waits for them. Not a member of the file. Default `false`.
     public var waitsForApps = false
 
+    /// How many apps the hub-wide budgets are shared among: the apps served, and at least two
+    /// for a hub whose apps come from elsewhere (``waitsForApps``), which serves many tenants
+    /// even while it has one: each app gets its part (``HubConnectionLimits/appShare``) from the
+    /// first, so an app that came first never holds what the next one needs.
+    public var sharingApps: Int { waitsForApps ? max(2, apps.count) : apps.count }
+
     /// The members a configuration is encoded with (``waitsForApps`` is not one).
     private enum CodingKeys: String, CodingKey {
         case host, port, apps, limits, metrics, tls

@@ -244,7 +244,7 @@ public struct HubLimits: Sendable, Hashable, Codable {
         .seconds("shutdownSpread", \.connections.shutdownSpread, atMost: 60, zeroAllowed: true)
             .about(.connections, "Seconds over which a stopping hub spreads its close frames"),
         .fraction("appShare", \.connections.appShare, atMost: 1)
-            .about(.connections, "Largest part of each shared budget one app may hold, when the hub serves several"),
+            .about(.connections, "Largest part of each shared budget one app may hold, when the hub serves several (always with --apps-database)"),
         .seconds("terminationGracePeriod", \.connections.terminationGracePeriod, atMost: 86_400, zeroAllowed: true)
             .about(.connections, "Seconds after terminate_connections during which that user cannot come back"),
         .count("maxHTTPConnections", \.httpAPI.maxHTTPConnections, 1...1_000_000).about(.httpAPI, "Sockets that are not (yet) WebSockets"),

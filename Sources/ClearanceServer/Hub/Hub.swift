@@ -100,13 +100,13 @@ final class Hub: Sendable {
         self.clock = clock
         madeAt = clock.now
         channels = HubChannelState(
-            webhooks: webhooks, cluster: cluster, clock: clock, history: Self.historySettings(configuration.apps, limits: configuration.limits),
+            webhooks: webhooks, cluster: cluster, clock: clock, history: Self.historySettings(configuration),
             counters: counters
         ) {
             let limits = configuration.limits
             return EventCachePolicy(
                 ttl: .seconds(limits.channels.cacheTTL), maxChannels: limits.channels.maxCachedChannels,
-                maxChannelsPerApp: limits.appPart(of: limits.channels.maxCachedChannels, apps: appTable.withLock { $0.byID.count }))
+                maxChannelsPerApp: limits.appPart(of: limits.channels.maxCachedChannels, apps: appTable.withLock { $0.sharing }))
         }
         self.logger = logger
         self.counters = counters
@@ -127,7 +127,7 @@ final class Hub: Sendable {
         let appRefusalLog = ThrottledLog("hub.app.limit", logger: logger)
         self.appRefusalLog = appRefusalLog
         let subscriptions = SubscriptionBudget(
-            limits: limits, appCount: { appTable.withLock { $0.byID.count } }, counters: counters, metrics: metrics,
+            limits: limits, appCount: { appTable.withLock { $0.sharing } }, counters: counters, metrics: metrics,
             hubFullLog: ThrottledLog("hub.subscriptions.full", logger: logger), appRefusalLog: appRefusalLog)
         self.subscriptions = subscriptions
         let registry = ConnectionRegistry()
@@ -234,12 +234,13 @@ final class Hub: Sendable {
             reason: "this cluster's drivers keep no channel history (each node would number the events apart): remove \"history\", or run the hub on its own or on PostgreSQL")
     }
 
-    /// What the channel history keeps for `apps` under `limits`.
-    static func historySettings(_ apps: [HubAppConfiguration], limits: HubLimits) -> ChannelHistory.Settings {
+    /// What the channel history keeps for the apps of `configuration`, under its limits.
+    static func historySettings(_ configuration: HubConfiguration) -> ChannelHistory.Settings {
+        let (apps, limits) = (configuration.apps, configuration.limits)
         let maxBytes = limits.channels.maxHistoryBytes
         return ChannelHistory.Settings(
             apps: Dictionary(apps.compactMap { app in app.history.map { (app.id, $0) } }, uniquingKeysWith: { first, _ in first }),
-            maxBytes: maxBytes, maxBytesPerApp: limits.appPart(of: maxBytes, apps: apps.count))
+            maxBytes: maxBytes, maxBytesPerApp: limits.appPart(of: maxBytes, apps: configuration.sharingApps))
     }
 
     /// Drops the history's expired events and idle channels once a second while an app keeps a

@@ -4,6 +4,8 @@
 struct HubAppTable: Sendable {
     let byKey: [String: HubApp]
     let byID: [String: HubApp]
+    /// How many apps the hub's budgets are shared among (``HubConfiguration/sharingApps``).
+    let sharing: Int
 
     /// The table of `configuration`'s apps, each built (signer, verifier, origins, limits) once.
     /// - Throws: the first app's ``HubConfigurationError`` that cannot be built.
@@ -17,12 +19,13 @@ struct HubAppTable: Sendable {
         }
         self.byKey = byKey
         self.byID = byID
+        sharing = configuration.sharingApps
     }
 
     /// Most connections `app` may hold: its own `maxConnections`, or else its part
     /// (``HubConnectionLimits/appShare``) of the hub's when the table holds more than one app.
     func connectionLimit(of app: HubApp, limits: HubLimits) -> Int? {
-        app.limits.maxConnections ?? (byID.count > 1 ? limits.appPart(of: limits.connections.maxConnections, apps: byID.count) : nil)
+        app.limits.maxConnections ?? (sharing > 1 ? limits.appPart(of: limits.connections.maxConnections, apps: sharing) : nil)
     }
 
     /// The close code for a connection admitted as `app` that this table no longer serves

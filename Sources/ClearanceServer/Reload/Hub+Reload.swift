@@ -14,7 +14,7 @@ extension Hub {
         webhooks.serve(targets)
         rates.keep(only: Set(table.byID.keys))
         await channels.countSubscriptions(ofApps: countedApps)
-        await channels.updateHistory(Self.historySettings(configuration.apps, limits: limits))
+        await channels.updateHistory(Self.historySettings(running))
         var report = HubReloadReport()
         for app in configuration.apps {
             guard let before = old.byID[app.id] else {

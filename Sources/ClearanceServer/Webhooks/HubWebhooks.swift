@@ -66,7 +66,7 @@ package final class HubWebhooks: WebhookEmitter {
     }
 
     private static func targets(for configuration: HubConfiguration) throws(HubConfigurationError) -> Targets {
-        var targets = Targets(bounds: WebhookQueueBounds(limits: configuration.limits, apps: configuration.apps.count))
+        var targets = Targets(bounds: WebhookQueueBounds(limits: configuration.limits, apps: configuration.sharingApps))
         for app in configuration.apps where !app.webhooks.isEmpty {
             let signer: WebhookSigner
             do {
