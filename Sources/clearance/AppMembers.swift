@@ -28,26 +28,13 @@ enum AppMembers {
         if let id = members.object["id"], id as? String != app.id {
             throw .malformedSettings(appID: app.id, reason: "they change the app's id, which cannot change: add an app with the new id, then remove this one")
         }
-        let encoded = (try? JSONEncoder().encode(app)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
-        let object = encoded.merging(members.object) { _, new in new }
-        guard let data = try? JSONSerialization.data(withJSONObject: object) else {
-            throw .malformedSettings(appID: app.id, reason: "they cannot be written as JSON")
-        }
-        do {
-            return try JSONDecoder().decode(HubAppConfiguration.self, from: data)
-        } catch let error as HubConfigurationError {
-            throw .invalidApp(appID: app.id, reason: error)
-        } catch let error as DecodingError {
-            throw .malformedSettings(appID: app.id, reason: HubConfiguration.describe(error, in: data))
-        } catch {
-            throw .malformedSettings(appID: app.id, reason: "they are not an app's members")
-        }
+        return try HubAppConfiguration(members: app.members.merging(members.object) { _, new in new }, appID: app.id)
     }
 
     /// `app` as JSON for `clearance apps show`: its secret, master key, webhook URLs' paths and
     /// queries and header values replaced by `<redacted>`.
     static func shown(_ app: HubAppConfiguration) throws -> String {
-        var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(app)) as? [String: Any] ?? [:]
+        var object = app.members
         object["secret"] = Redactor.mask
         if app.encryptionMasterKey != nil { object["encryptionMasterKey"] = Redactor.mask }
         object["webhooks"] = try app.webhooks.map { target in

@@ -20,11 +20,11 @@ struct AppsDatabaseInput {
     func resolve(needsKey: Bool) throws -> PostgresAppsConfiguration? {
         let hasPassword = url.flatMap { URLComponents(string: $0)?.password } != nil
         let urlInput = SecretInput(flag: flag, environment: "CLEARANCE_APPS_DATABASE_URL")
-        guard let text = try Self.resolve(urlInput, url, urlFile, fileVariable: "CLEARANCE_APPS_DATABASE_FILE", warns: hasPassword) else {
+        guard let text = try urlInput.resolve(value: url, file: urlFile, fileVariable: "CLEARANCE_APPS_DATABASE_FILE", warnsOnCommandLine: hasPassword) else {
             return nil
         }
         let keyInput = SecretInput(flag: "--apps-key", environment: "CLEARANCE_APPS_KEY")
-        let secret = try Self.resolve(keyInput, key, keyFile, fileVariable: "CLEARANCE_APPS_KEY_FILE", warns: true)
+        let secret = try keyInput.resolve(value: key, file: keyFile, fileVariable: "CLEARANCE_APPS_KEY_FILE")
         if secret == nil, needsKey {
             throw ValidationError("""
                 The apps' secrets are sealed with the apps key, the same for every hub and for `clearance apps`: give it with \
@@ -35,19 +35,6 @@ struct AppsDatabaseInput {
             return try PostgresAppsConfiguration(url: text, key: secret.map { secret throws(PostgresAppsError) in try PostgresAppsKey(secret: secret) })
         } catch {
             throw ValidationError(error.message)
-        }
-    }
-
-    /// A secret from its flag, its file flag, its variable or its file's variable, in that order.
-    private static func resolve(_ input: SecretInput, _ value: String?, _ file: String?, fileVariable: String, warns: Bool) throws -> String? {
-        guard value == nil && file == nil else { return try input.resolve(value: value, file: file, warnsOnCommandLine: warns) }
-        let variables = ProcessInfo.processInfo.environment
-        let path = variables[fileVariable].flatMap { $0.isEmpty ? nil : $0 }
-        if input.environmentValue != nil, path != nil { throw ValidationError("Both \(input.environment) and \(fileVariable) are set: give one.") }
-        do {
-            return try input.resolve(value: nil, file: path)
-        } catch let error as ValidationError {
-            throw ValidationError("\(fileVariable): \(error.message)")
         }
     }
 }

@@ -41,6 +41,20 @@ struct SecretInput {
     }
 
     /// The (non-empty) value of ``environment``, if set.
+    /// The secret from the flag's value, its file flag, the variable, or the file the variable
+    /// `fileVariable` names (`CLEARANCE_SECRET_FILE`), in that order; both variables set is
+    /// refused, and a file that cannot be read is named by its variable.
+    func resolve(value: String?, file: String?, fileVariable: String, warnsOnCommandLine: Bool = true) throws -> String? {
+        guard value == nil && file == nil else { return try resolve(value: value, file: file, warnsOnCommandLine: warnsOnCommandLine) }
+        let path = ProcessInfo.processInfo.environment[fileVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if environmentValue != nil, path != nil { throw ValidationError("Both \(environment) and \(fileVariable) are set: give one.") }
+        do {
+            return try resolve(value: nil, file: path)
+        } catch let error as ValidationError {
+            throw ValidationError("\(fileVariable): \(error.message)")
+        }
+    }
+
     var environmentValue: String? {
         ProcessInfo.processInfo.environment[environment].flatMap { $0.isEmpty ? nil : $0 }
     }

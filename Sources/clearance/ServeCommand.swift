@@ -203,14 +203,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// A secret from its flag, its file flag, its variable or its file's variable (`CLEARANCE_SECRET_FILE`), in that order.
     private func resolveSecret(_ input: SecretInput, _ value: String?, _ file: String?, warnsOnCommandLine: Bool = true) throws -> String? {
-        guard value == nil && file == nil else { return try input.resolve(value: value, file: file, warnsOnCommandLine: warnsOnCommandLine) }
-        try environment.refuseBoth(input)
-        let variable = ServeEnvironment.variable(for: input.flag + "-file")
-        do {
-            return try input.resolve(value: nil, file: environment.string(input.flag + "-file", nil))
-        } catch let error as ValidationError {
-            throw ValidationError("\(variable): \(error.message)")
-        }
+        try input.resolve(value: value, file: file, fileVariable: ServeEnvironment.variable(for: input.flag + "-file"), warnsOnCommandLine: warnsOnCommandLine)
     }
 
     /// The level from `--log-level`, else `CLEARANCE_LOG_LEVEL`, else `info`.

@@ -40,13 +40,4 @@ struct ServeEnvironment {
         }
         return number
     }
-
-    /// Refuses a secret given by its variable and by the variable of its file at once (which one
-    /// would win is not obvious, so neither does).
-    func refuseBoth(_ secret: SecretInput) throws {
-        let fileVariable = Self.variable(for: secret.flag + "-file")
-        if secret.environmentValue != nil, string(secret.flag + "-file", nil) != nil {
-            throw ValidationError("Both \(secret.environment) and \(fileVariable) are set: give one.")
-        }
-    }
 }

@@ -46,7 +46,6 @@ public struct PostgresAppsConfiguration: Sendable, SecretRedacting {
 
     /// `postgres://USER@HOST:PORT/DATABASE (namespace …)`: never the password or the key.
     public var description: String {
-        let place = connection.host.map { "\($0):\(connection.port ?? 5432)" } ?? (connection.unixSocketPath ?? "?")
-        return "postgres://\(connection.username)@\(place)/\(connection.database ?? "") (namespace \(namespace))"
+        PostgresURL.describe(connection, namespace: namespace)
     }
 }

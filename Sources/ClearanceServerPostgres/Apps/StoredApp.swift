@@ -36,8 +36,7 @@ struct StoredApp: Sendable, Equatable {
 
     /// `app` split and sealed with `appsKey` for the database of `namespace`.
     init(_ app: HubAppConfiguration, sealingWith appsKey: PostgresAppsKey, namespace: String) throws {
-        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(app)) as? [String: Any] ?? [:]
-        let settings = encoded.filter { !(Self.sealedMembers + ["id", "key"]).contains($0.key) }
+        let settings = app.members.filter { !(Self.sealedMembers + ["id", "key"]).contains($0.key) }
         let secrets = Secrets(secret: app.secret, encryptionMasterKey: app.encryptionMasterKey, webhooks: app.webhooks)
         let box = try ChaChaPoly.seal(
             JSONEncoder().encode(secrets), using: appsKey.key, authenticating: Self.associatedData(namespace: namespace, id: app.id))
@@ -65,18 +64,7 @@ struct StoredApp: Sendable, Equatable {
         var object = members.merging(secrets) { settings, _ in settings }
         object["id"] = id
         object["key"] = key
-        let app: HubAppConfiguration
-        let data: Data
-        do {
-            data = try JSONSerialization.data(withJSONObject: object)
-            app = try JSONDecoder().decode(HubAppConfiguration.self, from: data)
-        } catch let error as HubConfigurationError {
-            throw .invalidApp(appID: id, reason: error)
-        } catch let error as DecodingError {
-            throw .malformedSettings(appID: id, reason: HubConfiguration.describe(error, in: Data(settings.utf8)))
-        } catch {
-            throw .malformedSettings(appID: id, reason: "they are not an app's members")
-        }
+        let app = try HubAppConfiguration(members: object, appID: id)
         do {
             try app.validate(limits: limits)
         } catch {

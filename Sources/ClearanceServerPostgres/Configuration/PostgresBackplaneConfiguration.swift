@@ -105,7 +105,6 @@ public struct PostgresBackplaneConfiguration: Sendable, SecretRedacting {
 
     /// `postgres://USER@HOST:PORT/DATABASE (namespace …)`: never the password.
     public var description: String {
-        let place = connection.host.map { "\($0):\(connection.port ?? 5432)" } ?? (connection.unixSocketPath ?? "?")
-        return "postgres://\(connection.username)@\(place)/\(connection.database ?? "") (namespace \(namespace))"
+        PostgresURL.describe(connection, namespace: namespace)
     }
 }

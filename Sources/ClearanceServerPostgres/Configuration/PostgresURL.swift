@@ -68,6 +68,12 @@ struct PostgresURL: Sendable {
         connection.options.connectTimeout = .seconds(5)
     }
 
+    /// `postgres://USER@HOST:PORT/DATABASE (namespace …)` for logs: never the password.
+    static func describe(_ connection: PostgresConnection.Configuration, namespace: String) -> String {
+        let place = connection.host.map { "\($0):\(connection.port ?? 5432)" } ?? (connection.unixSocketPath ?? "?")
+        return "postgres://\(connection.username)@\(place)/\(connection.database ?? "") (namespace \(namespace))"
+    }
+
     /// Whether `name` can prefix the tables: 1 to 40 lower-case letters, digits or `_`, starting
     /// with a letter (it is written into SQL as it is).
     static func isNamespace(_ name: String) -> Bool {
