@@ -187,6 +187,18 @@ struct ServeAppsDatabaseTests {
                     #expect(try await Self.accepts(nodeB, key: "key-two"), "the other app is served throughout")
                     #expect(try await Self.apps(["list"], database).hasPrefix("300002 key=key-two enabled=true sealed-with="))
 
+                    // A node restarted as services are (SIGTERM, then started again) serves what
+                    // changed while it was down, from the database alone.
+                    await nodeB.stop()
+                    #expect(nodeB.process.status == 0, "node B did not stop cleanly: \(nodeB.process.stderr.suffix(1_000))")
+                    try await Self.apps(["add", "300003", "--key", "key-three"], database)
+                    let restarted = try await nodeB.startedAgain()
+                    try await restarted.killed { () async throws in
+                        #expect(try await Self.accepts(restarted, key: "key-three"), "the app added while it was down")
+                        #expect(try await Self.accepts(restarted, key: "key-two"))
+                        #expect(try await !Self.accepts(restarted, key: "key-one"), "the app removed before it stopped")
+                    }
+
                     // Nothing the hub could read without the key is in a dump, in any form.
                     let dump = try await database.dump()
                     #expect(dump.contains("key-two") && dump.contains("300002"), "the dump holds the apps' table")
@@ -292,6 +304,10 @@ struct ServeAppsDatabaseTests {
             noKey["CLEARANCE_APPS_KEY"] = nil
             let keyless = try await Self.failing(["show", "300001"], noKey)
             #expect(keyless.split(separator: "\n").count == 1 && keyless.contains("apps key"), "\(keyless)")
+            var bothKeys = environment
+            bothKeys["CLEARANCE_APPS_KEY_FILE"] = "/nonexistent/apps.key"
+            let both = try await Self.failing(["show", "300001"], bothKeys)
+            #expect(both == "error: Both CLEARANCE_APPS_KEY and CLEARANCE_APPS_KEY_FILE are set: give one.\n", "\(both)")
             var otherKey = environment
             otherKey["CLEARANCE_APPS_KEY"] = String(Self.appsKey.reversed())
             let sealed = try await Self.failing(["show", "300001"], otherKey)
